@@ -1,0 +1,1 @@
+"""Reactive Streams 1.0.4 for Python."""
