@@ -35,6 +35,13 @@ typecheck: $(SETUP)
 unit: $(SETUP)
 	$(PY) -m pytest -q -p no:cacheprovider
 
+## bench: every workload in its own subprocess (peers in .bench/ venvs) -> docs/benchmarks.md
+bench: $(SETUP)
+	$(PY) -m bench
+
+bench-smoke: $(SETUP)
+	$(PY) -m bench --smoke
+
 docs: $(SETUP)
 	$(PY) -m reactive_streams.rules > docs/rules.md
 

@@ -1,0 +1,1 @@
+"""Benchmarks: our workloads against the plain Python limit, baselines and peer libraries."""

@@ -1,0 +1,170 @@
+"""Our workloads: the seed benchmarks (range, flat_map, rangeAsync, rangePipeline)
+on :mod:`reactive_streams`. The package is imported inside each setup, so the
+orchestrator can list these workloads before it is importable."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from bench.harness import WAIT_S, Run, half, twice, workload
+
+M = 1_000_000
+UNBOUNDED = 2**63 - 1  # rule 3.17: "effectively unbounded"
+
+
+class CountingSubscriber:
+    """The sink as a Subscriber: ``on_next`` costs what ``harness.Sink.on_next`` costs."""
+
+    __slots__ = ("count", "done", "error", "finished", "subscription")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.error: BaseException | None = None
+        self.finished = False
+        self.done: threading.Event | None = None
+        self.subscription: Any = None
+
+    def on_subscribe(self, subscription: Any) -> None:
+        self.subscription = subscription
+        subscription.request(UNBOUNDED)
+
+    def on_next(self, item: object) -> None:
+        self.count += 1
+
+    def on_error(self, error: BaseException) -> None:
+        self.error = error
+        self.finished = True
+        if self.done is not None:
+            self.done.set()
+
+    def on_complete(self) -> None:
+        self.finished = True
+        if self.done is not None:
+            self.done.set()
+
+    def result(self) -> int:
+        """The count after a synchronous run; fails unless the stream completed."""
+        if self.error is not None:
+            raise self.error
+        if not self.finished:
+            raise AssertionError("the stream did not terminate")
+        return self.count
+
+    def wait(self) -> int:
+        """The count after an asynchronous run, waiting (bounded) for the terminal signal."""
+        assert self.done is not None
+        if not self.done.wait(WAIT_S):
+            raise TimeoutError(f"no terminal signal within {WAIT_S} s ({self.count} elements)")
+        return self.result()
+
+    @classmethod
+    def asynchronous(cls) -> CountingSubscriber:
+        s = cls()
+        s.done = threading.Event()
+        return s
+
+
+class BoundedSubscriber(CountingSubscriber):
+    """Requests ``batch`` up front and again after every ``batch`` elements."""
+
+    __slots__ = ("batch", "left")
+
+    def __init__(self, batch: int = 128) -> None:
+        super().__init__()
+        self.batch = batch
+        self.left = batch
+
+    def on_subscribe(self, subscription: Any) -> None:
+        self.subscription = subscription
+        subscription.request(self.batch)
+
+    def on_next(self, item: object) -> None:
+        self.count += 1
+        self.left -= 1
+        if self.left == 0:
+            self.left = self.batch
+            self.subscription.request(self.batch)
+
+
+def _sources() -> Any:
+    from reactive_streams import sources
+
+    return sources
+
+
+@workload(
+    "rs_range_1",
+    n=100_000,
+    group="ours",
+    title="`range(0, 1)`, unbounded demand, one subscription each (subscribe overhead)",
+    unit="subscriptions",
+)
+def rs_range_1(n: int) -> Run:
+    src = _sources()
+
+    def run() -> int:
+        total = 0
+        range_ = src.range
+        for i in range(n):
+            s = CountingSubscriber()
+            range_(i, 1).subscribe(s)
+            total += s.result()
+        return total
+
+    return run
+
+
+@workload(
+    "rs_range_1k",
+    n=M,
+    group="ours",
+    title="`range(0, 1000)`, unbounded demand, n / 1000 subscriptions",
+)
+def rs_range_1k(n: int) -> Run:
+    src = _sources()
+    if n % 1000:
+        raise ValueError("rs_range_1k needs n divisible by 1000")
+
+    def run() -> int:
+        pub = src.range(0, 1000)
+        total = 0
+        for _ in range(n // 1000):
+            s = CountingSubscriber()
+            pub.subscribe(s)
+            total += s.result()
+        return total
+
+    return run
+
+
+@workload("rs_range_1m", n=M, group="ours", title="`range(0, n)`, unbounded demand")
+def rs_range_1m(n: int) -> Run:
+    src = _sources()
+
+    def run() -> int:
+        s = CountingSubscriber()
+        src.range(0, n).subscribe(s)
+        return s.result()
+
+    return run
+
+
+@workload(
+    "rs_range_1m_req128",
+    n=M,
+    group="ours",
+    title="`range(0, n)`, `request(128)` replenished every 128",
+)
+def rs_range_1m_req128(n: int) -> Run:
+    src = _sources()
+
+    def run() -> int:
+        s = BoundedSubscriber(128)
+        src.range(0, n).subscribe(s)
+        return s.result()
+
+    return run
+
+
+__all__ = ["BoundedSubscriber", "CountingSubscriber", "half", "twice"]

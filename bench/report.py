@@ -1,0 +1,225 @@
+"""Tables and the markdown report, computed from the rows of one run."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+Results = dict[str, Any]
+
+LIMIT = "plain_loop"
+
+# Our workload -> the rows it is set against (peers, and the plain-Python counterpart).
+COMPARE: dict[str, list[str]] = {
+    "rs_range_1": ["rx_just", "aio_single", "plain_new_sink", "aiter_range_1"],
+    "rs_range_1k": ["rx_from_iterable", "aiter_range"],
+    "rs_range_1m": [
+        "rx_from_iterable",
+        "rx_range",
+        "rxbp_range_1",
+        "rxbp_range_256",
+        "aiter_range",
+    ],
+    "rs_range_1m_req128": ["rxbp_range_1", "rxbp_range_256", "rx_from_iterable"],
+    "rs_map_filter": [
+        "rx_from_iterable_map_filter",
+        "rx_range_map_filter",
+        "plain_map_filter",
+        "aiter_map_filter",
+    ],
+    "rs_map_filter_unfused": ["rs_map_filter", "rx_from_iterable_map_filter"],
+    "rs_flat_map_one": ["rx_flat_map_one", "aiter_flat_map_one"],
+    "rs_flat_map_two": ["rx_flat_map_two", "aiter_flat_map_two"],
+    "rs_range_async": [
+        "rxbp_observe_on_256",
+        "rx_observe_on_eventloop",
+        "rx_observe_on_threadpool",
+        "queue_thread_1",
+        "queue_thread_256",
+        "aiter_async",
+        "aio_from_iterable",
+    ],
+    "rs_range_async_unfused": ["rs_range_async", "rxbp_observe_on_256", "queue_thread_1"],
+    "rs_pipeline": ["rs_range_async", "aiter_pipeline", "queue_thread_1"],
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    text: str
+    num: str
+    den: str | None  # None: an RSS bound on ``num``
+    at_least: float
+
+
+TARGETS = [
+    Target("range(1M), unbounded demand >= 0.5x plain loop", "rs_range_1m", LIMIT, 0.5),
+    Target(
+        "range(1M), request(128) replenished >= 0.4x plain loop", "rs_range_1m_req128", LIMIT, 0.4
+    ),
+    Target("range.map.filter >= 0.3x plain loop", "rs_map_filter", LIMIT, 0.3),
+    Target(
+        "range.map.filter >= 1.5x reactivex from_iterable.map.filter",
+        "rs_map_filter",
+        "rx_from_iterable_map_filter",
+        1.5,
+    ),
+    Target(
+        "rangeAsync >= 1.0x rxbp observe_on batch 256", "rs_range_async", "rxbp_observe_on_256", 1.0
+    ),
+    Target(
+        "rangeAsync >= 10x queue.Queue, one element per put", "rs_range_async", "queue_thread_1", 10
+    ),
+    Target(
+        "rangeAsync: bounded RSS (growth <= 5 MiB over 1M elements)", "rs_range_async", None, 5.0
+    ),
+    Target("rangePipeline >= 0.7x our rangeAsync", "rs_pipeline", "rs_range_async", 0.7),
+    Target("flat_map to one >= 0.25x plain loop", "rs_flat_map_one", LIMIT, 0.25),
+    Target("flat_map to range(x, 2) >= 0.25x plain loop", "rs_flat_map_two", LIMIT, 0.25),
+    Target("range(1) subscriptions/s >= 10x reactivex just", "rs_range_1", "rx_just", 10),
+]
+
+
+def rate(x: float) -> str:
+    for scale, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if x >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+def ratio(x: float) -> str:
+    return f"{x:.3g}x"
+
+
+def by_name(results: Results) -> dict[str, Row]:
+    return {r["name"]: r for r in results["rows"]}
+
+
+def ok(row: Row | None) -> bool:
+    return row is not None and "error" not in row
+
+
+def growth(row: Row) -> float:
+    return float(row["peak_rss_mib"]) - float(row["rss_before_mib"])
+
+
+def progress_line(row: Row) -> str:
+    if "error" in row:
+        return f"{row['name']:<32} ERROR {row['error']}"
+    return (
+        f"{row['name']:<32} n={row['n']:<9} median {rate(row['rate_median']):>8}/s"
+        f"  best {rate(row['rate_best']):>8}/s  rss {row['peak_rss_mib']:.0f} MiB"
+        f"  (limit here {rate(row['limit_in_process'])}/s)"
+    )
+
+
+def _vs(row: Row, rows: dict[str, Row]) -> str:
+    parts = []
+    for other in COMPARE.get(row["name"], []):
+        o = rows.get(other)
+        if ok(o):
+            assert o is not None
+            parts.append(f"{ratio(row['rate_median'] / o['rate_median'])} {other}")
+    return ", ".join(parts)
+
+
+def results_table(results: Results) -> str:
+    rows = by_name(results)
+    limit = rows.get(LIMIT)
+    head = (
+        "| workload | what | N | per s, median | per s, best | x plain loop "
+        "| x limit in same process | vs | peak RSS MiB (growth) |\n"
+        "|---|---|---:|---:|---:|---:|---:|---|---:|"
+    )
+    lines = [head]
+    for r in results["rows"]:
+        if "error" in r:
+            err = r["error"]
+            lines.append(f"| `{r['name']}` | {r.get('title', '')} | | ERROR: {err} | | | | | |")
+            continue
+        unit = "" if r["unit"] == "elements" else " subs"
+        x_limit = ratio(r["rate_median"] / limit["rate_median"]) if ok(limit) and limit else ""
+        lines.append(
+            f"| `{r['name']}` | {r['title']} | {r['n']:,} | {rate(r['rate_median'])}{unit} "
+            f"| {rate(r['rate_best'])}{unit} | {x_limit} "
+            f"| {ratio(r['rate_median'] / r['limit_in_process'])} | {_vs(r, rows)} "
+            f"| {r['peak_rss_mib']:.0f} ({growth(r):+.0f}) |"
+        )
+    return "\n".join(lines)
+
+
+def evaluate(t: Target, rows: dict[str, Row]) -> tuple[str, str]:
+    num = rows.get(t.num)
+    if not ok(num):
+        return "not measured", f"`{t.num}` missing or failed"
+    assert num is not None
+    if t.den is None:
+        g = growth(num)
+        return ("met" if g <= t.at_least else "NOT met"), (
+            f"+{g:.1f} MiB (peak {num['peak_rss_mib']:.0f} MiB)"
+        )
+    den = rows.get(t.den)
+    if not ok(den):
+        return "not measured", f"`{t.den}` missing or failed"
+    assert den is not None
+    x = num["rate_median"] / den["rate_median"]
+    return ("met" if x >= t.at_least else "NOT met"), (
+        f"{ratio(x)} ({rate(num['rate_median'])}/s vs {rate(den['rate_median'])}/s)"
+    )
+
+
+def targets_table(results: Results) -> str:
+    rows = by_name(results)
+    lines = ["| target | result | measured (medians) |", "|---|---|---|"]
+    for t in TARGETS:
+        verdict, measured = evaluate(t, rows)
+        lines.append(f"| {t.text} | {verdict} | {measured} |")
+    return "\n".join(lines)
+
+
+def machine_line(m: dict[str, Any]) -> str:
+    la0 = ", ".join(f"{x:.2f}" for x in m.get("loadavg_start", ()))
+    la1 = ", ".join(f"{x:.2f}" for x in m.get("loadavg_end", ()))
+    return (
+        f"Machine: {m['cores']} cores, {m['cpu_model']}; {m.get('implementation', 'CPython')} "
+        f"{m['python']} ({m['platform']}); run {m['started_utc']} at commit `{m['commit']}`; "
+        f"load average (1, 5, 15 min) {la0} at the start, {la1} at the end."
+    )
+
+
+def markdown(results: Results, png: Path | None, md: Path) -> str:
+    m = results["machine"]
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(m.get("peer_versions", {}).items()))
+    chart = ""
+    if png is not None:
+        chart = f"![elements per second, median, log scale]({os.path.relpath(png, md.parent)})\n"
+    return f"""# Benchmarks
+
+Generated by `make bench` (`python -m bench`); do not edit by hand. Method, workloads
+and peers: [bench/README.md](../bench/README.md).
+
+{machine_line(m)}
+Peers: {versions or "not run"}. Timed runs per workload: {m.get("runs")} after one warm-up.
+The machine is shared, so single-thread rates drift between processes; the column
+"x limit in same process" divides by the plain loop measured inside the same process
+(before and after the runs) and is the steadier one.
+
+{chart}
+## Targets
+
+{targets_table(results)}
+
+## All workloads
+
+Rates are elements per second (for `subs` rows: subscriptions per second, each
+subscription delivering one element). flat_map rows count source elements (the
+flat_map to `range(x, 2)` delivers twice as many). "x plain loop" divides the median
+by the median of `plain_loop`; "vs" divides it by the median of the named row.
+Peak RSS is the whole worker process (interpreter, imports, warm-up and runs);
+growth is peak minus the RSS right before the warm-up.
+
+{results_table(results)}
+"""
