@@ -1,0 +1,171 @@
+"""Records (dicts, tuples, dataclasses) to a columnar ``pyarrow.Table``.
+
+The table is built column by column (one ``pa.array`` per field), the cheapest
+Python-side path into Spark's Arrow route. A value that does not fit its field
+raises :class:`SchemaError` naming the field and the record's position.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+
+class SchemaError(ValueError):
+    """A record does not match the sink's schema; ``field`` names the culprit."""
+
+    def __init__(self, message: str, field: str | None = None, record_index: int | None = None):
+        super().__init__(message)
+        self.field = field
+        self.record_index = record_index
+
+
+def to_arrow_schema(schema: Any) -> Any:
+    """Accept a ``pyarrow.Schema``, a Spark ``StructType`` or a DDL string."""
+    import pyarrow as pa
+
+    if schema is None or isinstance(schema, pa.Schema):
+        return schema
+    if isinstance(schema, str):
+        from pyspark.sql.types import StructType, _parse_datatype_string
+
+        parsed = _parse_datatype_string(schema)
+        if not isinstance(parsed, StructType):
+            raise SchemaError(f"schema {schema!r} is not a struct")
+        schema = parsed
+    from pyspark.sql.pandas.types import to_arrow_schema as spark_to_arrow
+
+    return spark_to_arrow(schema, timezone="UTC", prefers_large_types=False)
+
+
+def _kind(record: Any) -> str:
+    if isinstance(record, dict):
+        return "dict"
+    if isinstance(record, tuple) and not hasattr(record, "_fields"):
+        return "tuple"
+    if hasattr(record, "_fields"):
+        return "namedtuple"
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return "dataclass"
+    raise SchemaError(
+        f"unsupported record type {type(record).__name__}: use dicts, tuples or dataclasses"
+    )
+
+
+def _names_of(record: Any, kind: str, columns: Sequence[str] | None) -> list[str]:
+    if kind == "dict":
+        return list(record.keys())
+    if kind == "namedtuple":
+        return list(record._fields)
+    if kind == "dataclass":
+        return [f.name for f in dataclasses.fields(record)]
+    if columns is not None:
+        return list(columns)
+    return [f"_{i + 1}" for i in range(len(record))]
+
+
+class RecordConverter:
+    """Turns a list of records into a ``pyarrow.Table`` with one fixed schema.
+
+    Without a declared schema the first batch's inferred schema is fixed for the
+    rest of the stream, so a later type change is an error, not a silent cast.
+    """
+
+    def __init__(self, schema: Any = None, columns: Sequence[str] | None = None) -> None:
+        self.schema = to_arrow_schema(schema)
+        self.columns = list(columns) if columns is not None else None
+
+    def convert(self, records: Sequence[Any], first_index: int = 0) -> Any:
+        import pyarrow as pa
+
+        if not records:
+            raise ValueError("an empty batch is never converted")
+        kind = _kind(records[0])
+        names = (
+            list(self.schema.names)
+            if self.schema is not None
+            else _names_of(records[0], kind, self.columns)
+        )
+        self._check_shape(records, kind, names, first_index)
+        arrays = []
+        for pos, name in enumerate(names):
+            column = self._column(records, kind, name, pos)
+            ftype = self.schema.field(name).type if self.schema is not None else None
+            try:
+                arrays.append(pa.array(column, type=ftype))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
+                raise self._explain(column, name, ftype, first_index, e) from e
+        if self.schema is None:
+            self.schema = pa.schema(
+                [pa.field(n, a.type) for n, a in zip(names, arrays, strict=True)]
+            )
+        else:
+            for name, arr in zip(names, arrays, strict=True):
+                fld = self.schema.field(name)
+                if not fld.nullable and arr.null_count:
+                    idx = next(i for i, v in enumerate(arr.is_null().to_pylist()) if v)
+                    raise SchemaError(
+                        f"field {name!r} is not nullable but record {first_index + idx} has null",
+                        name,
+                        first_index + idx,
+                    )
+        return pa.Table.from_arrays(arrays, schema=self.schema)
+
+    def _check_shape(self, records: Sequence[Any], kind: str, names: list[str], first: int) -> None:
+        width = len(names)
+        for i, rec in enumerate(records):
+            if _kind(rec) != kind:
+                raise SchemaError(
+                    f"record {first + i} is a {type(rec).__name__}, the batch holds {kind}s",
+                    None,
+                    first + i,
+                )
+            if kind in ("tuple", "namedtuple", "dict") and len(rec) != width:
+                if kind == "dict":
+                    extra = sorted(set(rec) - set(names))
+                    missing = sorted(set(names) - set(rec))
+                    culprit = (extra or missing)[0]
+                    what = "unexpected field" if extra else "missing field"
+                    raise SchemaError(f"record {first + i}: {what} {culprit!r}", culprit, first + i)
+                raise SchemaError(
+                    f"record {first + i} has {len(rec)} fields, the schema has {width} ({names})",
+                    None,
+                    first + i,
+                )
+            if kind == "dict" and i == 0 and set(rec) != set(names):
+                culprit = sorted(set(rec) ^ set(names))[0]
+                raise SchemaError(
+                    f"record {first}: field {culprit!r} does not match", culprit, first
+                )
+
+    @staticmethod
+    def _column(records: Sequence[Any], kind: str, name: str, pos: int) -> list[Any]:
+        if kind == "dict":
+            try:
+                return [r[name] for r in records]
+            except KeyError:
+                idx = next(i for i, r in enumerate(records) if name not in r)
+                raise SchemaError(f"record {idx}: missing field {name!r}", name, idx) from None
+        if kind in ("tuple", "namedtuple"):
+            return [r[pos] for r in records]
+        return [getattr(r, name) for r in records]
+
+    @staticmethod
+    def _explain(
+        column: list[Any], name: str, ftype: Any, first: int, err: Exception
+    ) -> SchemaError:
+        import pyarrow as pa
+
+        for i, value in enumerate(column):
+            try:
+                pa.array([value], type=ftype)
+            except Exception:
+                want = ftype if ftype is not None else f"the type inferred from record {first}"
+                return SchemaError(
+                    f"field {name!r}: record {first + i} has {type(value).__name__} {value!r:.60}, "
+                    f"expected {want}",
+                    name,
+                    first + i,
+                )
+        return SchemaError(f"field {name!r}: {err}", name, None)

@@ -1,0 +1,546 @@
+"""SparkSink: a Subscriber that appends a stream of records to a Spark table, exactly once.
+
+Flow of one batch (``spec/SparkSink.tla`` models it):
+
+    on_next -> filling buffer --seal--> convert lane (Arrow table)
+            --> write lane: stage (Spark write, retried) -> commit record -> publish
+            --> acknowledge: free the rows, ``request`` the free buffer again.
+
+*Demand is the free buffer*: ``buffered + outstanding demand <= capacity``
+(``capacity = 2 * batch_rows``) at every moment, so memory is bounded whatever the
+stream length; while Spark writes batch k, batch k+1 is filled and converted
+(at most two sealed batches in flight). The convert and write lanes each run one
+task at a time on ``run_task`` (a two-thread pool by default; a deterministic
+executor in tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from reactive_streams.api import Subscription
+from reactive_streams.spark.commit_log import CommitRecord, Recovery
+from reactive_streams.spark.progress import Progress, SinkMetrics
+from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter
+
+log = logging.getLogger("reactive_streams.spark")
+
+R = TypeVar("R")
+Task = Callable[[], None]
+
+
+class SparkSinkError(RuntimeError):
+    """The sink stopped on an error; nothing after ``committed_offset`` was written.
+
+    ``last_committed_batch_id`` and ``committed_offset`` say where a restart resumes;
+    ``uncommitted_records`` counts the records the sink held and dropped.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        last_committed_batch_id: int,
+        committed_offset: int,
+        uncommitted_records: int,
+    ) -> None:
+        super().__init__(message)
+        self.last_committed_batch_id = last_committed_batch_id
+        self.committed_offset = committed_offset
+        self.uncommitted_records = uncommitted_records
+
+
+@dataclass(frozen=True)
+class SinkResult:
+    """How the stream ended (``"completed"`` or ``"cancelled"``) and the final metrics."""
+
+    status: str
+    metrics: SinkMetrics
+
+
+class _Batch:
+    __slots__ = ("batch_id", "offset_before", "payload", "records")
+
+    def __init__(self, batch_id: int, offset_before: int, records: list[Any]) -> None:
+        self.batch_id = batch_id
+        self.offset_before = offset_before
+        self.records: list[Any] | None = records
+        self.payload: Payload | None = None
+
+    @property
+    def rows(self) -> int:
+        if self.payload is not None:
+            return self.payload.rows
+        assert self.records is not None
+        return len(self.records)
+
+
+class _SerialLane:
+    """Runs submitted tasks one at a time, in order, on ``run_task``."""
+
+    def __init__(self, run_task: Callable[[Task], object]) -> None:
+        self._run_task = run_task
+        self._lock = threading.Lock()
+        self._tasks: deque[Task] = deque()
+        self._running = False
+
+    def submit(self, task: Task) -> None:
+        with self._lock:
+            self._tasks.append(task)
+            if self._running:
+                return
+            self._running = True
+        self._start()
+
+    def _start(self) -> None:
+        try:
+            self._run_task(self._drain_one)
+        except RuntimeError:  # the executor was shut down after the sink finished
+            with self._lock:
+                dropped = len(self._tasks)
+                self._tasks.clear()
+                self._running = False
+            log.debug("sink lane: %d task(s) after shutdown dropped", dropped)
+
+    def _drain_one(self) -> None:
+        with self._lock:
+            task = self._tasks.popleft()
+        try:
+            task()
+        finally:
+            with self._lock:
+                more = bool(self._tasks)
+                self._running = more
+            if more:
+                self._start()
+
+
+class _StepFailed(Exception):
+    def __init__(self, step: str, batch_id: int, attempts: int, cause: BaseException) -> None:
+        super().__init__(
+            f"{step} of batch {batch_id} failed after {attempts} attempt(s): {cause!r}"
+        )
+        self.step = step
+
+
+class SparkSink:
+    """Subscriber[record] appending to ``path`` (and optionally catalog ``table``).
+
+    Records are dicts, tuples (named by ``columns``) or dataclasses; the schema is
+    declared (``pyarrow.Schema``, Spark ``StructType`` or DDL string) or inferred from
+    the first batch. After a crash, a new sink with the same ``path`` and ``sink_id``
+    rolls the commit log forward; subscribe it to a source that resumes at
+    :attr:`resume_offset` and no record is lost or duplicated.
+    """
+
+    def __init__(
+        self,
+        spark: Any = None,
+        path: str | None = None,
+        *,
+        sink_id: str = "default",
+        format: str = "parquet",
+        schema: Any = None,
+        columns: Sequence[str] | None = None,
+        table: str | None = None,
+        options: Mapping[str, str] | None = None,
+        batch_rows: int = 65_536,
+        batch_bytes: int = 64 * 1024 * 1024,
+        max_delay_s: float | None = None,
+        max_attempts: int = 3,
+        retry_backoff_s: float = 0.2,
+        writer: BatchWriter | None = None,
+        run_task: Callable[[Task], object] | None = None,
+        progress: bool | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
+            raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
+        if writer is None:
+            if spark is None:
+                raise ValueError("SparkSink needs a SparkSession (or an injected writer)")
+            writer = SparkBatchWriter(
+                spark,
+                path,
+                sink_id,
+                format=format,
+                schema=schema,
+                columns=columns,
+                options=options,
+                table=table,
+            )
+        self.writer = writer
+        self.sink_id = sink_id
+        self.batch_rows = batch_rows
+        self.batch_bytes = batch_bytes
+        self.capacity = 2 * batch_rows
+        self.max_delay_s = max_delay_s
+        self.max_attempts = max_attempts
+        self.retry_backoff_s = retry_backoff_s
+        self._sleep = sleep
+        self.recovery: Recovery = writer.recover()
+
+        self._pool: ThreadPoolExecutor | None = None
+        if run_task is None:
+            self._pool = ThreadPoolExecutor(2, thread_name_prefix=f"spark-sink-{sink_id}")
+            run_task = self._pool.submit
+        self._convert_lane = _SerialLane(run_task)
+        self._write_lane = _SerialLane(run_task)
+
+        self._lock = threading.Lock()
+        self._sub_lock = threading.RLock()  # rule 2.7: request/cancel calls are serial
+        self._subscription: Subscription | None = None
+        self._outstanding = 0
+        self._filling: list[Any] = []
+        self._filling_since = 0.0
+        self._in_flight_rows = 0
+        self._in_flight_batches = 0
+        self._seal_rows = batch_rows
+        self._next_batch_id = self.recovery.last_batch_id + 1
+        self._next_offset = self.recovery.resume_offset
+        self._committed_offset = self.recovery.resume_offset
+        self._last_committed = self.recovery.last_batch_id
+        self._upstream_done = False
+        self._upstream_error: BaseException | None = None
+        self._state = "active"  # active | cancelled | failed | done
+        self._error: BaseException | None = None
+        self._finalized = False
+        self._dropped = 0
+        self._records = 0
+        self._batches = 0
+        self._bytes = 0
+        self._retries = 0
+        self._started = 0.0
+        self._ended: float | None = None
+        self._progress = Progress(f"sink {sink_id}", progress)
+        self.completion: Future[SinkResult] = Future()
+        self.completion.set_running_or_notify_cancel()
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def resume_offset(self) -> int:
+        """Records committed by earlier runs: where a replayable source must resume."""
+        return self.recovery.resume_offset
+
+    @property
+    def buffered(self) -> int:
+        """Records held (filling plus sealed, not yet committed)."""
+        with self._lock:
+            return len(self._filling) + self._in_flight_rows
+
+    @property
+    def outstanding(self) -> int:
+        """Demand requested from upstream and not yet delivered."""
+        with self._lock:
+            return self._outstanding
+
+    @property
+    def metrics(self) -> SinkMetrics:
+        with self._lock:
+            return self._metrics_locked()
+
+    def _metrics_locked(self) -> SinkMetrics:
+        end = self._ended if self._ended is not None else time.monotonic()
+        return SinkMetrics(
+            records=self._records,
+            batches=self._batches,
+            bytes=self._bytes,
+            retries=self._retries,
+            elapsed_s=(end - self._started) if self._started else 0.0,
+            committed_offset=self._committed_offset,
+            last_committed_batch_id=self._last_committed,
+        )
+
+    def result(self, timeout: float | None = None) -> SinkResult:
+        """Wait for the end of the stream; raises :class:`SparkSinkError` on failure."""
+        return self.completion.result(timeout)
+
+    # --------------------------------------------------------------- Subscriber
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        with self._lock:
+            duplicate = self._subscription is not None or self._state != "active"
+            if not duplicate:
+                self._subscription = subscription
+                self._started = time.monotonic()
+        if duplicate:
+            subscription.cancel()  # rule 2.5
+            return
+        self._request_free()
+
+    def on_next(self, item: Any) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        batch = None
+        with self._lock:
+            if self._state != "active" or self._upstream_done:
+                return  # rule 2.8: signals after cancel are dropped
+            self._outstanding -= 1
+            if self._outstanding < 0:
+                self._outstanding = 0
+                violation = True
+            else:
+                violation = False
+                filling = self._filling
+                filling.append(item)
+                if len(filling) == 1 and self.max_delay_s is not None:
+                    self._start_delay_timer_locked()
+                if len(filling) >= self._seal_rows:
+                    batch = self._seal_locked()
+        if violation:
+            self._fail(RuntimeError("rule 1.1: the publisher sent more elements than requested"))
+        elif batch is not None:
+            self._convert_lane.submit(lambda: self._convert(batch))
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._upstream_finished(error)
+
+    def on_complete(self) -> None:
+        self._upstream_finished(None)
+
+    def cancel(self) -> None:
+        """Stop: cancel upstream, drop uncommitted records; the result says ``cancelled``."""
+        with self._lock:
+            if self._state != "active":
+                return
+            self._state = "cancelled"
+            self._dropped += len(self._filling)
+            self._filling = []
+        self._cancel_upstream()
+        self._write_lane.submit(self._finalize)
+
+    # ----------------------------------------------------------------- internals
+    def _upstream_finished(self, error: BaseException | None) -> None:
+        # rule 2.3: no call on the subscription from here
+        with self._lock:
+            if self._state != "active" or self._upstream_done:
+                return
+            self._upstream_done = True
+            self._upstream_error = error
+            self._subscription = None  # rule 2.4: the subscription is cancelled now
+            batch = self._seal_locked() if self._filling else None
+            finished = self._finished_locked()
+        if batch is not None:
+            self._convert_lane.submit(lambda: self._convert(batch))
+        if finished:
+            self._write_lane.submit(self._finalize)
+
+    def _finished_locked(self) -> bool:
+        done = (
+            self._state == "active"
+            and self._upstream_done
+            and not self._filling
+            and self._in_flight_batches == 0
+        )
+        if done:
+            self._state = "done"
+        return done
+
+    def _seal_locked(self) -> _Batch | None:
+        if self._in_flight_batches >= 2 or not self._filling:
+            return None
+        take = self._filling[: self._seal_rows]
+        self._filling = self._filling[self._seal_rows :]
+        batch = _Batch(self._next_batch_id, self._next_offset, take)
+        self._next_batch_id += 1
+        self._next_offset += len(take)
+        self._in_flight_batches += 1
+        self._in_flight_rows += len(take)
+        if self._filling and self.max_delay_s is not None:
+            self._start_delay_timer_locked()
+        return batch
+
+    def _should_seal_locked(self) -> bool:
+        if not self._filling or self._state != "active":
+            return False
+        if self._upstream_done or len(self._filling) >= self._seal_rows:
+            return True
+        return (
+            self.max_delay_s is not None
+            and time.monotonic() - self._filling_since >= self.max_delay_s
+        )
+
+    def _start_delay_timer_locked(self) -> None:
+        assert self.max_delay_s is not None
+        self._filling_since = time.monotonic()
+        timer = threading.Timer(self.max_delay_s, self._on_delay)
+        timer.daemon = True
+        timer.start()
+
+    def _on_delay(self) -> None:
+        with self._lock:
+            batch = self._seal_locked() if self._should_seal_locked() else None
+        if batch is not None:
+            self._convert_lane.submit(lambda: self._convert(batch))
+
+    def _request_free(self) -> None:
+        with self._lock:
+            if self._state != "active" or self._upstream_done or self._subscription is None:
+                return
+            free = self.capacity - len(self._filling) - self._in_flight_rows - self._outstanding
+            if free <= 0:
+                return
+            self._outstanding += free
+            sub = self._subscription
+        with self._sub_lock:
+            sub.request(free)
+
+    def _cancel_upstream(self) -> None:
+        with self._lock:
+            sub, self._subscription = self._subscription, None
+        if sub is not None:
+            with self._sub_lock:
+                try:
+                    sub.cancel()
+                except Exception:  # rule 3.15 says it returns normally; log if not
+                    log.exception("cancel() raised")
+
+    def _convert(self, batch: _Batch) -> None:
+        if self._state in ("failed", "cancelled"):
+            self._drop(batch)
+            return
+        assert batch.records is not None
+        try:
+            payload = self.writer.convert(batch.records, batch.offset_before)
+        except Exception as e:
+            self._drop(batch)
+            self._fail(e)
+            return
+        batch.payload = payload
+        batch.records = None  # the payload holds the data now
+        if payload.rows:
+            per_row = max(1, payload.nbytes // payload.rows)
+            with self._lock:
+                self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
+        self._write_lane.submit(lambda: self._write(batch))
+
+    def _drop(self, batch: _Batch) -> None:
+        with self._lock:
+            self._in_flight_batches -= 1
+            self._in_flight_rows -= batch.rows
+
+    def _retry(self, step: str, batch_id: int, action: Callable[[int], R]) -> R:
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                return action(attempt)
+            except Exception as e:
+                if attempt == self.max_attempts:
+                    raise _StepFailed(step, batch_id, attempt, e) from e
+                with self._lock:
+                    self._retries += 1
+                log.warning("%s of batch %d failed (attempt %d): %r", step, batch_id, attempt, e)
+                self._sleep(self.retry_backoff_s * 2 ** (attempt - 1))
+        raise AssertionError("unreachable")
+
+    def _write(self, batch: _Batch) -> None:
+        if self._state in ("failed", "cancelled"):
+            self._drop(batch)
+            return
+        payload = batch.payload
+        assert payload is not None
+        bid = batch.batch_id
+        try:
+            attempt_used = 0
+
+            def stage(attempt: int) -> Any:
+                nonlocal attempt_used
+                attempt_used = attempt
+                return self.writer.stage(bid, attempt, payload)
+
+            staged = self._retry("stage", bid, stage)
+            record = CommitRecord(
+                sink_id=self.sink_id,
+                batch_id=bid,
+                attempt=attempt_used,
+                offset_before=batch.offset_before,
+                offset_after=batch.offset_before + payload.rows,
+                staging=staged.staging,
+                files=staged.files,
+                bytes=staged.nbytes,
+            )
+            self._retry("commit", bid, lambda _: self.writer.commit(record))
+        except _StepFailed as e:
+            self._drop(batch)
+            self._fail(e)
+            return
+        publish_error: _StepFailed | None = None
+        try:
+            self._retry("publish", bid, lambda _: self.writer.publish(record))
+        except _StepFailed as e:  # committed: a restart rolls it forward
+            publish_error = e
+        with self._lock:
+            self._in_flight_batches -= 1
+            self._in_flight_rows -= payload.rows
+            self._committed_offset = record.offset_after
+            self._last_committed = bid
+            self._records += payload.rows
+            self._batches += 1
+            self._bytes += staged.nbytes
+            metrics = self._metrics_locked()
+            nxt = self._seal_locked() if self._should_seal_locked() else None
+            finished = self._finished_locked()
+        self._progress.update(payload.rows, metrics)
+        if publish_error is not None:
+            self._fail(publish_error)
+            return
+        if nxt is not None:
+            self._convert_lane.submit(lambda: self._convert(nxt))
+        self._request_free()  # acknowledge: the committed rows are free buffer again
+        if finished:
+            self._finalize()
+
+    def _fail(self, error: BaseException) -> None:
+        with self._lock:
+            if self._state in ("failed", "done") or self._finalized:
+                return
+            self._state = "failed"
+            self._error = error
+            self._dropped += len(self._filling)
+            self._filling = []
+        self._cancel_upstream()
+        self._write_lane.submit(self._finalize)
+
+    def _finalize(self) -> None:
+        """Runs on the write lane after the last write: resolves :attr:`completion`."""
+        with self._lock:
+            if self._finalized:
+                return
+            self._finalized = True
+            self._ended = time.monotonic()
+            state = self._state
+            metrics = self._metrics_locked()
+            uncommitted = self._next_offset - self._committed_offset + self._dropped
+            upstream_error = self._upstream_error
+        if state == "done":
+            try:
+                self.writer.finish()
+            except Exception as e:
+                state, self._error = "failed", e
+        self._progress.close(metrics, state)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+        if state == "failed" or upstream_error is not None:
+            cause = self._error if state == "failed" else upstream_error
+            what = "upstream failed" if state != "failed" else "sink failed"
+            err = SparkSinkError(
+                f"{what}: {cause}; last committed batch id {metrics.last_committed_batch_id}, "
+                f"committed offset {metrics.committed_offset}"
+                + (f", {uncommitted} records dropped uncommitted" if state == "failed" else ""),
+                last_committed_batch_id=metrics.last_committed_batch_id,
+                committed_offset=metrics.committed_offset,
+                uncommitted_records=uncommitted if state == "failed" else 0,
+            )
+            err.__cause__ = cause
+            self.completion.set_exception(err)
+        else:
+            self.completion.set_result(SinkResult(state, metrics))
