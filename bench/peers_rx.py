@@ -92,7 +92,7 @@ def rx_range_map_filter(n: int) -> Run:
 
 @workload(
     "rx_flat_map_one",
-    n=50_000,
+    n=20_000,
     group="reactivex",
     title="reactivex `from_iterable.pipe(flat_map(just))`",
     slow=True,

@@ -1,0 +1,55 @@
+"""Profile one workload with cProfile: ``python -m bench.profile NAME [--n N] [--top K]``.
+
+Prints the functions with the most own time (``tottime``) and the call counts per
+element, the numbers that say where a per-element path spends its time. Under the
+profiler every Python call costs more, so read shares, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib
+import pstats
+import sys
+
+from bench.harness import REGISTRY
+
+MODULES = ("bench.baselines", "bench.ours")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.profile")
+    p.add_argument("name")
+    p.add_argument("--n", type=int, help="elements (default: the workload's N / 10)")
+    p.add_argument("--top", type=int, default=15)
+    p.add_argument("--sort", default="tottime")
+    a = p.parse_args(argv)
+    for module in MODULES:
+        importlib.import_module(module)
+    w = REGISTRY[a.name]
+    n = a.n or max(1, w.n // 10)
+    w.setup(max(1, n // 10))()  # warm-up, unprofiled
+    run = w.setup(n)
+    prof = cProfile.Profile()
+    prof.enable()
+    got = run()
+    prof.disable()
+    if got != w.expect(n):
+        print(f"{a.name}: delivered {got}, expected {w.expect(n)}", file=sys.stderr)
+        return 1
+    stats = pstats.Stats(prof)
+    total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+    print(f"{a.name}: n={n}, profiled total {total:.3f} s ({1e9 * total / n:.0f} ns/element)")
+    print(f"{'calls/elem':>10} {'own ns/elem':>11} {'own %':>6}  function")
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])  # type: ignore[attr-defined]
+    for (file, line, fn), (_cc, nc, tt, _ct, _callers) in rows[: a.top]:
+        short = "/".join(file.rsplit("/", 2)[-2:]) if "/" in file else file
+        print(
+            f"{nc / n:>10.3g} {1e9 * tt / n:>11.0f} {100 * tt / total:>5.1f}%  {short}:{line} {fn}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
