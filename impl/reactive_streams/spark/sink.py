@@ -543,4 +543,4 @@ class SparkSink:
             err.__cause__ = cause
             self.completion.set_exception(err)
         else:
-            self.completion.set_result(SinkResult(state, metrics))
+            self.completion.set_result(SinkResult("completed" if state == "done" else state, metrics))

@@ -1,0 +1,247 @@
+"""State machine for SparkSink's commit protocol, without Spark.
+
+Hypothesis drives a real :class:`SparkSink` whose storage is the in-memory
+:class:`MemoryBatchWriter` (faults: fail, crash before/after convert, stage,
+commit or publish) and whose two lanes run on a manual task list (Hypothesis
+picks which task runs next, so every interleaving of convert and write is
+reachable). A crash abandons the sink and its tasks; the durable storage
+survives, and a new sink with the same id resumes a replayable source at
+``resume_offset``. The invariants are the Python twins of ``spec/SparkSink.tla``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from reactive_streams.api import Subscriber
+from reactive_streams.spark.memory import (
+    FAULTS,
+    STEPS,
+    MemoryBatchWriter,
+    MemoryStorage,
+    SimulatedCrash,
+)
+from reactive_streams.spark.sink import SparkSink, SparkSinkError
+
+N = 12
+BATCH = 2
+SINK = "m"
+
+
+class ManualTasks:
+    """A deterministic executor: tasks wait until the test runs them."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Callable[[], None]] = []
+
+    def run_task(self, task: Callable[[], None]) -> None:
+        self.tasks.append(task)
+
+    def run(self, index: int) -> None:
+        self.tasks.pop(index % len(self.tasks))()
+
+
+class ReplaySource:
+    """A replayable upstream: records ``(offset, payload)`` from ``start`` to N, on demand."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.next = start
+        self.requested = 0
+        self.delivered = 0
+        self.cancelled = False
+        self.completed = False
+        self.subscriber: Subscriber[Any] | None = None
+
+    def subscribe(self, subscriber: Subscriber[Any]) -> None:
+        self.subscriber = subscriber
+        subscriber.on_subscribe(self)
+
+    def request(self, n: int) -> None:
+        assert n > 0, f"rule 3.9: request({n})"
+        self.requested += n
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    @property
+    def demand(self) -> int:
+        return self.requested - self.delivered
+
+    def deliver(self, k: int) -> None:
+        assert self.subscriber is not None
+        for _ in range(k):
+            if self.cancelled or self.demand <= 0 or self.next >= N:
+                return
+            offset = self.next
+            self.next += 1
+            self.delivered += 1  # rule 1.1: never more than requested
+            self.subscriber.on_next((offset, f"v{offset}"))
+
+
+class SparkSinkMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.storage = MemoryStorage()
+        self.restarts = 0
+        self._start()
+
+    def _start(self) -> None:
+        self.tasks = ManualTasks()
+        self.writer = MemoryBatchWriter(self.storage, SINK)
+        self.sink = SparkSink(
+            writer=self.writer,
+            sink_id=SINK,
+            batch_rows=BATCH,
+            max_attempts=2,
+            run_task=self.tasks.run_task,
+            progress=False,
+            sleep=lambda _s: None,
+        )
+        assert self.sink.resume_offset == self.storage.committed_offset(SINK)
+        self.source = ReplaySource(self.sink.resume_offset)
+        self.source.subscribe(self.sink)
+
+    def _crash_and_restart(self) -> None:
+        self.restarts += 1
+        self._start()
+
+    @property
+    def finished_ok(self) -> bool:
+        c = self.sink.completion
+        return c.done() and c.exception() is None and c.result().status == "completed"
+
+    # ------------------------------------------------------------------ rules
+    @precondition(lambda self: not self.sink.completion.done())
+    @rule(k=st.integers(1, 5))
+    def deliver(self, k: int) -> None:
+        self.source.deliver(k)
+
+    @precondition(lambda self: not self.sink.completion.done())
+    @rule()
+    def deliver_bad_record(self) -> None:
+        if self.source.demand > 0 and not self.source.cancelled:
+            self.source.delivered += 1
+            self.sink.on_next(("not-an-offset", None))
+
+    @precondition(
+        lambda self: (
+            self.source.next >= N and not self.source.completed and not self.source.cancelled
+        )
+    )
+    @rule()
+    def complete(self) -> None:
+        self.source.completed = True
+        self.sink.on_complete()
+
+    @precondition(lambda self: bool(self.tasks.tasks))
+    @rule(i=st.integers(0, 3))
+    def run_task(self, i: int) -> None:
+        try:
+            self.tasks.run(i)
+        except SimulatedCrash:
+            self._crash_and_restart()
+
+    @precondition(lambda self: len(self.writer.faults) < 3)
+    @rule(step=st.sampled_from(STEPS), kind=st.sampled_from(FAULTS))
+    def inject(self, step: str, kind: str) -> None:
+        self.writer.inject(step, kind)
+
+    @precondition(lambda self: not self.finished_ok and self.restarts < 6)
+    @rule()
+    def crash(self) -> None:
+        self._crash_and_restart()
+
+    @precondition(lambda self: not self.sink.completion.done())
+    @rule()
+    def cancel(self) -> None:
+        self.sink.cancel()
+        assert self.source.cancelled  # the upstream is cancelled at once
+
+    @precondition(lambda self: self.sink.completion.done() and not self.finished_ok)
+    @rule()
+    def restart_after_stop(self) -> None:
+        err = self.sink.completion.exception()
+        if err is not None:
+            assert isinstance(err, SparkSinkError)
+            committed = self.storage.committed(SINK)
+            # the error names the last committed batch and offset
+            assert err.last_committed_batch_id == (committed[-1].batch_id if committed else -1)
+            assert err.committed_offset == self.storage.committed_offset(SINK)
+            # a failed sink cancels its upstream (unless the upstream had already completed)
+            assert self.source.cancelled or self.source.completed
+        self._crash_and_restart()
+
+    # ------------------------------------------------------------- invariants
+    @invariant()
+    def sink_no_duplicate_inv(self) -> None:
+        view = [r[0] for r in self.storage.reader_view(SINK)]
+        assert len(view) == len(set(view)), view
+        visible = [r[0] for r in self.storage.visible_now()]
+        assert len(visible) == len(set(visible)), visible
+
+    @invariant()
+    def sink_commit_implies_data_inv(self) -> None:
+        view = [r[0] for r in self.storage.reader_view(SINK)]
+        assert view == list(range(self.storage.committed_offset(SINK))), view
+
+    @invariant()
+    def sink_buffer_bound_inv(self) -> None:
+        if not self.source.cancelled and not self.sink.completion.done():
+            assert self.sink.outstanding == self.source.demand
+            assert self.sink.buffered + self.source.demand <= self.sink.capacity
+
+    @invariant()
+    def sink_durable_before_ack_inv(self) -> None:
+        # demand is only handed out for buffer freed by a durable commit
+        acked_upto = self.source.start + self.source.requested
+        assert acked_upto - self.storage.committed_offset(SINK) <= self.sink.capacity
+
+    @invariant()
+    def sink_no_loss_inv(self) -> None:
+        if self.finished_ok:
+            view = [r[0] for r in self.storage.reader_view(SINK)]
+            assert view == list(range(N))
+            assert self.sink.result().metrics.committed_offset == N
+
+    def teardown(self) -> None:
+        """Without further faults every run reaches the complete, exact table."""
+        self.writer.faults.clear()
+        for _ in range(500):
+            if self.finished_ok:
+                break
+            if self.sink.completion.done():
+                self._crash_and_restart()
+                self.writer.faults.clear()
+            elif self.tasks.tasks:
+                try:
+                    self.tasks.run(0)
+                except SimulatedCrash:  # pragma: no cover - faults were cleared
+                    raise AssertionError("crash without an injected fault") from None
+            elif self.source.next < N and self.source.demand > 0:
+                self.source.deliver(N)
+            elif self.source.next >= N and not self.source.completed:
+                self.source.completed = True
+                self.sink.on_complete()
+            else:
+                raise AssertionError(
+                    f"stuck: buffered={self.sink.buffered} demand={self.source.demand} "
+                    f"next={self.source.next}"
+                )
+        assert self.finished_ok
+        self.sink_no_loss_inv()
+
+
+SparkSinkMachine.TestCase.settings = settings(
+    max_examples=300,
+    stateful_step_count=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+test_spark_sink_machine = pytest.mark.timeout(300)(SparkSinkMachine.TestCase)
