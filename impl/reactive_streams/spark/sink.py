@@ -213,6 +213,7 @@ class SparkSink:
         self._error: BaseException | None = None
         self._finalized = False
         self._dropped = 0
+        self._fail_from = 0  # batches below this id are still written after a failure
         self._records = 0
         self._batches = 0
         self._bytes = 0
@@ -405,8 +406,12 @@ class SparkSink:
                 except Exception:  # rule 3.15 says it returns normally; log if not
                     log.exception("cancel() raised")
 
+    def _dead(self, batch: _Batch) -> bool:
+        state = self._state
+        return state == "cancelled" or (state == "failed" and batch.batch_id >= self._fail_from)
+
     def _convert(self, batch: _Batch) -> None:
-        if self._state in ("failed", "cancelled"):
+        if self._dead(batch):
             self._drop(batch)
             return
         assert batch.records is not None
@@ -414,7 +419,7 @@ class SparkSink:
             payload = self.writer.convert(batch.records, batch.offset_before)
         except Exception as e:
             self._drop(batch)
-            self._fail(e)
+            self._fail(e, batch.batch_id)
             return
         batch.payload = payload
         batch.records = None  # the payload holds the data now
@@ -443,7 +448,7 @@ class SparkSink:
         raise AssertionError("unreachable")
 
     def _write(self, batch: _Batch) -> None:
-        if self._state in ("failed", "cancelled"):
+        if self._dead(batch):
             self._drop(batch)
             return
         payload = batch.payload
@@ -471,7 +476,7 @@ class SparkSink:
             self._retry("commit", bid, lambda _: self.writer.commit(record))
         except _StepFailed as e:
             self._drop(batch)
-            self._fail(e)
+            self._fail(e, bid)
             return
         publish_error: _StepFailed | None = None
         try:
@@ -491,7 +496,7 @@ class SparkSink:
             finished = self._finished_locked()
         self._progress.update(payload.rows, metrics)
         if publish_error is not None:
-            self._fail(publish_error)
+            self._fail(publish_error, bid + 1)
             return
         if nxt is not None:
             self._convert_lane.submit(lambda: self._convert(nxt))
@@ -499,11 +504,14 @@ class SparkSink:
         if finished:
             self._finalize()
 
-    def _fail(self, error: BaseException) -> None:
+    def _fail(self, error: BaseException, from_batch: int | None = None) -> None:
+        """Stop on ``error``: batches before ``from_batch`` (default: all sealed ones)
+        are still written, later ones dropped; the upstream is cancelled."""
         with self._lock:
             if self._state in ("failed", "done") or self._finalized:
                 return
             self._state = "failed"
+            self._fail_from = self._next_batch_id if from_batch is None else from_batch
             self._error = error
             self._dropped += len(self._filling)
             self._filling = []
@@ -543,4 +551,6 @@ class SparkSink:
             err.__cause__ = cause
             self.completion.set_exception(err)
         else:
-            self.completion.set_result(SinkResult("completed" if state == "done" else state, metrics))
+            self.completion.set_result(
+                SinkResult("completed" if state == "done" else state, metrics)
+            )

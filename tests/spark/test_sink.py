@@ -1,0 +1,295 @@
+"""SparkSink on a real local SparkSession: exactly-once, failures, schema, cancel, demand."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reactive_streams.spark.commit_log import CommitLog, CommitRecord
+from reactive_streams.spark.memory import SimulatedCrash
+from reactive_streams.spark.records import SchemaError
+from reactive_streams.spark.sink import SparkSink, SparkSinkError
+from reactive_streams.spark.writer import Payload, SparkBatchWriter, StagedBatch
+
+from .conftest import RecordSource, event
+
+pytestmark = pytest.mark.spark
+
+WAIT = 120.0
+
+
+class FaultyWriter(SparkBatchWriter):
+    """The Spark writer with hooks that fail or 'crash' at chosen steps."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stage_failures: dict[int, int] = {}  # batch id -> failures left
+        self.crash_after: tuple[str, int] | None = None  # (step, batch id)
+        self.committed = threading.Event()
+        self.crashed = threading.Event()
+
+    def _crash(self, where: str) -> None:
+        self.crashed.set()  # the 'process' is dead from here on
+        raise SimulatedCrash(where)
+
+    def stage(self, batch_id: int, attempt: int, payload: Payload) -> StagedBatch:
+        if self.crashed.is_set():
+            self._crash("dead")
+        if self.stage_failures.get(batch_id, 0) > 0:
+            self.stage_failures[batch_id] -= 1
+            raise OSError(f"injected: disk full while writing batch {batch_id}")
+        staged = super().stage(batch_id, attempt, payload)
+        if self.crash_after == ("stage", batch_id):
+            self._crash("after stage")
+        return staged
+
+    def commit(self, record: CommitRecord) -> None:
+        if self.crashed.is_set():
+            self._crash("dead")
+        super().commit(record)
+        self.committed.set()
+        if self.crash_after == ("commit", record.batch_id):
+            self._crash("after commit")
+
+    def publish(self, record: CommitRecord) -> None:
+        if self.crashed.is_set():
+            self._crash("dead")
+        super().publish(record)
+
+
+def ids_in(spark: Any, path: Path, fmt: str = "parquet") -> list[int]:
+    reader = spark.read.format(fmt)
+    if fmt == "csv":
+        reader = reader.option("header", "true").option("inferSchema", "true")
+    return sorted(int(r["id"]) for r in reader.load(str(path)).select("id").collect())
+
+
+def crashing_run_task() -> Any:
+    """Threads whose tasks end quietly at a SimulatedCrash (the writer is dead after it)."""
+
+    def run_task(task: Any) -> None:
+        def guarded() -> None:
+            with contextlib.suppress(SimulatedCrash):
+                task()
+
+        threading.Thread(target=guarded, daemon=True).start()
+
+    return run_task
+
+
+@pytest.mark.parametrize("step", ["stage", "commit"])
+def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: str) -> None:
+    n, batch = 5_000, 1_000
+    writer = FaultyWriter(spark, str(tmp_path), "crashy")
+    writer.crash_after = (step, 2)
+    first = SparkSink(
+        writer=writer, sink_id="crashy", batch_rows=batch, run_task=crashing_run_task()
+    )
+    source = RecordSource(0, n)
+    source.subscribe(first)
+    assert writer.crashed.wait(WAIT), "the injected crash did not happen"
+    source.cancel()  # the process is gone: its source goes with it
+    log = CommitLog(str(tmp_path), "crashy")
+    before = [r.batch_id for r in log.records()]
+    assert before == ([0, 1, 2] if step == "commit" else [0, 1])
+    # a crash after commit leaves batch 2 unpublished; after stage, an orphan staging dir
+    assert os.listdir(log.staging_root)
+
+    second = SparkSink(spark, str(tmp_path), sink_id="crashy", batch_rows=batch, progress=False)
+    assert second.resume_offset == len(before) * batch
+    assert not os.listdir(log.staging_root), "recovery cleans or rolls staging forward"
+    RecordSource(second.resume_offset, n).subscribe(second)
+    result = second.result(WAIT)
+    assert result.status == "completed"
+    assert ids_in(spark, tmp_path) == list(range(n))  # nothing lost, nothing twice
+    assert [r.batch_id for r in log.records()] == list(range(n // batch))
+
+
+CHILD = r"""
+import sys, time
+from reactive_streams.spark.session import local_session
+from reactive_streams.spark.sink import SparkSink
+sys.path.insert(0, sys.argv[3])
+from conftest import RecordSource
+spark = local_session("local[1]", fast_start=True)
+sink = SparkSink(spark, sys.argv[1], sink_id="killed", batch_rows=2_000, progress=False)
+RecordSource(sink.resume_offset, int(sys.argv[2])).subscribe(sink)
+sink.result(600)
+"""
+
+
+def test_killed_process_restart_is_exact(spark: Any, tmp_path: Path) -> None:
+    n = 400_000
+    table = tmp_path / "t"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(table), str(n), str(Path(__file__).parent)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    commits = table / "_rs_sink" / "killed" / "commits"
+    try:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline and child.poll() is None:
+            if commits.exists() and len([p for p in commits.iterdir() if p.suffix == ".json"]) >= 3:
+                break
+            time.sleep(0.05)
+        assert child.poll() is None, "the child finished or died before it could be killed"
+        os.killpg(child.pid, signal.SIGKILL)  # mid-stream, maybe mid-write
+    finally:
+        child.wait(timeout=60)
+    committed = CommitLog(str(table), "killed").records()
+    assert 3 <= len(committed) < n // 2_000, "killed mid-stream"
+
+    sink = SparkSink(spark, str(table), sink_id="killed", batch_rows=50_000, progress=False)
+    assert sink.resume_offset == committed[-1].offset_after
+    RecordSource(sink.resume_offset, n).subscribe(sink)
+    assert sink.result(WAIT).status == "completed"
+    df = spark.read.parquet(str(table))
+    assert df.count() == n
+    assert df.select("id").distinct().count() == n
+    assert df.agg({"id": "sum"}).collect()[0][0] == n * (n - 1) // 2
+
+
+def test_write_failure_is_retried_then_cancels_upstream(spark: Any, tmp_path: Path) -> None:
+    writer = FaultyWriter(spark, str(tmp_path), "failing")
+    writer.stage_failures = {1: 1, 3: 99}  # batch 1 recovers on retry; batch 3 never does
+    sink = SparkSink(
+        writer=writer, sink_id="failing", batch_rows=500, max_attempts=3, retry_backoff_s=0.01
+    )
+    source = RecordSource(0, 10_000)
+    source.subscribe(sink)
+    with pytest.raises(SparkSinkError) as info:
+        sink.result(WAIT)
+    err = info.value
+    assert source.cancelled.is_set(), "the upstream is cancelled"
+    assert err.last_committed_batch_id == 2
+    assert err.committed_offset == 1_500
+    assert "stage of batch 3 failed after 3 attempt(s)" in str(err)
+    assert "disk full" in str(err.__cause__)
+    assert err.uncommitted_records > 0  # reported, not silently dropped
+    assert sink.metrics.retries == 1 + 2
+    assert ids_in(spark, tmp_path) == list(range(1_500))
+
+
+def test_schema_error_names_the_field(spark: Any, tmp_path: Path) -> None:
+    def make(i: int) -> dict[str, Any]:
+        rec = event(i)
+        if i == 1_234:
+            rec["value"] = "not a number"
+        return rec
+
+    sink = SparkSink(
+        spark,
+        str(tmp_path),
+        sink_id="schema",
+        batch_rows=1_000,
+        schema="id long, key string, value double",
+    )
+    source = RecordSource(0, 5_000, make)
+    source.subscribe(sink)
+    with pytest.raises(SparkSinkError) as info:
+        sink.result(WAIT)
+    cause = info.value.__cause__
+    assert isinstance(cause, SchemaError)
+    assert cause.field == "value"
+    assert cause.record_index == 1_234
+    assert "field 'value'" in str(info.value)
+    assert source.cancelled.is_set()
+    assert info.value.last_committed_batch_id == 0
+    assert ids_in(spark, tmp_path) == list(range(1_000))
+
+
+def test_unexpected_field_is_named(spark: Any, tmp_path: Path) -> None:
+    def make(i: int) -> dict[str, Any]:
+        return {**event(i), "extra": 1} if i == 7 else event(i)
+
+    sink = SparkSink(spark, str(tmp_path), sink_id="extra", batch_rows=100)
+    RecordSource(0, 50, make).subscribe(sink)
+    with pytest.raises(SparkSinkError) as info:
+        sink.result(WAIT)
+    assert isinstance(info.value.__cause__, SchemaError)
+    assert info.value.__cause__.field == "extra"
+
+
+def test_cancel_mid_stream(spark: Any, tmp_path: Path) -> None:
+    writer = FaultyWriter(spark, str(tmp_path), "cancel")
+    sink = SparkSink(writer=writer, sink_id="cancel", batch_rows=1_000)
+    source = RecordSource(0, None)  # endless
+    source.subscribe(sink)
+    assert writer.committed.wait(WAIT)
+    sink.cancel()
+    assert source.cancelled.is_set()
+    result = sink.result(WAIT)
+    assert result.status == "cancelled"
+    assert source.finished.wait(WAIT)
+    committed = result.metrics.committed_offset
+    assert committed >= 1_000
+    assert ids_in(spark, tmp_path) == list(range(committed))
+    assert CommitLog(str(tmp_path), "cancel").records()[-1].offset_after == committed
+
+
+class WatchedSource(RecordSource):
+    """Checks, at every request and emission, that demand never exceeds the free buffer."""
+
+    sink: SparkSink
+
+    def request(self, n: int) -> None:
+        super().request(n)
+        self._check()
+
+    def _check(self) -> None:
+        with self.cond:
+            demand = self.demand
+        assert demand + self.sink.buffered <= self.sink.capacity
+        self.worst = max(getattr(self, "worst", 0), demand + self.sink.buffered)
+
+
+def test_demand_never_exceeds_free_buffer(spark: Any, tmp_path: Path) -> None:
+    sink = SparkSink(spark, str(tmp_path), sink_id="demand", batch_rows=1_000)
+    source = WatchedSource(0, 12_345, on_emit=lambda _i: source._check())
+    source.sink = sink
+    source.subscribe(sink)
+    assert sink.result(WAIT).status == "completed"
+    assert source.worst <= sink.capacity == 2_000
+    assert max(source.requests) <= sink.capacity
+    assert ids_in(spark, tmp_path) == list(range(12_345))
+    assert sink.metrics.batches == 13
+
+
+@dataclasses.dataclass
+class Reading:
+    id: int
+    sensor: str
+    celsius: float
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "orc"])
+def test_other_formats_and_record_kinds(spark: Any, tmp_path: Path, fmt: str) -> None:
+    sink = SparkSink(spark, str(tmp_path), sink_id=f"f{fmt}", format=fmt, batch_rows=300)
+    RecordSource(0, 1_000, lambda i: Reading(i, f"s{i % 3}", i / 10)).subscribe(sink)
+    assert sink.result(WAIT).metrics.records == 1_000
+    assert ids_in(spark, tmp_path, fmt) == list(range(1_000))
+
+
+def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) -> None:
+    sink = SparkSink(
+        spark, str(tmp_path / "tbl"), sink_id="tbl", table="rs_tuples", columns=["id", "name"]
+    )
+    RecordSource(0, 2_500, lambda i: (i, f"n{i}")).subscribe(sink)
+    sink.result(WAIT)
+    rows = spark.sql("SELECT count(*) AS c, sum(id) AS s FROM rs_tuples").collect()[0]
+    assert (rows["c"], rows["s"]) == (2_500, 2_500 * 2_499 // 2)
+    spark.sql("DROP TABLE rs_tuples")
