@@ -1,0 +1,238 @@
+"""Executors: where asynchronous publishers and subscribers run their drain tasks.
+
+An executor runs each task it is given exactly once, on some thread. A task that
+raises is logged (it never kills a worker). ``ManualExecutor`` runs nothing until
+the caller says so, which makes every interleaving of tasks reproducible.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "Executor",
+    "ImmediateExecutor",
+    "ManualExecutor",
+    "NewThreadExecutor",
+    "PendingTask",
+    "SingleThreadExecutor",
+    "ThreadPoolExecutor",
+    "default_executor",
+]
+
+_log = logging.getLogger("reactive_streams")
+
+Task = Callable[[], None]
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs tasks, each exactly once, possibly on another thread."""
+
+    def execute(self, task: Task) -> None:
+        """Schedule ``task``. Raises ``RuntimeError`` if the executor is closed."""
+        ...
+
+
+def _run_logged(task: Task) -> None:
+    try:
+        task()
+    except Exception:
+        _log.exception("executor task %r raised", task)
+
+
+class ImmediateExecutor:
+    """Runs each task at once on the calling thread."""
+
+    def execute(self, task: Task) -> None:
+        _run_logged(task)
+
+
+_STOP = object()
+
+
+class ThreadPoolExecutor:
+    """A fixed pool of daemon worker threads fed by one unbounded FIFO queue."""
+
+    def __init__(self, workers: int = 4, *, name: str = "rs-pool") -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._closed = False
+        self._lock = threading.Lock()
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def workers(self) -> int:
+        return len(self._threads)
+
+    def execute(self, task: Task) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("executor is closed")
+            self._queue.put(task)
+
+    def _work(self) -> None:
+        get = self._queue.get
+        while True:
+            task = get()
+            if task is _STOP:
+                return
+            _run_logged(task)  # type: ignore[arg-type]
+
+    def close(self, timeout: float | None = 10.0) -> None:
+        """Stop accepting tasks, let queued ones finish, join the workers."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            for _ in self._threads:
+                self._queue.put(_STOP)
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+
+    def __enter__(self) -> ThreadPoolExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SingleThreadExecutor(ThreadPoolExecutor):
+    """One worker thread: tasks run one after another, in submission order."""
+
+    def __init__(self, *, name: str = "rs-single") -> None:
+        super().__init__(1, name=name)
+
+
+class NewThreadExecutor:
+    """Starts a new daemon thread for every task."""
+
+    def __init__(self, *, name: str = "rs-thread") -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+
+    def execute(self, task: Task) -> None:
+        thread = threading.Thread(target=_run_logged, args=(task,), name=self._name, daemon=True)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("executor is closed")
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(thread)
+        thread.start()
+
+    def close(self, timeout: float | None = 10.0) -> None:
+        """Stop accepting tasks and join the threads still running."""
+        with self._lock:
+            self._closed = True
+            threads = list(self._threads)
+        for thread in threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+
+    def __enter__(self) -> NewThreadExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_default_lock = threading.Lock()
+_default: ThreadPoolExecutor | None = None
+
+
+def default_executor() -> ThreadPoolExecutor:
+    """The shared pool (``os.cpu_count()`` workers, at least 2), created on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = ThreadPoolExecutor(max(2, os.cpu_count() or 2), name="rs-default")
+        return _default
+
+
+@dataclass(frozen=True)
+class PendingTask:
+    """A task waiting in a ``ManualExecutor``; ``label`` names it in test output."""
+
+    label: str
+    task: Task
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+def _label_of(task: Task) -> str:
+    owner = getattr(task, "__self__", None)
+    name = getattr(task, "__name__", None) or type(task).__name__
+    return f"{owner!r}.{name}" if owner is not None else name
+
+
+class ManualExecutor:
+    """Queues tasks and runs them only when told to: deterministic interleavings.
+
+    ``execute`` appends; ``run(i)`` runs the i-th pending task on the calling thread;
+    tasks scheduled while a task runs are appended to the end of ``pending``.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: list[PendingTask] = []
+        self.executed = 0
+
+    def execute(self, task: Task, label: str | None = None) -> None:
+        entry = PendingTask(label if label is not None else _label_of(task), task)
+        with self._lock:
+            self._pending.append(entry)
+
+    @property
+    def pending(self) -> list[PendingTask]:
+        """A snapshot of the tasks not yet run, oldest first."""
+        with self._lock:
+            return list(self._pending)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+    def run(self, index: int = 0) -> str:
+        """Run the task at ``index`` in ``pending``; returns its label."""
+        with self._lock:
+            if not self._pending:
+                raise IndexError("no pending task")
+            entry = self._pending.pop(index)
+        self.executed += 1
+        _run_logged(entry.task)
+        return entry.label
+
+    def run_next(self) -> str:
+        """Run the oldest pending task."""
+        return self.run(0)
+
+    def run_all(self, max_steps: int = 100_000) -> int:
+        """Run tasks until none is pending; returns how many ran.
+
+        Raises ``RuntimeError`` if tasks are still pending after ``max_steps``.
+        """
+        steps = 0
+        while len(self):
+            if steps >= max_steps:
+                raise RuntimeError(
+                    f"ManualExecutor did not quiesce within {max_steps} steps: {self.pending[:5]}"
+                )
+            self.run(0)
+            steps += 1
+        return steps

@@ -1,0 +1,235 @@
+"""Publishers that emit known data: ``range``, ``from_iterable``, ``just``, ``empty``,
+``error``, ``from_callable``, ``generate``.
+
+Each is cold: every ``subscribe`` starts a new ``IteratorSubscription`` over a fresh
+iterator. Without ``executor=`` signals run on the thread that calls ``subscribe`` or
+``request``; with one, every signal is delivered by drain tasks on that executor.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Generic, Never, TypeVar
+
+from ._subscription import IteratorSubscription, exact_length_types
+from .executors import Executor
+
+if TYPE_CHECKING:
+    from .api import Subscriber
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "IterablePublisher",
+    "Sink",
+    "empty",
+    "error",
+    "from_callable",
+    "from_iterable",
+    "generate",
+    "just",
+    "range",
+]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+S = TypeVar("S")
+
+DEFAULT_BATCH_SIZE = 256
+
+
+class IterablePublisher(Generic[T_co]):
+    """A cold Publisher: each subscriber gets the elements of ``factory()``, on demand."""
+
+    __slots__ = ("_batch_size", "_executor", "_factory", "_name")
+
+    def __init__(
+        self,
+        factory: Callable[[], Iterable[T_co]],
+        *,
+        executor: Executor | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        name: str = "iterable",
+    ) -> None:
+        self._factory = factory
+        self._executor = executor
+        self._batch_size = batch_size
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} publisher>"
+
+    def subscribe(self, subscriber: Subscriber[T_co]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        IteratorSubscription(
+            subscriber,
+            self._factory,
+            self._executor,
+            self._batch_size,
+            self._name,
+        ).start()
+
+
+def range(  # the Reactive Streams / Rx name, shadowing the builtin on purpose
+    start: int,
+    count: int,
+    *,
+    executor: Executor | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> IterablePublisher[int]:
+    """``count`` consecutive ints from ``start`` (Rx semantics, not Python's ``range``)."""
+    if count < 0:
+        raise ValueError(f"range: count must be >= 0, got {count}")
+    stop = start + count
+    return IterablePublisher(
+        lambda: builtins.range(start, stop), executor=executor, batch_size=batch_size, name="range"
+    )
+
+
+def from_iterable(
+    iterable: Iterable[T],
+    *,
+    executor: Executor | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> IterablePublisher[T]:
+    """The elements of ``iterable``; ``iter()`` is called once per subscription.
+
+    A one-shot iterator is shared: a second subscriber gets what the first left.
+    An exception from ``iter()`` or ``next()`` is signalled as ``on_error``.
+    """
+    return IterablePublisher(
+        lambda: iterable, executor=executor, batch_size=batch_size, name="from_iterable"
+    )
+
+
+def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
+    """The given items, then completion."""
+    if any(item is None for item in items):
+        raise TypeError("rule 2.13: just() items must not be None")
+    return IterablePublisher(lambda: items, executor=executor, name="just")
+
+
+def empty(*, executor: Executor | None = None) -> IterablePublisher[Never]:
+    """Completes right after ``on_subscribe``, without any demand (rule 1.5)."""
+    return IterablePublisher(lambda: (), executor=executor, name="empty")
+
+
+def error(exc: BaseException, *, executor: Executor | None = None) -> IterablePublisher[Never]:
+    """Signals ``on_error(exc)`` right after ``on_subscribe``, without any demand (rule 1.4)."""
+    if exc is None:
+        raise TypeError("rule 2.13: error() requires an exception, got None")
+
+    def fail() -> Iterable[Never]:
+        raise exc
+
+    return IterablePublisher(fail, executor=executor, name="error")
+
+
+class _CallableIterator(Iterator[T]):
+    """One element, ``fn()``, computed when the first demand arrives."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self._fn: Callable[[], T] | None = fn
+
+    def __next__(self) -> T:
+        fn = self._fn
+        if fn is None:
+            raise StopIteration
+        self._fn = None
+        return fn()
+
+    def __length_hint__(self) -> int:
+        return 0 if self._fn is None else 1
+
+
+def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> IterablePublisher[T]:
+    """One element, ``fn()``, computed per subscription on the first demand.
+
+    ``fn`` raising becomes ``on_error``; ``fn`` returning None becomes
+    ``on_error(TypeError("rule 2.13: ..."))``.
+    """
+    return IterablePublisher(lambda: _CallableIterator(fn), executor=executor, name="from_callable")
+
+
+class Sink(Generic[T]):
+    """What ``generate``'s generator function signals into: ``next``, ``complete``, ``error``."""
+
+    __slots__ = ("_error", "_finished", "_has_value", "_value")
+
+    def __init__(self) -> None:
+        self._has_value = False
+        self._value: T | None = None
+        self._finished = False
+        self._error: BaseException | None = None
+
+    def next(self, value: T) -> None:
+        if self._has_value:
+            raise RuntimeError("generate: sink.next called twice in one generator call")
+        if self._finished:
+            raise RuntimeError("generate: sink.next called after complete/error")
+        self._has_value = True
+        self._value = value
+
+    def complete(self) -> None:
+        if self._finished:
+            raise RuntimeError("generate: the sink was already completed or failed")
+        self._finished = True
+
+    def error(self, exc: BaseException) -> None:
+        if self._finished:
+            raise RuntimeError("generate: the sink was already completed or failed")
+        self._finished = True
+        self._error = exc
+
+
+class _GenerateIterator(Iterator[T], Generic[S, T]):
+    __slots__ = ("_generator", "_sink", "_state")
+
+    def __init__(self, state: S, generator: Callable[[S, Sink[T]], S]) -> None:
+        self._state = state
+        self._generator = generator
+        self._sink: Sink[T] = Sink()
+
+    def __next__(self) -> T:
+        sink = self._sink
+        while True:
+            if sink._finished:
+                if sink._error is not None:
+                    raise sink._error
+                raise StopIteration
+            self._state = self._generator(self._state, sink)
+            if sink._has_value:
+                value = sink._value
+                sink._has_value = False
+                sink._value = None
+                return value  # type: ignore[return-value]
+
+    def __length_hint__(self) -> int:
+        sink = self._sink
+        return 0 if sink._finished and sink._error is None else 1
+
+
+def generate(
+    initial_state: S,
+    generator: Callable[[S, Sink[T]], S],
+    *,
+    executor: Executor | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> IterablePublisher[T]:
+    """Elements produced one call at a time: ``generator(state, sink) -> new state``.
+
+    Each call may signal ``sink.next(value)`` once and/or end with ``sink.complete()``
+    or ``sink.error(exc)``. The generator is called only when there is demand.
+    """
+    return IterablePublisher(
+        lambda: _GenerateIterator(initial_state, generator),
+        executor=executor,
+        batch_size=batch_size,
+        name="generate",
+    )
+
+
+exact_length_types.update({_CallableIterator, _GenerateIterator})

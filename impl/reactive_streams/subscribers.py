@@ -1,0 +1,220 @@
+"""Ready-made subscribers: callbacks (``LambdaSubscriber``, ``subscribe``) and
+``AsyncSubscriber``, which hands every signal to an executor (signals in flight).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from ._demand import MAX_DEMAND, check_request
+from ._serial import SerialQueue
+from .executors import Executor
+
+if TYPE_CHECKING:
+    from .api import Publisher, Subscription
+
+__all__ = ["AsyncSubscriber", "LambdaSubscriber", "subscribe"]
+
+_log = logging.getLogger("reactive_streams")
+
+T = TypeVar("T")
+
+
+class LambdaSubscriber(Generic[T]):
+    """Calls ``on_next`` / ``on_error`` / ``on_complete`` callbacks.
+
+    ``request`` is the batch: it requests that many on subscription and again each
+    time that many have arrived (``MAX_DEMAND``, the default, means unbounded).
+    ``done`` is set after the terminal signal or ``cancel``.
+    """
+
+    def __init__(
+        self,
+        on_next: Callable[[T], object] | None = None,
+        on_error: Callable[[BaseException], object] | None = None,
+        on_complete: Callable[[], object] | None = None,
+        *,
+        request: int = MAX_DEMAND,
+    ) -> None:
+        message = check_request(request)
+        if message is not None:
+            raise ValueError(message)
+        self._on_next = on_next
+        self._on_error = on_error
+        self._on_complete = on_complete
+        self._batch = request
+        self._received = 0
+        self._subscription: Subscription | None = None
+        self.done = threading.Event()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._subscription is not None or self.done.is_set():
+            subscription.cancel()  # rule 2.5: one active subscription
+            return
+        self._subscription = subscription
+        subscription.request(self._batch)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        if self._on_next is not None:
+            self._on_next(item)
+        if self._batch != MAX_DEMAND:
+            self._received += 1
+            if self._received == self._batch:
+                self._received = 0
+                subscription = self._subscription
+                if subscription is not None:
+                    subscription.request(self._batch)
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._subscription = None  # rule 2.4: the subscription is over
+        self.done.set()
+        if self._on_error is not None:
+            self._on_error(error)
+        else:
+            _log.error("unhandled on_error in %r", self, exc_info=error)
+
+    def on_complete(self) -> None:
+        self._subscription = None
+        self.done.set()
+        if self._on_complete is not None:
+            self._on_complete()
+
+    def cancel(self) -> None:
+        """Cancel the subscription (rule 3.5: safe to call more than once)."""
+        subscription, self._subscription = self._subscription, None
+        self.done.set()
+        if subscription is not None:
+            subscription.cancel()
+
+
+def subscribe(
+    publisher: Publisher[T],
+    on_next: Callable[[T], object] | None = None,
+    on_error: Callable[[BaseException], object] | None = None,
+    on_complete: Callable[[], object] | None = None,
+    *,
+    request: int = MAX_DEMAND,
+) -> LambdaSubscriber[T]:
+    """Subscribe callbacks to ``publisher``; returns the subscriber (``cancel()``, ``done``)."""
+    subscriber: LambdaSubscriber[T] = LambdaSubscriber(
+        on_next, on_error, on_complete, request=request
+    )
+    publisher.subscribe(subscriber)
+    return subscriber
+
+
+class _Signal:
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind: str, value: object) -> None:
+        self.kind = kind
+        self.value = value
+
+
+_COMPLETE = _Signal("complete", None)
+
+
+class AsyncSubscriber(Generic[T]):
+    """Base class for subscribers whose work runs on an executor (rule 2.2).
+
+    The ``on_*`` methods only queue the signal; the ``when_*`` hooks run later, one at
+    a time, in order, on ``executor`` (rules 1.3 and 2.7 through ``SerialQueue``).
+    Override ``when_next`` (return False to cancel), and optionally ``when_subscribe``
+    (default: ``request(1)``), ``when_complete`` and ``when_error``. ``when_next``
+    calling nothing means no more demand: call ``request`` to ask for more.
+    """
+
+    def __init__(self, executor: Executor, *, batch: int = 256) -> None:
+        self._signals: SerialQueue[_Signal] = SerialQueue(executor, self._handle, batch)
+        self._subscription: Subscription | None = None
+        self._done = False
+
+    # ---- hooks
+    def when_subscribe(self) -> None:
+        self.request(1)
+
+    def when_next(self, item: T) -> bool:
+        raise NotImplementedError
+
+    def when_complete(self) -> None:
+        """Called once on completion."""
+
+    def when_error(self, error: BaseException) -> None:
+        _log.error("unhandled on_error in %r", self, exc_info=error)
+
+    # ---- upstream control, usable from the hooks
+    def request(self, n: int) -> None:
+        subscription = self._subscription
+        if subscription is not None and not self._done:
+            subscription.request(n)
+
+    def cancel(self) -> None:
+        subscription, self._subscription = self._subscription, None
+        self._done = True
+        if subscription is not None:
+            subscription.cancel()
+
+    # ---- Subscriber: queue only (rule 2.2)
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        self._signals.offer(_Signal("subscribe", subscription))
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        self._signals.offer(_Signal("next", item))
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._signals.offer(_Signal("error", error))
+
+    def on_complete(self) -> None:
+        self._signals.offer(_COMPLETE)
+
+    # ---- the serialized side
+    def _handle(self, signal: _Signal) -> None:
+        kind = signal.kind
+        if kind == "subscribe":
+            subscription: Subscription = signal.value  # type: ignore[assignment]
+            if self._subscription is not None or self._done:
+                subscription.cancel()  # rule 2.5
+                return
+            self._subscription = subscription
+            self._guard(self.when_subscribe)
+        elif self._done:
+            return  # rule 2.8 allows signals after cancel; they are ignored
+        elif kind == "next":
+            try:
+                keep = self.when_next(signal.value)  # type: ignore[arg-type]
+            except Exception:
+                _log.exception("%r.when_next raised; cancelling (rule 2.13)", self)
+                keep = False
+            if not keep:
+                self.cancel()
+        elif kind == "complete":
+            self._done = True
+            self._subscription = None  # rule 2.4 / 3.13
+            self._guard(self.when_complete)
+        else:
+            self._done = True
+            self._subscription = None
+            error: BaseException = signal.value  # type: ignore[assignment]
+            self._guard(lambda: self.when_error(error))
+
+    def _guard(self, hook: Callable[[], None]) -> None:
+        try:
+            hook()
+        except Exception:
+            _log.exception("%r hook raised; cancelling (rule 2.13)", self)
+            self.cancel()

@@ -1,0 +1,280 @@
+"""``TestSubscriber``: records every signal and checks the subscriber-side rules itself."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from ._demand import add_demand
+from .api import Subscription
+
+__all__ = ["Signal", "TestSubscriber"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One recorded call: ``kind`` is on_subscribe/on_next/on_error/on_complete."""
+
+    kind: str
+    value: object
+    thread: int
+
+
+class TestSubscriber(Generic[T]):
+    """A Subscriber for tests.
+
+    ``initial_request`` is requested from ``on_subscribe`` (0: nothing). ``on_next_hook``
+    runs inside ``on_next`` (e.g. ``lambda ts, x: ts.request(1)``). ``violations`` lists
+    the protocol breaches it saw: a signal before ``on_subscribe`` or after a terminal
+    one (rules 1.3, 1.7), a second ``on_subscribe`` (2.12), more elements than requested
+    (1.1), None arguments (2.13), overlapping calls (1.3).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        initial_request: int = 0,
+        *,
+        on_next_hook: Callable[[TestSubscriber[T], T], None] | None = None,
+        cancel_on_subscribe: bool = False,
+    ) -> None:
+        self._initial = initial_request
+        self._hook = on_next_hook
+        self._cancel_on_subscribe = cancel_on_subscribe
+        self._lock = threading.Lock()
+        self._active = 0
+        self._terminated = threading.Event()
+        self._changed = threading.Condition()
+        self.subscription: Subscription | None = None
+        self.signals: list[Signal] = []
+        self.values: list[T] = []
+        self.errors: list[BaseException] = []
+        self.completions = 0
+        self.requested = 0
+        self.violations: list[str] = []
+
+    # ------------------------------------------------------------ bookkeeping
+    def _begin(self, kind: str, value: object) -> None:
+        with self._lock:
+            self._active += 1
+            if self._active > 1:
+                self.violations.append(f"rule 1.3: {kind} overlaps another signal")
+            if kind != "on_subscribe" and self.subscription is None:
+                self.violations.append(f"rule 1.3: {kind} before on_subscribe")
+            if self.completions or self.errors:
+                self.violations.append(f"rule 1.7: {kind} after a terminal signal")
+            self.signals.append(Signal(kind, value, threading.get_ident()))
+
+    def _end(self) -> None:
+        with self._lock:
+            self._active -= 1
+        with self._changed:
+            self._changed.notify_all()
+
+    # ------------------------------------------------------------- Subscriber
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self._begin("on_subscribe", subscription)
+        try:
+            if subscription is None:
+                self.violations.append("rule 2.13: on_subscribe(None)")
+                return
+            if self.subscription is not None:
+                self.violations.append("rule 2.12: on_subscribe called twice")
+                subscription.cancel()  # rule 2.5
+                return
+            self.subscription = subscription
+            if self._cancel_on_subscribe:
+                subscription.cancel()
+            elif self._initial > 0:
+                self.request(self._initial)
+        finally:
+            self._end()
+
+    def on_next(self, item: T) -> None:
+        self._begin("on_next", item)
+        try:
+            if item is None:
+                self.violations.append("rule 2.13: on_next(None)")
+            with self._lock:
+                self.values.append(item)
+                if len(self.values) > self.requested:
+                    self.violations.append(
+                        f"rule 1.1: element {len(self.values)} exceeds demand {self.requested}"
+                    )
+            if self._hook is not None:
+                self._hook(self, item)
+        finally:
+            self._end()
+
+    def on_error(self, error: BaseException) -> None:
+        self._begin("on_error", error)
+        try:
+            if error is None:
+                self.violations.append("rule 2.13: on_error(None)")
+            self.errors.append(error)
+            self._terminated.set()
+        finally:
+            self._end()
+
+    def on_complete(self) -> None:
+        self._begin("on_complete", None)
+        try:
+            self.completions += 1
+            self._terminated.set()
+        finally:
+            self._end()
+
+    # ------------------------------------------------------------ control
+    def request(self, n: int) -> None:
+        """Request ``n`` more (counted first, so the demand check never races)."""
+        subscription = self.subscription
+        if subscription is None:
+            raise AssertionError("request() before on_subscribe")
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            with self._lock:
+                self.requested = add_demand(self.requested, n)
+        subscription.request(n)
+
+    def cancel(self) -> None:
+        subscription = self.subscription
+        if subscription is None:
+            raise AssertionError("cancel() before on_subscribe")
+        subscription.cancel()
+
+    # ------------------------------------------------------------ waiting
+    @property
+    def terminated(self) -> bool:
+        return self._terminated.is_set()
+
+    def await_terminal(self, timeout: float = 10.0) -> TestSubscriber[T]:
+        """Wait for on_complete/on_error; AssertionError after ``timeout`` seconds."""
+        if not self._terminated.wait(timeout):
+            raise AssertionError(f"no terminal signal within {timeout}s: {self._summary()}")
+        return self
+
+    def await_count(self, count: int, timeout: float = 10.0) -> TestSubscriber[T]:
+        """Wait until ``count`` values arrived (or a terminal signal); AssertionError on timeout."""
+        with self._changed:
+            ok = self._changed.wait_for(
+                lambda: len(self.values) >= count or self.terminated, timeout
+            )
+        if not ok:
+            raise AssertionError(f"fewer than {count} values within {timeout}s: {self._summary()}")
+        return self
+
+    def await_subscribed(self, timeout: float = 10.0) -> TestSubscriber[T]:
+        with self._changed:
+            ok = self._changed.wait_for(lambda: self.subscription is not None, timeout)
+        if not ok:
+            raise AssertionError(f"no on_subscribe within {timeout}s")
+        return self
+
+    # ------------------------------------------------------------ assertions
+    def _summary(self) -> str:
+        return (
+            f"values={self.values[:10]!r}{'...' if len(self.values) > 10 else ''} "
+            f"({len(self.values)}), errors={self.errors!r}, completions={self.completions}, "
+            f"violations={self.violations!r}"
+        )
+
+    def assert_no_violations(self) -> TestSubscriber[T]:
+        assert not self.violations, self.violations
+        return self
+
+    def assert_values(self, *expected: T) -> TestSubscriber[T]:
+        assert self.values == list(expected), f"expected {list(expected)!r}: {self._summary()}"
+        return self
+
+    def assert_value_count(self, count: int) -> TestSubscriber[T]:
+        assert len(self.values) == count, f"expected {count} values: {self._summary()}"
+        return self
+
+    def assert_complete(self) -> TestSubscriber[T]:
+        assert self.completions == 1, f"not completed: {self._summary()}"
+        assert not self.errors, f"not completed: {self._summary()}"
+        return self.assert_no_violations()
+
+    def assert_error(
+        self, error_type: type[BaseException], match: str | None = None
+    ) -> TestSubscriber[T]:
+        assert len(self.errors) == 1, f"no error: {self._summary()}"
+        assert not self.completions, f"completed: {self._summary()}"
+        error = self.errors[0]
+        assert isinstance(error, error_type), f"expected {error_type.__name__}, got {error!r}"
+        if match is not None:
+            assert re.search(match, str(error)), f"{str(error)!r} does not match {match!r}"
+        return self.assert_no_violations()
+
+    def assert_no_terminal(self) -> TestSubscriber[T]:
+        assert not self.errors, f"terminated: {self._summary()}"
+        assert not self.completions, f"terminated: {self._summary()}"
+        return self
+
+    def __repr__(self) -> str:
+        return f"TestSubscriber({self._summary()})"
+
+
+# --------------------------------------------------------------------------- traces
+def spec101_delivered_leq_requested_inv(events: list[dict[str, object]]) -> list[str]:
+    """Rule 1.1 on a trace: per subscription, ``send_on_next`` count <= received demand."""
+    problems: list[str] = []
+    demand: dict[object, int] = {}
+    sent: dict[object, int] = {}
+    for event in events:
+        sub, sig = event["sub"], event["sig"]
+        if sig == "recv_request" and type(event.get("n")) is int and event["n"] > 0:  # type: ignore[operator]
+            demand[sub] = add_demand(demand.get(sub, 0), event["n"])  # type: ignore[arg-type]
+        elif sig == "send_on_next":
+            sent[sub] = sent.get(sub, 0) + 1
+            if sent[sub] > demand.get(sub, 0):
+                problems.append(f"rule 1.1: sub {sub} sent {sent[sub]} > demand at {event}")
+    return problems
+
+
+def spec103_serial_signals_inv(events: list[dict[str, object]]) -> list[str]:
+    """Rules 1.3 / 1.7 / 2.12 on a trace: per subscription, subscriber calls never overlap,
+    ``on_subscribe`` comes first, nothing follows a terminal signal, ``seq`` counts 1, 2, ...
+    """
+    problems: list[str] = []
+    active: dict[object, str | None] = {}
+    subscribed: dict[object, bool] = {}
+    terminal: dict[object, bool] = {}
+    seq: dict[object, int] = {}
+    last_clock = 0
+    for event in events:
+        sub, sig = event["sub"], str(event["sig"])
+        clock = event["clock"]
+        assert isinstance(clock, int)
+        if clock <= last_clock:
+            problems.append(f"clock not increasing at {event}")
+        last_clock = clock
+        if sig.startswith("send_on_"):
+            if terminal.get(sub):
+                problems.append(f"rule 1.7: {sig} after a terminal signal: {event}")
+            if sig == "send_on_subscribe":
+                if subscribed.get(sub):
+                    problems.append(f"rule 2.12: second on_subscribe: {event}")
+                subscribed[sub] = True
+            elif not subscribed.get(sub):
+                problems.append(f"rule 1.9: {sig} before on_subscribe: {event}")
+            if sig in ("send_on_complete", "send_on_error"):
+                terminal[sub] = True
+            if sig == "send_on_next":
+                seq[sub] = seq.get(sub, 0) + 1
+                if event.get("seq") != seq[sub]:
+                    problems.append(f"seq {event.get('seq')} != {seq[sub]}: {event}")
+        elif sig.startswith("begin_on_"):
+            if active.get(sub) is not None:
+                problems.append(f"rule 1.3: {sig} overlaps {active[sub]}: {event}")
+            active[sub] = sig[len("begin_") :]
+        elif sig.startswith("end_on_"):
+            if active.get(sub) != sig[len("end_") :]:
+                problems.append(f"{sig} without a matching begin: {event}")
+            active[sub] = None
+    return problems

@@ -1,0 +1,147 @@
+"""The work-in-progress drain loop: serial, complete, trampolined (rules 1.3, 2.7, 3.3)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from reactive_streams._serial import DrainLoop, SerialQueue
+from reactive_streams.executors import ManualExecutor, ThreadPoolExecutor
+
+
+class Counter(DrainLoop):
+    """Work = a pending count; a round processes all of it and checks for overlap."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending = 0
+        self.done = 0
+        self.rounds = 0
+        self.inside = 0
+        self.max_inside = 0
+        self.pending_lock = threading.Lock()
+        self.reenter_from_round = 0
+
+    def add(self) -> None:
+        with self.pending_lock:
+            self.pending += 1
+        if self._enter():
+            self._drain()
+
+    def _drain_round(self) -> bool:
+        self.inside += 1
+        self.max_inside = max(self.max_inside, self.inside)
+        self.rounds += 1
+        with self.pending_lock:
+            work, self.pending = self.pending, 0
+        self.done += work
+        if self.reenter_from_round > 0:
+            self.reenter_from_round -= 1
+            self.add()  # recursive call: must return at once (trampolining)
+        self.inside -= 1
+        return False
+
+
+def test_spec303_work_added_from_inside_a_round_runs_in_the_next_round() -> None:
+    counter = Counter()
+    counter.reenter_from_round = 1000
+    counter.add()
+    assert counter.max_inside == 1
+    assert counter.done == 1001
+    assert counter._wip == 0
+
+
+@pytest.mark.timeout(60)
+def test_spec103_eight_threads_never_overlap_and_lose_no_work() -> None:
+    counter = Counter()
+    per_thread = 5000
+    barrier = threading.Barrier(8)
+
+    def hammer() -> None:
+        barrier.wait(10)
+        for _ in range(per_thread):
+            counter.add()
+
+    threads = [threading.Thread(target=hammer) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+        assert not thread.is_alive()
+    assert counter.max_inside == 1
+    assert counter.done == 8 * per_thread
+    assert counter._wip == 0
+
+
+def test_serial_queue_runs_nothing_on_the_caller_and_keeps_order() -> None:
+    manual = ManualExecutor()
+    seen: list[int] = []
+    queue: SerialQueue[int] = SerialQueue(manual, seen.append, batch=3)
+    for i in range(7):
+        queue.offer(i)
+    assert seen == []
+    assert len(manual) == 1  # one drain task, however many offers
+    manual.run_next()
+    assert seen == [0, 1, 2]  # batch of 3, then a continuation task
+    assert len(manual) == 1
+    manual.run_all()
+    assert seen == list(range(7))
+    queue.offer(7)
+    assert len(manual) == 1
+    manual.run_all()
+    assert seen == list(range(8))
+
+
+def test_serial_queue_survives_a_raising_handler(caplog: pytest.LogCaptureFixture) -> None:
+    manual = ManualExecutor()
+    seen: list[int] = []
+
+    def handler(i: int) -> None:
+        if i == 1:
+            raise RuntimeError("handler failure")
+        seen.append(i)
+
+    queue: SerialQueue[int] = SerialQueue(manual, handler)
+    for i in range(3):
+        queue.offer(i)
+    manual.run_all()
+    assert seen == [0, 2]
+    assert "handler failure" in caplog.text
+
+
+@pytest.mark.timeout(60)
+def test_spec103_serial_queue_on_a_pool_is_serial_under_contention() -> None:
+    inside = 0
+    max_inside = 0
+    handled: list[int] = []
+    finished = threading.Event()
+    total = 8 * 2000
+
+    def handler(i: int) -> None:
+        nonlocal inside, max_inside
+        inside += 1
+        max_inside = max(max_inside, inside)
+        handled.append(i)
+        inside -= 1
+        if len(handled) == total:
+            finished.set()
+
+    with ThreadPoolExecutor(4) as pool:
+        queue: SerialQueue[int] = SerialQueue(pool, handler, batch=16)
+
+        def producer(base: int) -> None:
+            for i in range(2000):
+                queue.offer(base + i)
+
+        threads = [threading.Thread(target=producer, args=(k * 10_000,)) for k in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert finished.wait(30)
+    assert max_inside == 1
+    assert len(handled) == total
+    for k in range(8):  # per producer, FIFO order is kept
+        mine = [i for i in handled if k * 10_000 <= i < (k + 1) * 10_000]
+        assert mine == sorted(mine)
