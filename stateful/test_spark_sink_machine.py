@@ -11,7 +11,6 @@ survives, and a new sink with the same id resumes a replayable source at
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from reactive_streams.api import Subscriber
+from reactive_streams.executors import ManualExecutor
 from reactive_streams.spark.memory import (
     FAULTS,
     STEPS,
@@ -32,19 +32,6 @@ from reactive_streams.spark.sink import SparkSink, SparkSinkError
 N = 12
 BATCH = 2
 SINK = "m"
-
-
-class ManualTasks:
-    """A deterministic executor: tasks wait until the test runs them."""
-
-    def __init__(self) -> None:
-        self.tasks: list[Callable[[], None]] = []
-
-    def run_task(self, task: Callable[[], None]) -> None:
-        self.tasks.append(task)
-
-    def run(self, index: int) -> None:
-        self.tasks.pop(index % len(self.tasks))()
 
 
 class ReplaySource:
@@ -93,14 +80,14 @@ class SparkSinkMachine(RuleBasedStateMachine):
         self._start()
 
     def _start(self) -> None:
-        self.tasks = ManualTasks()
+        self.tasks = ManualExecutor()
         self.writer = MemoryBatchWriter(self.storage, SINK)
         self.sink = SparkSink(
             writer=self.writer,
             sink_id=SINK,
             batch_rows=BATCH,
             max_attempts=2,
-            run_task=self.tasks.run_task,
+            executor=self.tasks,
             progress=False,
             sleep=lambda _s: None,
         )
@@ -140,11 +127,11 @@ class SparkSinkMachine(RuleBasedStateMachine):
         self.source.completed = True
         self.sink.on_complete()
 
-    @precondition(lambda self: bool(self.tasks.tasks))
+    @precondition(lambda self: len(self.tasks) > 0)
     @rule(i=st.integers(0, 3))
     def run_task(self, i: int) -> None:
         try:
-            self.tasks.run(i)
+            self.tasks.run(i % len(self.tasks))
         except SimulatedCrash:
             self._crash_and_restart()
 
@@ -219,7 +206,7 @@ class SparkSinkMachine(RuleBasedStateMachine):
             if self.sink.completion.done():
                 self._crash_and_restart()
                 self.writer.faults.clear()
-            elif self.tasks.tasks:
+            elif len(self.tasks):
                 try:
                     self.tasks.run(0)
                 except SimulatedCrash:  # pragma: no cover - faults were cleared

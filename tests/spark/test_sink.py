@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,17 +75,15 @@ def ids_in(spark: Any, path: Path, fmt: str = "parquet") -> list[int]:
     return sorted(int(r["id"]) for r in reader.load(str(path)).select("id").collect())
 
 
-def crashing_run_task() -> Any:
-    """Threads whose tasks end quietly at a SimulatedCrash (the writer is dead after it)."""
+class CrashingExecutor:
+    """A thread per task; a task ends quietly at a SimulatedCrash (the writer is dead after it)."""
 
-    def run_task(task: Any) -> None:
+    def execute(self, task: Callable[[], None]) -> None:
         def guarded() -> None:
             with contextlib.suppress(SimulatedCrash):
                 task()
 
         threading.Thread(target=guarded, daemon=True).start()
-
-    return run_task
 
 
 @pytest.mark.parametrize("step", ["stage", "commit"])
@@ -93,7 +92,7 @@ def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: 
     writer = FaultyWriter(spark, str(tmp_path), "crashy")
     writer.crash_after = (step, 2)
     first = SparkSink(
-        writer=writer, sink_id="crashy", batch_rows=batch, run_task=crashing_run_task()
+        writer=writer, sink_id="crashy", batch_rows=batch, executor=CrashingExecutor()
     )
     source = RecordSource(0, n)
     source.subscribe(first)

@@ -10,8 +10,8 @@ Flow of one batch (``spec/SparkSink.tla`` models it):
 (``capacity = 2 * batch_rows``) at every moment, so memory is bounded whatever the
 stream length; while Spark writes batch k, batch k+1 is filled and converted
 (at most two sealed batches in flight). The convert and write lanes each run one
-task at a time on ``run_task`` (a two-thread pool by default; a deterministic
-executor in tests).
+task at a time on ``executor`` (a two-thread pool by default; a
+``ManualExecutor`` in tests makes every interleaving reproducible).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from reactive_streams.api import Subscription
+from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
 from reactive_streams.spark.progress import Progress, SinkMetrics
 from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter
@@ -83,10 +84,10 @@ class _Batch:
 
 
 class _SerialLane:
-    """Runs submitted tasks one at a time, in order, on ``run_task``."""
+    """Runs submitted tasks one at a time, in order, on an executor."""
 
-    def __init__(self, run_task: Callable[[Task], object]) -> None:
-        self._run_task = run_task
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
         self._lock = threading.Lock()
         self._tasks: deque[Task] = deque()
         self._running = False
@@ -101,7 +102,7 @@ class _SerialLane:
 
     def _start(self) -> None:
         try:
-            self._run_task(self._drain_one)
+            self._executor.execute(self._drain_one)
         except RuntimeError:  # the executor was shut down after the sink finished
             with self._lock:
                 dropped = len(self._tasks)
@@ -157,7 +158,7 @@ class SparkSink:
         max_attempts: int = 3,
         retry_backoff_s: float = 0.2,
         writer: BatchWriter | None = None,
-        run_task: Callable[[Task], object] | None = None,
+        executor: Executor | None = None,
         progress: bool | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -188,11 +189,11 @@ class SparkSink:
         self.recovery: Recovery = writer.recover()
 
         self._pool: ThreadPoolExecutor | None = None
-        if run_task is None:
-            self._pool = ThreadPoolExecutor(2, thread_name_prefix=f"spark-sink-{sink_id}")
-            run_task = self._pool.submit
-        self._convert_lane = _SerialLane(run_task)
-        self._write_lane = _SerialLane(run_task)
+        if executor is None:
+            self._pool = ThreadPoolExecutor(2, name=f"spark-sink-{sink_id}")
+            executor = self._pool
+        self._convert_lane = _SerialLane(executor)
+        self._write_lane = _SerialLane(executor)
 
         self._lock = threading.Lock()
         self._sub_lock = threading.RLock()  # rule 2.7: request/cancel calls are serial
@@ -536,7 +537,7 @@ class SparkSink:
                 state, self._error = "failed", e
         self._progress.close(metrics, state)
         if self._pool is not None:
-            self._pool.shutdown(wait=False)
+            self._pool.close(timeout=0)
         if state == "failed" or upstream_error is not None:
             cause = self._error if state == "failed" else upstream_error
             what = "upstream failed" if state != "failed" else "sink failed"
