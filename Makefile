@@ -42,6 +42,11 @@ bench: $(SETUP)
 bench-smoke: $(SETUP)
 	$(PY) -m bench --smoke
 
+## demo: end-to-end job on embedded Spark: generate, transform, SparkSink, verify (make demo N=...)
+demo: N ?= 1000000
+demo: $(SETUP)
+	$(PY) examples/demo_pipeline.py --n $(N)
+
 docs: $(SETUP)
 	$(PY) -m reactive_streams.rules > docs/rules.md
 
