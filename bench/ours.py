@@ -4,10 +4,11 @@ orchestrator can list these workloads before it is importable."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
-from bench.harness import WAIT_S, Run, half, twice, workload
+from bench.harness import WAIT_S, Run, Sink, half, twice, workload
 
 M = 1_000_000
 UNBOUNDED = 2**63 - 1  # rule 3.17: "effectively unbounded"
@@ -163,6 +164,109 @@ def rs_range_1m_req128(n: int) -> Run:
         s = BoundedSubscriber(128)
         src.range(0, n).subscribe(s)
         return s.result()
+
+    return run
+
+
+def _executors() -> Any:
+    from reactive_streams import executors
+
+    return executors
+
+
+def _bridges() -> Any:
+    from reactive_streams import bridges
+
+    return bridges
+
+
+@workload(
+    "rs_range_on_executor",
+    n=M,
+    group="ours",
+    title="`range(0, n, executor=SingleThreadExecutor())`: emitted on another thread",
+)
+def rs_range_on_executor(n: int) -> Run:
+    src, ex = _sources(), _executors()
+    executor = ex.SingleThreadExecutor(name="bench-source")
+
+    def run() -> int:
+        try:
+            s = CountingSubscriber.asynchronous()
+            src.range(0, n, executor=executor).subscribe(s)
+            return s.wait()
+        finally:
+            executor.close()
+
+    return run
+
+
+@workload(
+    "rs_to_iterable_async",
+    n=M,
+    group="ours",
+    title="`for x in to_iterable(range(.., executor=SingleThreadExecutor()), prefetch=128)`",
+)
+def rs_to_iterable_async(n: int) -> Run:
+    src, ex, br = _sources(), _executors(), _bridges()
+    executor = ex.SingleThreadExecutor(name="bench-source")
+
+    def run() -> int:
+        try:
+            sink = Sink()
+            on_next = sink.on_next
+            pub = src.range(0, n, executor=executor)
+            for x in br.to_iterable(pub, prefetch=128, timeout=WAIT_S):
+                on_next(x)
+            return sink.count
+        finally:
+            executor.close()
+
+    return run
+
+
+@workload(
+    "rs_aiter_range",
+    n=M,
+    group="ours",
+    title="`async for x in to_async_iterator(range(0, n), prefetch=128)`",
+)
+def rs_aiter_range(n: int) -> Run:
+    src, br = _sources(), _bridges()
+
+    async def main() -> int:
+        sink = Sink()
+        on_next = sink.on_next
+        async for x in br.to_async_iterator(src.range(0, n), prefetch=128):
+            on_next(x)
+        return sink.count
+
+    return lambda: asyncio.run(asyncio.wait_for(main(), WAIT_S))
+
+
+@workload(
+    "rs_aiter_async",
+    n=M,
+    group="ours",
+    title="`async for` over `to_async_iterator(range(.., executor=SingleThreadExecutor()))`",
+)
+def rs_aiter_async(n: int) -> Run:
+    src, ex, br = _sources(), _executors(), _bridges()
+    executor = ex.SingleThreadExecutor(name="bench-source")
+
+    async def main() -> int:
+        sink = Sink()
+        on_next = sink.on_next
+        pub = src.range(0, n, executor=executor)
+        async for x in br.to_async_iterator(pub, prefetch=128):
+            on_next(x)
+        return sink.count
+
+    def run() -> int:
+        try:
+            return asyncio.run(asyncio.wait_for(main(), WAIT_S))
+        finally:
+            executor.close()
 
     return run
 
