@@ -1,0 +1,182 @@
+"""SparkSink benchmark (not a test): streaming vs one bulk write, batch sizes, memory.
+
+    python -m bench.spark_sink                 # N=1M comparison + sweep, RSS at 1M and 10M
+    python -m bench.spark_sink --n 200000 --rss-n 200000,1000000 --sizes 65536
+
+Three parts:
+
+* same session, same run: a bulk write of N rows (generate all, one Arrow table,
+  one ``createDataFrame(...).coalesce(1).write``) against the sink streaming the
+  same N rows from a Publisher; reported as the ratio sink/bulk (target >= 0.8);
+* rows/s of the sink for each batch size tried (same session);
+* peak RSS (Python driver and Spark JVM) of the sink at each N of ``--rss-n``, each
+  in a fresh process (growth from the smallest to the largest N; target <= 10 %).
+
+Generation of the records is included in both paths (same generator).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import Any
+
+EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+SCHEMA = "id long, ts timestamp, key string, value double, payload string"
+PAYLOAD = "0123456789abcdef0123456789abcdef"
+
+
+def make(i: int) -> dict[str, Any]:
+    return {
+        "id": i,
+        "ts": EPOCH + dt.timedelta(milliseconds=i),
+        "key": f"k{i % 1000}",
+        "value": i * 0.25,
+        "payload": PAYLOAD,
+    }
+
+
+def records(n: int) -> Iterator[dict[str, Any]]:
+    return (make(i) for i in range(n))
+
+
+def jvm_peak_mib() -> float:
+    me = os.getpid()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if int(fh.read().rsplit(")", 1)[1].split()[1]) != me:
+                    continue
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except (OSError, IndexError, ValueError):
+            continue
+    return 0.0
+
+
+def run_bulk(spark: Any, n: int, path: str) -> float:
+    from reactive_streams.spark.records import RecordConverter
+
+    shutil.rmtree(path, ignore_errors=True)
+    t0 = time.perf_counter()
+    table = RecordConverter(SCHEMA).convert(list(records(n)))
+    spark.createDataFrame(table).coalesce(1).write.mode("overwrite").parquet(path)
+    return n / (time.perf_counter() - t0)
+
+
+def run_sink(spark: Any, n: int, path: str, batch_rows: int) -> float:
+    from reactive_streams import sources
+    from reactive_streams.executors import ThreadPoolExecutor
+    from reactive_streams.spark import SparkSink
+
+    shutil.rmtree(path, ignore_errors=True)
+    pool = ThreadPoolExecutor(1, name="bench-source")
+    try:
+        t0 = time.perf_counter()
+        sink = SparkSink(
+            spark, path, sink_id="bench", schema=SCHEMA, batch_rows=batch_rows, progress=False
+        )
+        sources.from_iterable(records(n), executor=pool, batch_size=8192).subscribe(sink)
+        result = sink.result(timeout=3600)
+        elapsed = time.perf_counter() - t0
+    finally:
+        pool.close()
+    assert result.metrics.records == n, result
+    return n / elapsed
+
+
+def session() -> Any:
+    from reactive_streams.spark import local_session
+
+    spark = local_session(app_name="bench-spark-sink")
+    warm = os.path.join(tempfile.gettempdir(), "rs-bench-warm")
+    run_bulk(spark, 3_000, warm)
+    run_sink(spark, 3_000, warm, 1_000)
+    return spark
+
+
+def compare(args: argparse.Namespace) -> dict[str, Any]:
+    spark = session()
+    out = os.path.join(tempfile.gettempdir(), "rs-bench-spark-sink")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    default = 131_072 if 131_072 in sizes else sizes[-1]
+    bulk, sink = [], []
+    for _ in range(args.repeat):  # interleaved, so load changes hit both alike
+        bulk.append(run_bulk(spark, args.n, out + "-bulk"))
+        sink.append(run_sink(spark, args.n, out + "-sink", default))
+    sweep = {}
+    for size in sizes:
+        sweep[size] = (
+            statistics.median(sink) if size == default else run_sink(spark, args.n, out, size)
+        )
+    spark.stop()
+    return {
+        "n": args.n,
+        "bulk_rows_per_s": bulk,
+        "sink_rows_per_s": sink,
+        "ratio_median": statistics.median(sink) / statistics.median(bulk),
+        "sink_batch_rows": default,
+        "sweep_rows_per_s": sweep,
+    }
+
+
+def rss_worker(n: int, batch_rows: int) -> dict[str, Any]:
+    spark = session()
+    path = os.path.join(tempfile.gettempdir(), f"rs-bench-rss-{n}")
+    rate = run_sink(spark, n, path, batch_rows)
+    jvm = jvm_peak_mib()
+    spark.stop()
+    shutil.rmtree(path, ignore_errors=True)
+    py = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"n": n, "rows_per_s": rate, "python_peak_mib": py, "jvm_peak_mib": jvm}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="SparkSink benchmark")
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--sizes", default="16384,65536,131072,262144")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--rss-n", default="1000000,10000000")
+    ap.add_argument("--rss-worker", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--batch-rows", type=int, default=131_072)
+    ap.add_argument("--skip-compare", action="store_true")
+    args = ap.parse_args(argv)
+    if args.rss_worker is not None:
+        print(json.dumps(rss_worker(args.rss_worker, args.batch_rows)))
+        return 0
+    report: dict[str, Any] = {}
+    if not args.skip_compare:
+        report["compare"] = compare(args)
+        print(json.dumps(report["compare"], indent=1), flush=True)
+    rss = []
+    for n in [int(x) for x in args.rss_n.split(",") if x]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench.spark_sink", "--rss-worker", str(n),
+             "--batch-rows", str(args.batch_rows)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        rss.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(json.dumps(rss[-1]), flush=True)
+    if len(rss) >= 2:
+        growth = rss[-1]["python_peak_mib"] / rss[0]["python_peak_mib"] - 1
+        report["rss"] = {"runs": rss, "python_growth": growth}
+        print(f"python peak RSS growth {rss[0]['n']:,} -> {rss[-1]['n']:,}: {growth:+.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
