@@ -67,14 +67,14 @@ class CountingSubscriber:
 
 
 class BoundedSubscriber(CountingSubscriber):
-    """Requests ``batch`` up front and again after every ``batch`` elements."""
+    """Requests ``batch`` up front and again each time ``batch`` more have arrived."""
 
-    __slots__ = ("batch", "left")
+    __slots__ = ("batch", "next_at")
 
     def __init__(self, batch: int = 128) -> None:
         super().__init__()
         self.batch = batch
-        self.left = batch
+        self.next_at = batch
 
     def on_subscribe(self, subscription: Any) -> None:
         self.subscription = subscription
@@ -82,9 +82,8 @@ class BoundedSubscriber(CountingSubscriber):
 
     def on_next(self, item: object) -> None:
         self.count += 1
-        self.left -= 1
-        if self.left == 0:
-            self.left = self.batch
+        if self.count == self.next_at:
+            self.next_at += self.batch
             self.subscription.request(self.batch)
 
 
