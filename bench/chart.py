@@ -26,7 +26,7 @@ COLORS = {
 def main() -> None:
     src, out = sys.argv[1], Path(sys.argv[2])
     results = json.loads(sys.stdin.read() if src == "-" else Path(src).read_text())
-    rows = [r for r in results["rows"] if "error" not in r]
+    rows = [r for r in results["rows"] if "rate_median" in r]
     names = [r["name"] + (" (subs)" if r["unit"] != "elements" else "") for r in rows]
     values = [r["rate_median"] for r in rows]
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.4))

@@ -66,6 +66,7 @@ class Workload:
     unit: str = "elements"  # or "subscriptions"
     expect: Callable[[int], int] = field(default=lambda n: n)
     slow: bool = False  # warm up on n/10 instead of n
+    requires: str | None = None  # a module that may not exist yet: skip, not fail
 
 
 REGISTRY: dict[str, Workload] = {}
@@ -81,12 +82,13 @@ def workload(
     unit: str = "elements",
     expect: Callable[[int], int] | None = None,
     slow: bool = False,
+    requires: str | None = None,
 ) -> Callable[[Setup], Setup]:
     def register(setup: Setup) -> Setup:
         if name in REGISTRY:
             raise ValueError(f"duplicate workload {name}")
         REGISTRY[name] = Workload(
-            name, setup, n, smoke_n, group, title, unit, expect or (lambda k: k), slow
+            name, setup, n, smoke_n, group, title, unit, expect or (lambda k: k), slow, requires
         )
         return setup
 

@@ -8,10 +8,11 @@ import asyncio
 import threading
 from typing import Any
 
-from bench.harness import WAIT_S, Run, Sink, half, twice, workload
+from bench.harness import WAIT_S, Run, Sink, half, inc, is_even, twice, workload
 
 M = 1_000_000
-UNBOUNDED = 2**63 - 1  # rule 3.17: "effectively unbounded"
+UNBOUNDED = 2**63 - 1
+FLOW = "reactive_streams.flow"  # the operators  # rule 3.17: "effectively unbounded"
 
 
 class CountingSubscriber:
@@ -266,6 +267,173 @@ def rs_aiter_async(n: int) -> Run:
             return asyncio.run(asyncio.wait_for(main(), WAIT_S))
         finally:
             executor.close()
+
+    return run
+
+
+@workload(
+    "rs_async_subscriber",
+    n=M,
+    group="ours",
+    title="`range(0, n)` into an `AsyncSubscriber` on another thread, request(128), +96 at 75 %",
+)
+def rs_async_subscriber(n: int) -> Run:
+    src, ex = _sources(), _executors()
+    from reactive_streams.subscribers import AsyncSubscriber
+
+    executor = ex.SingleThreadExecutor(name="bench-consumer")
+
+    class Counting(AsyncSubscriber[int]):
+        def __init__(self) -> None:
+            super().__init__(executor)
+            self.count = 0
+            self.done = threading.Event()
+
+        def when_subscribe(self) -> None:
+            self.request(128)
+
+        def when_next(self, item: int) -> bool:
+            self.count += 1
+            if self.count % 96 == 0:
+                self.request(96)
+            return True
+
+        def when_complete(self) -> None:
+            self.done.set()
+
+        def when_error(self, error: BaseException) -> None:
+            self.done.set()
+
+    def run() -> int:
+        try:
+            s = Counting()
+            src.range(0, n).subscribe(s)
+            if not s.done.wait(WAIT_S):
+                raise TimeoutError(f"no terminal signal within {WAIT_S} s")
+            return s.count
+        finally:
+            executor.close()
+
+    return run
+
+
+def _flow() -> Any:
+    from reactive_streams.flow import Flow
+
+    return Flow
+
+
+def _wrap(publisher: Any) -> Any:
+    """A Flow over ``publisher``."""
+    flow = _flow()
+    for name in ("from_publisher", "of", "wrap"):
+        make = getattr(flow, name, None)
+        if make is not None:
+            return make(publisher)
+    return flow(publisher)
+
+
+@workload(
+    "rs_map_filter",
+    n=M,
+    group="ours",
+    requires=FLOW,
+    title="`Flow(range(0, n)).map(inc).filter(is_even)`, unbounded demand",
+    expect=half,
+)
+def rs_map_filter(n: int) -> Run:
+    src = _sources()
+
+    def run() -> int:
+        s = CountingSubscriber()
+        _wrap(src.range(0, n)).map(inc).filter(is_even).subscribe(s)
+        return s.result()
+
+    return run
+
+
+@workload(
+    "rs_flat_map_one",
+    n=M,
+    group="ours",
+    requires=FLOW,
+    title="`Flow(range(0, n)).flat_map(lambda x: just(x))`",
+)
+def rs_flat_map_one(n: int) -> Run:
+    src = _sources()
+    just = src.just
+
+    def run() -> int:
+        s = CountingSubscriber()
+        _wrap(src.range(0, n)).flat_map(just).subscribe(s)
+        return s.result()
+
+    return run
+
+
+@workload(
+    "rs_flat_map_two",
+    n=M,
+    group="ours",
+    requires=FLOW,
+    title="`Flow(range(0, n)).flat_map(lambda x: range(x, 2))`",
+    expect=twice,
+)
+def rs_flat_map_two(n: int) -> Run:
+    src = _sources()
+    range_ = src.range
+
+    def run() -> int:
+        s = CountingSubscriber()
+        _wrap(src.range(0, n)).flat_map(lambda x: range_(x, 2)).subscribe(s)
+        return s.result()
+
+    return run
+
+
+@workload(
+    "rs_range_async",
+    n=M,
+    group="ours",
+    requires=FLOW,
+    title="rangeAsync: `range(0, n)` `.observe_on(SingleThreadExecutor(), prefetch=128)`",
+)
+def rs_range_async(n: int) -> Run:
+    src, ex = _sources(), _executors()
+    executor = ex.SingleThreadExecutor(name="bench-observe")
+
+    def run() -> int:
+        try:
+            s = CountingSubscriber.asynchronous()
+            _wrap(src.range(0, n)).observe_on(executor, prefetch=128).subscribe(s)
+            return s.wait()
+        finally:
+            executor.close()
+
+    return run
+
+
+@workload(
+    "rs_pipeline",
+    n=M,
+    group="ours",
+    requires=FLOW,
+    title="rangePipeline: `.subscribe_on(thread 1).observe_on(thread 2, prefetch=128)`",
+)
+def rs_pipeline(n: int) -> Run:
+    src, ex = _sources(), _executors()
+    first = ex.SingleThreadExecutor(name="bench-subscribe")
+    second = ex.SingleThreadExecutor(name="bench-observe")
+
+    def run() -> int:
+        try:
+            s = CountingSubscriber.asynchronous()
+            flow = _wrap(src.range(0, n)).subscribe_on(first)
+            flow.observe_on(second, prefetch=128).subscribe(s)
+            return s.wait()
+        finally:
+            first.close()
+            second.close()
 
     return run
 

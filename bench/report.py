@@ -44,6 +44,11 @@ COMPARE: dict[str, list[str]] = {
     ],
     "rs_range_async_unfused": ["rs_range_async", "rxbp_observe_on_256", "queue_thread_1"],
     "rs_pipeline": ["rs_range_async", "aiter_pipeline", "queue_thread_1"],
+    "rs_range_on_executor": ["rs_range_1m", "queue_thread_256", "rxbp_observe_on_256"],
+    "rs_async_subscriber": ["queue_thread_1", "rxbp_observe_on_256", "rx_observe_on_eventloop"],
+    "rs_to_iterable_async": ["queue_thread_1", "queue_thread_256"],
+    "rs_aiter_range": ["aiter_range", "aiter_async"],
+    "rs_aiter_async": ["aiter_async", "queue_thread_1"],
 }
 
 
@@ -99,7 +104,7 @@ def by_name(results: Results) -> dict[str, Row]:
 
 
 def ok(row: Row | None) -> bool:
-    return row is not None and "error" not in row
+    return row is not None and "rate_median" in row
 
 
 def growth(row: Row) -> float:
@@ -109,6 +114,8 @@ def growth(row: Row) -> float:
 def progress_line(row: Row) -> str:
     if "error" in row:
         return f"{row['name']:<32} ERROR {row['error']}"
+    if "skipped" in row:
+        return f"{row['name']:<32} skipped: {row['skipped']}"
     return (
         f"{row['name']:<32} n={row['n']:<9} median {rate(row['rate_median']):>8}/s"
         f"  best {rate(row['rate_best']):>8}/s  rss {row['peak_rss_mib']:.0f} MiB"
@@ -139,6 +146,10 @@ def results_table(results: Results) -> str:
         if "error" in r:
             err = r["error"]
             lines.append(f"| `{r['name']}` | {r.get('title', '')} | | ERROR: {err} | | | | | |")
+            continue
+        if "skipped" in r:
+            why = r["skipped"]
+            lines.append(f"| `{r['name']}` | {r.get('title', '')} | | not run: {why} | | | | | |")
             continue
         unit = "" if r["unit"] == "elements" else " subs"
         x_limit = ratio(r["rate_median"] / limit["rate_median"]) if ok(limit) and limit else ""

@@ -137,12 +137,19 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
 def rss_worker(n: int, batch_rows: int) -> dict[str, Any]:
     spark = session()
     path = os.path.join(tempfile.gettempdir(), f"rs-bench-rss-{n}")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rate = run_sink(spark, n, path, batch_rows)
+    py = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jvm = jvm_peak_mib()
     spark.stop()
     shutil.rmtree(path, ignore_errors=True)
-    py = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"n": n, "rows_per_s": rate, "python_peak_mib": py, "jvm_peak_mib": jvm}
+    return {
+        "n": n,
+        "rows_per_s": rate,
+        "python_peak_mib": py,
+        "python_peak_before_run_mib": before,
+        "jvm_peak_mib": jvm,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 import traceback
@@ -26,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         importlib.import_module(a.module)
+        needs = REGISTRY[a.name].requires
+        if needs is not None and importlib.util.find_spec(needs) is None:
+            print(json.dumps({"name": a.name, "skipped": f"needs {needs}"}))
+            return 0
         row = measure(REGISTRY[a.name], a.n, a.runs, warmup=not a.no_warmup)
     except Exception as e:  # report the failure as a row; the run goes on
         traceback.print_exc()
