@@ -12,6 +12,7 @@ import cProfile
 import importlib
 import pstats
 import sys
+import threading
 
 from bench.harness import REGISTRY
 
@@ -30,15 +31,27 @@ def main(argv: list[str] | None = None) -> int:
     w = REGISTRY[a.name]
     n = a.n or max(1, w.n // 10)
     w.setup(max(1, n // 10))()  # warm-up, unprofiled
+    thread_profiles: list[cProfile.Profile] = []
+
+    def profile_new_thread(*_: object) -> None:
+        # first event in a thread started from now on: hand the thread to its own profiler
+        p = cProfile.Profile()
+        thread_profiles.append(p)
+        p.enable()
+
+    threading.setprofile(profile_new_thread)  # executors started by the setup below
     run = w.setup(n)
     prof = cProfile.Profile()
     prof.enable()
     got = run()
     prof.disable()
+    threading.setprofile(None)  # type: ignore[arg-type]
     if got != w.expect(n):
         print(f"{a.name}: delivered {got}, expected {w.expect(n)}", file=sys.stderr)
         return 1
     stats = pstats.Stats(prof)
+    for p in thread_profiles:
+        stats.add(p)
     total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
     print(f"{a.name}: n={n}, profiled total {total:.3f} s ({1e9 * total / n:.0f} ns/element)")
     print(f"{'calls/elem':>10} {'own ns/elem':>11} {'own %':>6}  function")
