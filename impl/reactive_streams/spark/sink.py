@@ -281,22 +281,23 @@ class SparkSink:
     def on_next(self, item: Any) -> None:
         if item is None:
             raise TypeError("rule 2.13: on_next(None)")
-        batch = None
         with self._lock:
             if self._state != "active" or self._upstream_done:
                 return  # rule 2.8: signals after cancel are dropped
-            self._outstanding -= 1
-            if self._outstanding < 0:
-                self._outstanding = 0
-                violation = True
-            else:
-                violation = False
-                filling = self._filling
+            outstanding = self._outstanding - 1
+            filling = self._filling
+            if outstanding >= 0:  # rule 1.1 holds
+                self._outstanding = outstanding
                 filling.append(item)
-                if len(filling) == 1 and self.max_delay_s is not None:
+                size = len(filling)
+                if size < self._seal_rows and (size > 1 or self.max_delay_s is None):
+                    return  # the hot path: one lock, one append
+                if size == 1:
                     self._start_delay_timer_locked()
-                if len(filling) >= self._seal_rows:
-                    batch = self._seal_locked()
+                batch = self._seal_locked() if size >= self._seal_rows else None
+                violation = False
+            else:
+                violation, batch = True, None
         if violation:
             self._fail(RuntimeError("rule 1.1: the publisher sent more elements than requested"))
         elif batch is not None:
