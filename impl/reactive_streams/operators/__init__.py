@@ -1,0 +1,1 @@
+"""The operators behind :class:`reactive_streams.flow.Flow`, one module per family."""

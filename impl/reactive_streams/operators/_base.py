@@ -1,0 +1,161 @@
+"""Shared pieces of the operators: the pass-through operator subscriber and helpers.
+
+A pass-through operator (map, filter, take, ...) is one object that is the Subscriber of
+its upstream and the Subscription of its downstream. Upstream obeys rule 1.3, so its
+``on_*`` calls never overlap and the operator calls downstream serially too; operators
+that emit on their own (buffers, flat_map, observe_on) use the core ``DrainLoop``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .._demand import check_request
+
+if TYPE_CHECKING:
+    from ..api import Publisher, Subscriber, Subscription
+
+_log = logging.getLogger("reactive_streams")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+__all__ = ["NULL_ITEM", "Operator", "OperatorPublisher", "null_item_error"]
+
+NULL_ITEM = "rule 2.13: a publisher must not signal on_next(None)"
+
+
+def null_item_error() -> TypeError:
+    """The error for a user function that produced None (the same text as the sources')."""
+    return TypeError(NULL_ITEM)
+
+
+class _Cancelled:
+    """A Subscription that does nothing: stands in for a released upstream."""
+
+    __slots__ = ()
+
+    def request(self, n: int) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+
+CANCELLED: Subscription = _Cancelled()
+
+
+class Operator(Generic[T, R]):
+    """Subscriber of ``T`` upstream and Subscription downstream, emitting ``R``.
+
+    Subclasses override ``on_next`` (and whatever else they change). ``_fail`` is the
+    path for a user function that raised: cancel upstream, then ``on_error`` downstream.
+    """
+
+    __slots__ = ("_done", "_downstream", "_upstream")
+
+    def __init__(self, downstream: Subscriber[R]) -> None:
+        self._downstream: Subscriber[R] | None = downstream
+        self._upstream: Subscription = CANCELLED
+        self._done = False
+
+    # --------------------------------------------------------------- Subscriber
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._upstream is not CANCELLED or self._done:
+            subscription.cancel()  # rule 2.5: one active subscription
+            return
+        self._upstream = subscription
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_subscribe(self)
+
+    def on_next(self, item: T) -> None:
+        raise NotImplementedError
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        if self._done:
+            return  # rule 2.8 / 1.7: after our own terminal signal, ignore
+        self._done = True
+        downstream, self._downstream = self._downstream, None  # rule 3.13
+        self._upstream = CANCELLED
+        if downstream is not None:
+            downstream.on_error(error)
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        downstream, self._downstream = self._downstream, None
+        self._upstream = CANCELLED
+        if downstream is not None:
+            downstream.on_complete()
+
+    # ------------------------------------------------------------- Subscription
+    def request(self, n: int) -> None:
+        self._upstream.request(n)  # rules 3.9 and 3.17 are the upstream's to apply
+
+    def cancel(self) -> None:
+        upstream, self._upstream = self._upstream, CANCELLED
+        self._done = True
+        self._downstream = None  # rule 3.13
+        upstream.cancel()
+
+    # ---------------------------------------------------------------- helpers
+    def _fail(self, error: BaseException) -> None:
+        """A user function raised: cancel upstream, signal ``error`` downstream (once)."""
+        if self._done:
+            return
+        upstream, self._upstream = self._upstream, CANCELLED
+        upstream.cancel()
+        self.on_error(error)
+
+    def _complete_early(self) -> None:
+        """Stop before upstream ends (take, take_while): cancel upstream, complete."""
+        if self._done:
+            return
+        upstream, self._upstream = self._upstream, CANCELLED
+        upstream.cancel()
+        self.on_complete()
+
+
+class OperatorPublisher(Generic[R]):
+    """A Publisher that subscribes ``make(downstream)`` to ``source`` for every subscriber."""
+
+    __slots__ = ("_make", "_name", "_source")
+
+    def __init__(
+        self,
+        source: Publisher[Any],
+        make: Callable[[Subscriber[R]], Subscriber[Any]],
+        name: str = "operator",
+    ) -> None:
+        self._source = source
+        self._make = make
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} of {self._source!r}>"
+
+    def subscribe(self, subscriber: Subscriber[R]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        self._source.subscribe(self._make(subscriber))
+
+
+def validate_request(n: object) -> str | None:
+    """Rule 3.9 check for operators that keep their own demand."""
+    if type(n) is int and n > 0:
+        return None
+    return check_request(n)
+
+
+def deliver_subscribe_then_error(subscriber: Subscriber[Any], error: BaseException) -> None:
+    """Rule 1.9 then 1.4: ``on_subscribe`` with a dead subscription, then ``on_error``."""
+    subscriber.on_subscribe(CANCELLED)
+    subscriber.on_error(error)

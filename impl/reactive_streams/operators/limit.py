@@ -1,0 +1,112 @@
+"""Operators that end or thin a stream by count or condition: ``take``, ``skip``,
+``take_while``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from ._base import CANCELLED, Operator
+
+if TYPE_CHECKING:
+    from ..api import Subscriber, Subscription
+
+T = TypeVar("T")
+
+__all__ = ["Skip", "Take", "TakeWhile"]
+
+
+class Take(Operator[T, T]):
+    """The first ``count`` elements, then cancel upstream and complete.
+
+    Upstream is never asked for more than ``count`` elements in total: requests are
+    capped (``take(3)`` under ``request(2**63 - 1)`` requests 3 upstream).
+    """
+
+    __slots__ = ("_limit", "_lock", "_remaining", "_requested_up")
+
+    def __init__(self, downstream: Subscriber[T], count: int) -> None:
+        super().__init__(downstream)
+        self._limit = count
+        self._remaining = count
+        self._requested_up = 0
+        self._lock = threading.Lock()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        super().on_subscribe(subscription)
+        if self._limit == 0 and self._upstream is not CANCELLED:
+            self._complete_early()  # take(0): complete without demand (rule 1.5)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            self._upstream.request(n)  # rule 3.9: upstream signals the error
+            return
+        with self._lock:  # requests may come from several threads (rule 2.7 allows it)
+            allowed = self._limit - self._requested_up
+            grant = n if n < allowed else allowed
+            if grant > 0:
+                self._requested_up += grant
+        if grant > 0:
+            self._upstream.request(grant)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        remaining = self._remaining - 1
+        self._remaining = remaining
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_next(item)
+        if remaining == 0:
+            self._complete_early()
+
+
+class Skip(Operator[T, T]):
+    """Drops the first ``count`` elements; requests them upstream at subscription."""
+
+    __slots__ = ("_remaining",)
+
+    def __init__(self, downstream: Subscriber[T], count: int) -> None:
+        super().__init__(downstream)
+        self._remaining = count
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        super().on_subscribe(subscription)
+        if self._remaining > 0:
+            self._upstream.request(self._remaining)  # the skipped ones are ours to ask for
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        if self._remaining > 0:
+            self._remaining -= 1
+            return
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_next(item)
+
+
+class TakeWhile(Operator[T, T]):
+    """Elements while ``predicate`` holds; the first that fails ends the stream (not emitted)."""
+
+    __slots__ = ("_predicate",)
+
+    def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
+        super().__init__(downstream)
+        self._predicate = predicate
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        try:
+            keep = self._predicate(item)
+        except Exception as exc:
+            self._fail(exc)
+            return
+        if not keep:
+            self._complete_early()
+            return
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_next(item)
