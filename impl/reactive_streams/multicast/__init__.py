@@ -1,0 +1,27 @@
+"""Multicasting: one subscription to a source shared by many subscribers.
+
+``publish(source)`` keeps its subscribers in lockstep (the source runs at the pace of
+the slowest); ``replay(source, bound)`` buffers and replays to late subscribers, each at
+its own pace. Both return a :class:`ConnectableFlow`: nothing flows until ``connect()``,
+``Connection.disconnect()`` ends the run (``on_disconnect`` decides what subscribers
+see), and ``ref_count()`` connects and disconnects automatically.
+"""
+
+from ._connection import DISCONNECT_STRATEGIES, Connection, DisconnectedError, OnDisconnect
+from .connectable import ConnectableFlow, RefCountFlow
+from .publish import DEFAULT_BUFFER_SIZE, PublishConnection, publish
+from .replay import ReplayConnection, replay
+
+__all__ = [
+    "DEFAULT_BUFFER_SIZE",
+    "DISCONNECT_STRATEGIES",
+    "ConnectableFlow",
+    "Connection",
+    "DisconnectedError",
+    "OnDisconnect",
+    "PublishConnection",
+    "RefCountFlow",
+    "ReplayConnection",
+    "publish",
+    "replay",
+]

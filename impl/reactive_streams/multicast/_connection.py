@@ -1,0 +1,530 @@
+"""The machinery shared by ``publish`` and ``replay``: one connection to the source, many children.
+
+A :class:`Connection` is a :class:`~reactive_streams._serial.DrainLoop`. Every event
+(a child arrives, requests, cancels; the source signals; ``disconnect``) first records
+itself and then enters the drain. Only the drainer calls the children's ``on_*`` methods
+and the upstream ``request``/``cancel``: signals to each child are serial (rule 1.3) and
+calls on the upstream subscription are serial (rule 2.7). A ``request`` made from inside
+``on_next`` finds the loop busy and returns at once (rule 3.3).
+
+With an executor the drain runs as tasks on it (at most ``batch_size`` elements per task);
+without one it runs on whichever thread brought the work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from .. import tracing as _tracing
+from .._demand import MAX_DEMAND, check_request
+from .._serial import DrainLoop
+from ..executors import Executor
+
+if TYPE_CHECKING:
+    from ..api import Publisher, Subscriber, Subscription
+    from .connectable import ConnectableFlow
+
+__all__ = ["DISCONNECT_STRATEGIES", "Child", "Connection", "DisconnectedError", "OnDisconnect"]
+
+_log = logging.getLogger("reactive_streams")
+
+T = TypeVar("T")
+
+OnDisconnect = Literal["error", "complete", "none"]
+DISCONNECT_STRATEGIES: tuple[OnDisconnect, ...] = ("error", "complete", "none")
+
+
+class DisconnectedError(Exception):
+    """What subscribers of a disconnected connection get with ``on_disconnect="error"``."""
+
+
+def _traced_n(n: object) -> int | None:
+    return n if type(n) is int else None
+
+
+class Child(Generic[T]):
+    """The Subscription handed to one subscriber of a connection (one per ``subscribe``)."""
+
+    __slots__ = (
+        "_conn",
+        "bad_request",
+        "cancelled",
+        "finished",
+        "id",
+        "node",
+        "pin",
+        "requested",
+        "seq",
+        "subscribed",
+        "subscriber",
+        "total",
+        "tracer",
+    )
+
+    def __init__(self, conn: Connection[T], subscriber: Subscriber[T]) -> None:
+        self._conn = conn
+        self.subscriber: Subscriber[T] | None = subscriber
+        self.requested = 0  # outstanding demand (rule 3.17: MAX_DEMAND = unbounded)
+        self.total = 0  # everything ever requested, saturating (replay's coordination)
+        self.pin = 0  # replay: index of the element before this child's first one
+        self.node: Any = None  # replay: the last buffer node delivered (or the pinned head)
+        self.cancelled = False  # cancel() was called (or a fault cancelled it)
+        self.finished = False  # publisher side done: terminal sent, cancel received, dropped
+        self.subscribed = False  # on_subscribe delivered
+        self.bad_request: str | None = None
+        self.seq = 0
+        tracer = _tracing._tracer
+        self.tracer = tracer
+        self.id = tracer.new_subscription_id() if tracer is not None else 0
+
+    def __repr__(self) -> str:
+        return f"<multicast subscription {self.id or hex(id(self))}>"
+
+    @property
+    def subscription_id(self) -> int:
+        """The id used in trace events (0 when tracing was off at creation)."""
+        return self.id
+
+    # ------------------------------------------------------------ Subscription API
+    def request(self, n: int) -> None:
+        tracer = self.tracer
+        if tracer is not None:
+            tracer.emit(self.id, "request", n=_traced_n(n))
+        if self.cancelled or self.finished:
+            return  # rule 3.6
+        message = check_request(n) if type(n) is not int or n <= 0 else None
+        conn = self._conn
+        with conn._lock:
+            if self.finished:
+                return
+            if tracer is not None:
+                tracer.emit(self.id, "recv_request", n=_traced_n(n))
+            if message is not None:
+                if self.bad_request is None:
+                    self.bad_request = message  # rule 3.9: signalled by the drain, never raised
+            else:
+                requested = self.requested + n
+                self.requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # 3.17
+                total = self.total + n
+                self.total = total if total < MAX_DEMAND else MAX_DEMAND
+            wip = conn._wip
+            conn._wip = wip + 1
+        if wip == 0:
+            conn._start_drain()
+
+    def cancel(self) -> None:
+        tracer = self.tracer
+        if tracer is not None:
+            tracer.emit(self.id, "cancel")
+        conn = self._conn
+        with conn._lock:
+            if self.cancelled:
+                return  # rule 3.5: idempotent
+            self.cancelled = True
+            wip = conn._wip
+            conn._wip = wip + 1
+        if wip == 0:
+            conn._start_drain()  # the drain removes this child: its pressure is released
+
+    # ------------------------------------------------- signals (drain thread only)
+    @property
+    def active(self) -> bool:
+        return self.subscribed and not self.cancelled and not self.finished
+
+    def deliver_subscribe(self) -> None:
+        self.subscribed = True
+        subscriber = self.subscriber
+        if subscriber is None:
+            return
+        tracer = self.tracer
+        if tracer is not None:
+            tracer.emit(self.id, "send_on_subscribe")
+            tracer.emit(self.id, "begin_on_subscribe")
+        try:
+            subscriber.on_subscribe(self)
+        except Exception as exc:
+            if tracer is not None:
+                tracer.emit(self.id, "end_on_subscribe", raised=True)
+            self._raised("on_subscribe", exc)
+            return
+        if tracer is not None:
+            tracer.emit(self.id, "end_on_subscribe", raised=False)
+
+    def deliver_next(self, item: T) -> bool:
+        """Call ``on_next`` (demand is taken by the caller); False if the child is gone."""
+        subscriber = self.subscriber
+        if subscriber is None or self.cancelled:
+            return False
+        tracer = self.tracer
+        if tracer is None:
+            try:
+                subscriber.on_next(item)
+            except Exception as exc:
+                self._raised("on_next", exc)
+                return False
+            return True
+        with self._conn._lock:  # commit atomically with respect to a concurrent cancel
+            if self.cancelled:
+                return False
+            self.seq += 1
+            seq = self.seq
+            tracer.emit(self.id, "send_on_next", seq=seq)
+        tracer.emit(self.id, "begin_on_next", seq=seq)
+        try:
+            subscriber.on_next(item)
+        except Exception as exc:
+            tracer.emit(self.id, "end_on_next", seq=seq, raised=True)
+            self._raised("on_next", exc)
+            return False
+        tracer.emit(self.id, "end_on_next", seq=seq, raised=False)
+        return True
+
+    def take(self, k: int) -> None:
+        """``k`` elements were delivered: take them from the demand (rule 3.17: MAX stays)."""
+        if k:
+            with self._conn._lock:
+                requested = self.requested
+                if requested != MAX_DEMAND:
+                    self.requested = requested - k
+
+    def deliver_terminal(self, error: BaseException | None) -> None:
+        """``on_error(error)``, or ``on_complete`` for None (rules 1.4, 1.5); at most once (1.7)."""
+        tracer = self.tracer
+        with self._conn._lock:
+            if self.finished or self.cancelled:
+                return
+            self.finished = True
+            if tracer is not None:
+                if error is None:
+                    tracer.emit(self.id, "send_on_complete")
+                else:
+                    tracer.emit(self.id, "send_on_error", error=_tracing.error_text(error))
+        subscriber = self.subscriber
+        self.release()  # rule 1.6: after a terminal signal the subscription is cancelled
+        if subscriber is None:
+            return
+        method = "on_complete" if error is None else "on_error"
+        if tracer is not None:
+            tracer.emit(self.id, "begin_" + method)
+        try:
+            if error is None:
+                subscriber.on_complete()
+            else:
+                subscriber.on_error(error)
+        except Exception as exc:
+            if tracer is not None:
+                tracer.emit(self.id, "end_" + method, raised=True)
+            self._raised(method, exc)
+            return
+        if tracer is not None:
+            tracer.emit(self.id, "end_" + method, raised=False)
+
+    def receive_cancel(self) -> None:
+        """The drain observes the cancel: forget the child (rule 3.13)."""
+        with self._conn._lock:
+            if self.finished:
+                return
+            self.finished = True
+            if self.tracer is not None:
+                self.tracer.emit(self.id, "recv_cancel")
+        self.release()
+
+    def drop(self) -> None:
+        """``on_disconnect="none"``: forget the child without a signal."""
+        with self._conn._lock:
+            self.finished = True
+        self.release()
+
+    def release(self) -> None:
+        self.subscriber = None  # rule 3.13
+        self.node = None
+
+    def _raised(self, method: str, exc: BaseException) -> None:
+        # rule 2.13: a subscriber that raises is cancelled and the fault logged
+        _log.error(
+            "rule 2.13: %s raised from %r; subscription cancelled", method, self, exc_info=exc
+        )
+        self.cancel()
+
+
+class _SourceSubscriber(Generic[T]):
+    """What the connection subscribes to the source with; forwards to the connection."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: Connection[T]) -> None:
+        self._conn = conn
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        self._conn._upstream_subscribe(subscription)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        self._conn._upstream_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._conn._upstream_terminal(error)
+
+    def on_complete(self) -> None:
+        self._conn._upstream_terminal(None)
+
+
+class Connection(DrainLoop, Generic[T]):
+    """One connection of a :class:`~reactive_streams.multicast.ConnectableFlow` to its source.
+
+    Returned by ``connect()``: ``disconnect()`` cancels the source and treats the
+    subscribers by the flow's ``on_disconnect`` strategy. Usable as a context manager.
+    """
+
+    def __init__(
+        self,
+        flow: ConnectableFlow[T],
+        source: Publisher[T],
+        on_disconnect: OnDisconnect,
+        executor: Executor | None,
+        batch_size: int,
+    ) -> None:
+        super().__init__()
+        self._flow = flow
+        self._source = source
+        self._on_disconnect = on_disconnect
+        self._executor = executor
+        self._batch = batch_size if batch_size > 0 else 1
+        self._pending: deque[Child[T]] = deque()  # arrived, on_subscribe not yet delivered
+        self._children: list[Child[T]] = []  # drain thread only
+        self._upstream: Subscription | None = None
+        self._upstream_requested = 0  # total requested from the source (saturating)
+        self._received = 0  # elements received from the source
+        self._connected = False
+        self._disconnect_requested = False
+        self._disconnect_handled = False
+        self._upstream_cancelled = False
+        self._done = False  # the source (or a disconnect) ended the stream
+        self._error: BaseException | None = None
+        self._cut_ahead = False  # the error overtakes buffered elements
+
+    # ------------------------------------------------------------------ public
+    @property
+    def connected(self) -> bool:
+        """``connect()`` started this connection."""
+        return self._connected
+
+    @property
+    def disconnected(self) -> bool:
+        """``disconnect()`` was called."""
+        return self._disconnect_requested
+
+    @property
+    def upstream_requested(self) -> int:
+        """Total demand signalled to the source so far (``MAX_DEMAND`` = unbounded)."""
+        return self._upstream_requested
+
+    @property
+    def subscriber_count(self) -> int:
+        """Children currently attached (arrived, not yet cancelled or terminated)."""
+        with self._lock:
+            return sum(1 for c in (*self._children, *self._pending) if not c.finished)
+
+    def disconnect(self) -> None:
+        """Cancel the source; the subscribers get an error, a completion or nothing.
+
+        Idempotent. Subscribers arriving afterwards wait for the next ``connect()``.
+        """
+        with self._lock:
+            if self._disconnect_requested:
+                return
+            self._disconnect_requested = True
+        self._flow._forget(self)
+        self._kick()
+
+    dispose = disconnect
+
+    def __enter__(self) -> Connection[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disconnect()
+
+    # ------------------------------------------------------- called by the flow
+    def _add(self, child: Child[T]) -> None:
+        self._pending.append(child)
+
+    def _start(self) -> None:
+        """Subscribe to the source (once, from ``connect``)."""
+        try:
+            self._source.subscribe(_SourceSubscriber(self))
+        except Exception as exc:
+            _log.exception("%r: the source's subscribe raised", self)
+            self._upstream_terminal(exc)
+
+    @property
+    def _finished(self) -> bool:
+        """The source's stream is over (a new ``connect()`` starts a new connection)."""
+        return self._done and not self._disconnect_requested
+
+    # ------------------------------------------------------------- drain entry
+    def _kick(self) -> None:
+        if self._enter():
+            self._start_drain()
+
+    def _start_drain(self) -> None:
+        executor = self._executor
+        if executor is None:
+            self._drain()
+            return
+        try:
+            executor.execute(self._drain)
+        except Exception:
+            _log.exception("%r: executor rejected the drain task", self)
+
+    def _continue(self) -> bool:
+        """Executor mode, a batch is done but work remains: re-schedule and keep ``_wip``."""
+        executor = self._executor
+        if executor is None:
+            return False
+        try:
+            executor.execute(self._drain)
+        except Exception:
+            _log.exception("%r: executor rejected the drain task", self)
+            return False
+        return True
+
+    # ------------------------------------------------------------ upstream side
+    def _upstream_subscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            duplicate = self._upstream is not None
+            if not duplicate:
+                self._upstream = subscription
+        if duplicate:
+            subscription.cancel()  # rule 2.5
+            return
+        self._kick()
+
+    def _upstream_next(self, item: T) -> None:
+        if self._done:
+            return
+        self._received += 1
+        if self._received > self._upstream_requested:
+            self._upstream_terminal(
+                RuntimeError("rule 1.1: the source sent more elements than were requested")
+            )
+            return
+        self._store(item)
+        self._kick()
+
+    def _upstream_terminal(self, error: BaseException | None) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._error = error
+            self._done = True
+            self._on_source_terminal(error)
+        self._kick()
+
+    def _control_upstream(self) -> None:
+        """Drain thread: cancel the source after a disconnect, otherwise top up its demand."""
+        upstream = self._upstream
+        if self._disconnect_requested:
+            if not self._disconnect_handled:
+                self._disconnect_handled = True
+                self._apply_disconnect()
+            if upstream is not None and not self._upstream_cancelled:
+                self._upstream_cancelled = True
+                self._upstream = None
+                upstream.cancel()
+            return
+        if upstream is None or self._done:
+            return
+        n = self._upstream_demand()
+        if n > 0:
+            total = self._upstream_requested + n
+            self._upstream_requested = total if total < MAX_DEMAND else MAX_DEMAND
+            upstream.request(n)
+
+    def _apply_disconnect(self) -> None:
+        # A source that already ended but whose buffer is not drained is disconnected too.
+        strategy = self._on_disconnect
+        with self._lock:
+            self._done = True
+            if strategy == "error":
+                self._error = DisconnectedError("disconnected")
+                self._cut_ahead = True  # overtakes buffered elements and a pending completion
+        if strategy == "none":
+            self._drop_all()
+
+    # ------------------------------------------------------------- drain rounds
+    def _admit(self) -> None:
+        """Deliver ``on_subscribe`` to the children that arrived (rule 1.9: first signal)."""
+        pending = self._pending
+        while pending:
+            child = pending.popleft()
+            self._children.append(child)
+            self._joined(child)
+            if not child.cancelled:
+                child.deliver_subscribe()
+
+    def _prune(self) -> None:
+        """Remove cancelled children (their demand no longer counts) and invalid requests."""
+        keep: list[Child[T]] = []
+        for child in self._children:
+            if child.finished:
+                continue
+            if child.cancelled:
+                child.receive_cancel()
+                continue
+            if child.bad_request is not None:
+                child.deliver_terminal(ValueError(child.bad_request))  # rule 3.9
+                continue
+            keep.append(child)
+        self._children = keep
+
+    def _drop_all(self) -> None:
+        self._admit()
+        for child in self._children:
+            child.drop()
+        self._children = []
+        self._clear()
+
+    def _terminate_all(self, error: BaseException | None) -> None:
+        for child in self._children:
+            if child.active:
+                child.deliver_terminal(error)
+        self._children = [c for c in self._children if not c.finished]
+
+    def _drain_round(self) -> bool:
+        self._admit()
+        self._control_upstream()
+        self._prune()
+        more = self._emit()
+        self._prune()
+        self._control_upstream()
+        if more and not self._continue():
+            return False
+        return more
+
+    # ------------------------------------------------------------- subclasses
+    def _joined(self, child: Child[T]) -> None:
+        """A child is admitted (before its ``on_subscribe``)."""
+
+    def _store(self, item: T) -> None:
+        raise NotImplementedError
+
+    def _on_source_terminal(self, error: BaseException | None) -> None:
+        """Under the lock: the source ended (``error`` None for completion)."""
+
+    def _upstream_demand(self) -> int:
+        raise NotImplementedError
+
+    def _emit(self) -> bool:
+        """Deliver what the children may receive; True if a batch limit left work over."""
+        raise NotImplementedError
+
+    def _clear(self) -> None:
+        """Drop buffered elements."""

@@ -1,0 +1,185 @@
+"""``ConnectableFlow``: a Publisher that starts its source on ``connect()``; ``ref_count()``.
+
+Subscribers join the *current* connection. ``connect()`` starts it (idempotent while
+it runs) and returns it; ``Connection.disconnect()`` ends it and installs a fresh one,
+so subscribers arriving afterwards wait for the next ``connect()``. After the source
+has ended on its own, the ended connection stays current (late subscribers receive its
+terminal signal, replay's children its replay first) until ``connect()`` starts anew.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from ._connection import Child, Connection
+
+if TYPE_CHECKING:
+    from ..api import Subscriber, Subscription
+
+__all__ = ["ConnectableFlow", "RefCountFlow"]
+
+T = TypeVar("T")
+
+
+class ConnectableFlow(Generic[T]):
+    """A multicasting Publisher whose source runs between ``connect()`` and ``disconnect()``."""
+
+    def __init__(
+        self, new_connection: Callable[[ConnectableFlow[T]], Connection[T]], *, name: str
+    ) -> None:
+        self._new_connection = new_connection
+        self._name = name
+        self._lock = threading.Lock()
+        self._current = new_connection(self)
+
+    def __repr__(self) -> str:
+        return f"<{self._name} connectable>"
+
+    @property
+    def connection(self) -> Connection[T]:
+        """The connection new subscribers join (not necessarily connected yet)."""
+        with self._lock:
+            return self._current
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        with self._lock:
+            conn = self._current
+            child = Child(conn, subscriber)
+            if child.tracer is not None:
+                child.tracer.emit(child.id, "subscribe")
+            conn._add(child)
+        conn._kick()  # on_subscribe is delivered by the connection's drain
+
+    def connect(self) -> Connection[T]:
+        """Start the current connection (if not started) and return it."""
+        conn, start = self._acquire()
+        if start:
+            conn._start()
+        return conn
+
+    def _acquire(self) -> tuple[Connection[T], bool]:
+        """The connection to start (a fresh one after the source ended), without starting it."""
+        with self._lock:
+            conn = self._current
+            if conn._finished:
+                conn = self._new_connection(self)
+                self._current = conn
+            start = not conn._connected
+            conn._connected = True
+        return conn, start
+
+    def _forget(self, conn: Connection[T]) -> None:
+        """``conn`` was disconnected: newcomers join a fresh connection."""
+        with self._lock:
+            if self._current is conn:
+                self._current = self._new_connection(self)
+
+    def ref_count(self) -> RefCountFlow[T]:
+        """A Publisher that connects on its first subscriber and disconnects after its last."""
+        return RefCountFlow(self)
+
+
+class RefCountFlow(Generic[T]):
+    """Connects ``source`` when the subscriber count goes 0 -> 1, disconnects at 1 -> 0.
+
+    A subscriber stops counting when it cancels or receives its terminal signal.
+    """
+
+    def __init__(self, source: ConnectableFlow[T]) -> None:
+        self._source = source
+        self._lock = threading.Lock()
+        self._count = 0
+        self._connection: Connection[T] | None = None
+
+    def __repr__(self) -> str:
+        return f"<ref_count of {self._source!r}>"
+
+    @property
+    def subscriber_count(self) -> int:
+        with self._lock:
+            return self._count
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        start = False
+        with self._lock:
+            self._count += 1
+            if self._count == 1:
+                conn, start = self._source._acquire()  # no user code runs here
+                self._connection = conn
+            else:
+                conn = None
+        # subscribe before starting, so the first subscriber misses nothing
+        self._source.subscribe(_Counted(self, subscriber))
+        if start and conn is not None:
+            conn._start()
+
+    def _release(self) -> None:
+        with self._lock:
+            self._count -= 1
+            if self._count != 0:
+                return
+            conn, self._connection = self._connection, None
+        if conn is not None:
+            conn.disconnect()
+
+
+class _Counted(Generic[T]):
+    """Wraps a subscriber of a ``RefCountFlow``: cancel or a terminal signal uncounts it once."""
+
+    __slots__ = ("_actual", "_flow", "_lock", "_released", "_subscription")
+
+    def __init__(self, flow: RefCountFlow[T], actual: Subscriber[T]) -> None:
+        self._flow = flow
+        self._actual = actual
+        self._lock = threading.Lock()
+        self._released = False
+        self._subscription: Subscription | None = None
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        self._flow._release()
+
+    # Subscription side (handed to the actual subscriber)
+    def request(self, n: int) -> None:
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.request(n)
+
+    def cancel(self) -> None:
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.cancel()
+        self._release()
+
+    # Subscriber side
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self._subscription = subscription
+        try:
+            self._actual.on_subscribe(self)
+        except Exception:
+            self._release()  # rule 2.13: the connection cancels it; it stops counting
+            raise
+
+    def on_next(self, item: T) -> None:
+        try:
+            self._actual.on_next(item)
+        except Exception:
+            self._release()
+            raise
+
+    def on_error(self, error: BaseException) -> None:
+        self._release()
+        self._actual.on_error(error)
+
+    def on_complete(self) -> None:
+        self._release()
+        self._actual.on_complete()
