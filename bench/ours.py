@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from bench.harness import WAIT_S, Run, Sink, half, inc, is_even, twice, workload
 
 M = 1_000_000
 UNBOUNDED = 2**63 - 1
-FLOW = "reactive_streams.flow"  # the operators  # rule 3.17: "effectively unbounded"
+MAP = "reactive_streams.flow:Flow.map"  # operators: skipped (not failed) until they exist
+OBSERVE_ON = "reactive_streams.flow:Flow.observe_on"
+SUBSCRIBE_ON = "reactive_streams.flow:Flow.subscribe_on"
+FLAT_MAP = "reactive_streams.flow:Flow.flat_map"  # rule 3.17: "effectively unbounded"
 
 
 class CountingSubscriber:
@@ -317,119 +321,143 @@ def rs_async_subscriber(n: int) -> Run:
     return run
 
 
-def _flow() -> Any:
-    from reactive_streams.flow import Flow
+def _flow(fused: bool = True) -> Any:
+    from reactive_streams.flow import Flow, set_fusion
 
+    set_fusion(fused)  # this worker process only; applies to pipelines built from now on
     return Flow
 
 
-def _wrap(publisher: Any) -> Any:
-    """A Flow over ``publisher``."""
-    flow = _flow()
-    for name in ("from_publisher", "of", "wrap"):
-        make = getattr(flow, name, None)
-        if make is not None:
-            return make(publisher)
-    return flow(publisher)
+def _map_filter(fused: bool) -> Callable[[int], Run]:
+    def setup(n: int) -> Run:
+        flow = _flow(fused)
+
+        def run() -> int:
+            s = CountingSubscriber()
+            flow.range(0, n).map(inc).filter(is_even).subscribe(s)
+            return s.result()
+
+        return run
+
+    return setup
 
 
-@workload(
+workload(
     "rs_map_filter",
     n=M,
     group="ours",
-    requires=FLOW,
-    title="`Flow(range(0, n)).map(inc).filter(is_even)`, unbounded demand",
+    requires=MAP,
+    title="`Flow.range(0, n).map(inc).filter(is_even)`, unbounded demand (fused)",
     expect=half,
-)
-def rs_map_filter(n: int) -> Run:
-    src = _sources()
+)(_map_filter(True))
+workload(
+    "rs_map_filter_unfused",
+    n=M,
+    group="ours",
+    requires=MAP,
+    title="the same with fusion off (`set_fusion(False)`)",
+    expect=half,
+)(_map_filter(False))
 
-    def run() -> int:
-        s = CountingSubscriber()
-        _wrap(src.range(0, n)).map(inc).filter(is_even).subscribe(s)
-        return s.result()
 
-    return run
+def _flat_map(inner: str, fused: bool) -> Callable[[int], Run]:
+    def setup(n: int) -> Run:
+        flow = _flow(fused)
+        just, range_ = flow.just, flow.range
+        mapper = just if inner == "one" else (lambda x: range_(x, 2))
+
+        def run() -> int:
+            s = CountingSubscriber()
+            flow.range(0, n).flat_map(mapper).subscribe(s)
+            return s.result()
+
+        return run
+
+    return setup
 
 
-@workload(
+workload(
     "rs_flat_map_one",
     n=M,
     group="ours",
-    requires=FLOW,
-    title="`Flow(range(0, n)).flat_map(lambda x: just(x))`",
-)
-def rs_flat_map_one(n: int) -> Run:
-    src = _sources()
-    just = src.just
-
-    def run() -> int:
-        s = CountingSubscriber()
-        _wrap(src.range(0, n)).flat_map(just).subscribe(s)
-        return s.result()
-
-    return run
-
-
-@workload(
+    requires=FLAT_MAP,
+    title="`Flow.range(0, n).flat_map(Flow.just)`",
+)(_flat_map("one", True))
+workload(
     "rs_flat_map_two",
     n=M,
     group="ours",
-    requires=FLOW,
-    title="`Flow(range(0, n)).flat_map(lambda x: range(x, 2))`",
+    requires=FLAT_MAP,
+    title="`Flow.range(0, n).flat_map(lambda x: Flow.range(x, 2))`",
     expect=twice,
-)
-def rs_flat_map_two(n: int) -> Run:
-    src = _sources()
-    range_ = src.range
+)(_flat_map("two", True))
+workload(
+    "rs_flat_map_one_unfused",
+    n=M,
+    group="ours",
+    requires=FLAT_MAP,
+    title="flat_map to one, fusion off",
+)(_flat_map("one", False))
+workload(
+    "rs_flat_map_two_unfused",
+    n=M,
+    group="ours",
+    requires=FLAT_MAP,
+    title="flat_map to two, fusion off",
+    expect=twice,
+)(_flat_map("two", False))
 
-    def run() -> int:
-        s = CountingSubscriber()
-        _wrap(src.range(0, n)).flat_map(lambda x: range_(x, 2)).subscribe(s)
-        return s.result()
 
-    return run
+def _range_async(fused: bool) -> Callable[[int], Run]:
+    def setup(n: int) -> Run:
+        flow, ex = _flow(fused), _executors()
+        executor = ex.SingleThreadExecutor(name="bench-observe")
+
+        def run() -> int:
+            try:
+                s = CountingSubscriber.asynchronous()
+                flow.range(0, n).observe_on(executor, prefetch=128).subscribe(s)
+                return s.wait()
+            finally:
+                executor.close()
+
+        return run
+
+    return setup
 
 
-@workload(
+workload(
     "rs_range_async",
     n=M,
     group="ours",
-    requires=FLOW,
-    title="rangeAsync: `range(0, n)` `.observe_on(SingleThreadExecutor(), prefetch=128)`",
-)
-def rs_range_async(n: int) -> Run:
-    src, ex = _sources(), _executors()
-    executor = ex.SingleThreadExecutor(name="bench-observe")
-
-    def run() -> int:
-        try:
-            s = CountingSubscriber.asynchronous()
-            _wrap(src.range(0, n)).observe_on(executor, prefetch=128).subscribe(s)
-            return s.wait()
-        finally:
-            executor.close()
-
-    return run
+    requires=OBSERVE_ON,
+    title="rangeAsync: `Flow.range(0, n).observe_on(SingleThreadExecutor(), prefetch=128)`",
+)(_range_async(True))
+workload(
+    "rs_range_async_unfused",
+    n=M,
+    group="ours",
+    requires=OBSERVE_ON,
+    title="rangeAsync with fusion off",
+)(_range_async(False))
 
 
 @workload(
     "rs_pipeline",
     n=M,
     group="ours",
-    requires=FLOW,
+    requires=SUBSCRIBE_ON,
     title="rangePipeline: `.subscribe_on(thread 1).observe_on(thread 2, prefetch=128)`",
 )
 def rs_pipeline(n: int) -> Run:
-    src, ex = _sources(), _executors()
+    flow, ex = _flow(), _executors()
     first = ex.SingleThreadExecutor(name="bench-subscribe")
     second = ex.SingleThreadExecutor(name="bench-observe")
 
     def run() -> int:
         try:
             s = CountingSubscriber.asynchronous()
-            flow = _wrap(src.range(0, n)).subscribe_on(first)
-            flow.observe_on(second, prefetch=128).subscribe(s)
+            flow.range(0, n).subscribe_on(first).observe_on(second, prefetch=128).subscribe(s)
             return s.wait()
         finally:
             first.close()

@@ -17,6 +17,19 @@ import traceback
 from bench.harness import REGISTRY, measure
 
 
+def available(spec: str) -> bool:
+    """``"pkg.module"`` or ``"pkg.module:Attr.attr"``: does it exist (yet)?"""
+    module, _, attrs = spec.partition(":")
+    if importlib.util.find_spec(module) is None:
+        return False
+    obj: object = importlib.import_module(module)
+    for name in filter(None, attrs.split(".")):
+        if not hasattr(obj, name):
+            return False
+        obj = getattr(obj, name)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("module")
@@ -28,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         importlib.import_module(a.module)
         needs = REGISTRY[a.name].requires
-        if needs is not None and importlib.util.find_spec(needs) is None:
+        if needs is not None and not available(needs):
             print(json.dumps({"name": a.name, "skipped": f"needs {needs}"}))
             return 0
         row = measure(REGISTRY[a.name], a.n, a.runs, warmup=not a.no_warmup)
