@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tlc.py: {jar} not found (run tools/bootstrap.sh)", file=sys.stderr)
         return 2
 
-    header = f"{'model':<34} {'expected':<44} {'result':<44} {'states':>11} {'secs':>7}"
+    header = f"{'model':<36} {'expected':<44} {'result':<44} {'states':>11} {'secs':>7}"
     print(header)
     print("-" * len(header))
     failures, counts = 0, {}
