@@ -160,6 +160,11 @@ def parse_output(text: str, exit_code: int, properties: Sequence[str] = ()) -> O
     if exit_code == EXIT_OK and "No error has been found" in text:
         return Outcome("pass", "", distinct, "")
     detail = first_error
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("The exception was"):  # say which exception and why
+            detail = " ".join([detail, *(ln.strip() for ln in lines[i : i + 3])]).strip()
+            break
     if not detail:
         markers = ("***Parse Error***", "Semantic error", "Fatal error", "Exception")
         detail = next((ln for ln in text.splitlines() if any(m in ln for m in markers)), "")

@@ -85,6 +85,16 @@ Error: Parsing or semantic analysis failed.
 Finished in 01s at (2026-11-22 03:39:39)
 """
 
+CONFIG_ERROR_OUTPUT = """\
+Error: TLC threw an unexpected exception.
+This was probably caused by an error in the spec or model.
+See the User Output or TLC Console for clues to what happened.
+The exception was a tlc2.tool.ConfigFileException
+: TLC found an error in the configuration file at line 7
+It was expecting }, but did not find it.
+Finished in 00s at (2026-11-22 03:51:44)
+"""
+
 PROGRESS_ONLY = (
     "Progress(29) at 2026-11-22 03:40:38: 6,509,768 states generated (6,373,474 s/min), "
     "938,838 distinct states found (907,236 ds/min), 37,177 states left on queue.\n"
@@ -137,6 +147,13 @@ def test_parse_error_is_an_error_for_every_expectation() -> None:
     assert "Parsing or semantic analysis failed" in out.detail
     assert tlc.judge(_model(), out, 150)[0] is False
     assert tlc.judge(_model("violation", "TypeOK"), out, 150)[0] is False
+
+
+def test_config_error_reports_the_reason() -> None:
+    out = tlc.parse_output(CONFIG_ERROR_OUTPUT, 255)
+    assert out.result == "error"
+    assert "ConfigFileException" in out.detail
+    assert "configuration file at line 7" in out.detail
 
 
 def test_progress_lines_with_rates_give_the_state_count() -> None:
