@@ -1,0 +1,166 @@
+"""Python twins of the safety invariants of ``spec/ReactiveStreams.tla``.
+
+Each function has the snake_case name of its TLA+ operator
+(``Spec101_DeliveredLeqRequestedInv`` -> ``spec101_delivered_leq_requested_inv``) and
+takes the state of one subscription as replayed from a trace
+(:class:`reactive_streams.trace.model.SubState`); it returns True when the invariant
+holds. ``check_all`` runs them all. The property twins (``..._prop``) are checked on a
+state at rest (a quiescent recording) by ``check_at_rest``.
+
+These live in the installed package so the stateful machines (``stateful/``), the
+real-thread tests, the conformance kit and the trace CLI share one definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .model import SubState
+from .transitions import DONE, MAX_DEMAND
+
+__all__ = [
+    "INVARIANTS",
+    "PROPERTIES_AT_REST",
+    "check_all",
+    "check_at_rest",
+    "spec101_delivered_leq_requested_inv",
+    "spec103_serial_signals_inv",
+    "spec107_nothing_after_terminal_inv",
+    "spec108_cancel_stops_prop",
+    "spec109_on_subscribe_eventually_prop",
+    "spec109_on_subscribe_first_inv",
+    "spec212_on_subscribe_once_inv",
+    "spec303_bounded_recursion_inv",
+    "spec306_request_after_cancel_nop_inv",
+    "spec308_request_adds_demand_inv",
+    "spec309_invalid_request_errors_prop",
+    "spec309_invalid_request_no_complete_inv",
+    "spec312_silent_after_cancel_inv",
+    "spec313_drop_reference_prop",
+    "spec317_demand_saturates_inv",
+]
+
+
+def spec101_delivered_leq_requested_inv(s: SubState) -> bool:
+    """Rule 1.1: onNext signalled <= elements requested (received), at all times."""
+    return s.unbounded or s.next_count <= s.requested
+
+
+def spec103_serial_signals_inv(s: SubState) -> bool:
+    """Rule 1.3: never two top-level on* calls at once."""
+    return sum(1 for call in s.open if call.depth == 1) <= 1
+
+
+def spec107_nothing_after_terminal_inv(s: SubState) -> bool:
+    """Rule 1.7: nothing follows onComplete or onError."""
+    return all(
+        m.sig not in ("onComplete", "onError") or i == len(s.sent) - 1 for i, m in enumerate(s.sent)
+    )
+
+
+def spec109_on_subscribe_first_inv(s: SubState) -> bool:
+    """Rule 1.9: onSubscribe precedes every other signal."""
+    return not s.sent or s.sent[0].sig == "onSubscribe"
+
+
+def spec212_on_subscribe_once_inv(s: SubState) -> bool:
+    """Rule 2.12: onSubscribe at most once per subscription."""
+    return s.count("onSubscribe") <= 1
+
+
+def spec303_bounded_recursion_inv(s: SubState) -> bool:
+    """Rule 3.3: request -> onNext -> request -> ... never nests (depth <= 1)."""
+    return all(call.depth <= 1 for call in s.open)
+
+
+def spec306_request_after_cancel_nop_inv(s: SubState) -> bool:
+    """Rule 3.6: a request made after cancel never reaches the Publisher."""
+    kinds = [kind for kind, _ in s.up]
+    if "cancel" in kinds and "request" in kinds[kinds.index("cancel") :]:
+        return False
+    return not (s.pub == "cancelled" and "request" in kinds)
+
+
+def spec308_request_adds_demand_inv(s: SubState) -> bool:
+    """Rule 3.8: the Publisher's demand is what was requested minus what was signalled."""
+    expected = MAX_DEMAND if s.unbounded else s.requested - s.next_count
+    return s.demand == expected
+
+
+def spec309_invalid_request_no_complete_inv(s: SubState) -> bool:
+    """Rule 3.9: after request(n <= 0) the subscription never completes normally."""
+    return not s.invalid or s.count("onComplete") == 0
+
+
+def spec312_silent_after_cancel_inv(s: SubState) -> bool:
+    """Rules 3.12, 1.8: once the cancel is observed, no further signal is committed."""
+    return s.pub != "cancelled" or len(s.sent) == s.cutoff
+
+
+def spec317_demand_saturates_inv(s: SubState) -> bool:
+    """Rule 3.17: demand stays in 0..2**63-1 and, once unbounded, stays unbounded."""
+    return 0 <= s.demand <= MAX_DEMAND and (not s.unbounded or s.demand == MAX_DEMAND)
+
+
+INVARIANTS: dict[str, Callable[[SubState], bool]] = {
+    "Spec101_DeliveredLeqRequestedInv": spec101_delivered_leq_requested_inv,
+    "Spec103_SerialSignalsInv": spec103_serial_signals_inv,
+    "Spec107_NothingAfterTerminalInv": spec107_nothing_after_terminal_inv,
+    "Spec109_OnSubscribeFirstInv": spec109_on_subscribe_first_inv,
+    "Spec212_OnSubscribeOnceInv": spec212_on_subscribe_once_inv,
+    "Spec303_BoundedRecursionInv": spec303_bounded_recursion_inv,
+    "Spec306_RequestAfterCancelNopInv": spec306_request_after_cancel_nop_inv,
+    "Spec308_RequestAddsDemandInv": spec308_request_adds_demand_inv,
+    "Spec309_InvalidRequestNoCompleteInv": spec309_invalid_request_no_complete_inv,
+    "Spec312_SilentAfterCancelInv": spec312_silent_after_cancel_inv,
+    "Spec317_DemandSaturatesInv": spec317_demand_saturates_inv,
+}
+
+_RULE = {name: f"{name[4]}.{name[5:7].lstrip('0')}" for name in INVARIANTS}
+
+
+def check_all(s: SubState) -> list[str]:
+    """The invariants ``s`` breaks, as "rule x.y: Name" strings (empty: all hold)."""
+    return [f"rule {_RULE[name]}: {name}" for name, holds in INVARIANTS.items() if not holds(s)]
+
+
+# ----------------------------------------------------------- properties at rest
+def spec108_cancel_stops_prop(s: SubState) -> bool:
+    """Rules 1.8, 3.12 at rest: after cancel the Publisher has stopped (cancel observed
+    or a terminal signal sent) and nothing is in flight."""
+    return not s.cancelled or (s.pub in DONE and s.in_flight == 0 and not s.open)
+
+
+def spec109_on_subscribe_eventually_prop(s: SubState) -> bool:
+    """Rule 1.9 at rest: subscribe was answered by onSubscribe."""
+    return s.pub != "subscribed" and (s.pub == "idle" or s.delivered >= 1)
+
+
+def spec309_invalid_request_errors_prop(s: SubState) -> bool:
+    """Rule 3.9 at rest: a received request(n <= 0) was answered by onError (unless cancelled)."""
+    return not s.invalid or s.count("onError") == 1 or s.pub == "cancelled"
+
+
+def spec313_drop_reference_prop(s: SubState) -> bool:
+    """Rule 3.13 at rest (model view): after cancel the Publisher holds no reference.
+
+    The stateful machines also check the real object graph (``gc.get_referents``).
+    """
+    return not (s.cancelled and s.pub == "cancelled") or not s.ref
+
+
+PROPERTIES_AT_REST: dict[str, Callable[[SubState], bool]] = {
+    "Spec108_CancelStopsProp": spec108_cancel_stops_prop,
+    "Spec109_OnSubscribeEventuallyProp": spec109_on_subscribe_eventually_prop,
+    "Spec309_InvalidRequestErrorsProp": spec309_invalid_request_errors_prop,
+    "Spec313_DropReferenceProp": spec313_drop_reference_prop,
+}
+
+
+def check_at_rest(s: SubState) -> list[str]:
+    """The at-rest property twins ``s`` breaks (call when nothing is running or queued)."""
+    out = check_all(s)
+    for name, holds in PROPERTIES_AT_REST.items():
+        if not holds(s):
+            out.append(f"rule {name[4]}.{name[5:7].lstrip('0')}: {name}")
+    return out
