@@ -11,14 +11,20 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, Never, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Never, TypeVar, cast, overload
 
 from . import sources as _sources
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
+from .operators import aggregate as _aggregate
+from .operators import backpressure as _backpressure
+from .operators import flat_map as _flat_map
 from .operators import limit as _limit
+from .operators import observe_on as _observe_on
+from .operators import subscribe_on as _subscribe_on
 from .operators import transform as _transform
-from .operators._base import OperatorPublisher
+from .operators import zip as _zip
+from .operators._base import OperatorPublisher, deliver_subscribe_then_error
 from .operators.fused import (
     SyncSource,
     fused_filter,
@@ -32,6 +38,8 @@ from .subscribers import LambdaSubscriber
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from .executors import Executor
+
 __all__ = ["Flow", "fusion_enabled", "set_fusion"]
 
 T = TypeVar("T")
@@ -42,6 +50,37 @@ S = TypeVar("S")
 def _check_count(name: str, count: int) -> None:
     if type(count) is not int or count < 0:
         raise ValueError(f"{name}: count must be an int >= 0, got {count!r}")
+
+
+def _check_positive(name: str, count: int) -> None:
+    if type(count) is not int or count <= 0:
+        raise ValueError(f"{name}: size must be an int > 0, got {count!r}")
+
+
+def _identity(item: T) -> T:
+    return item
+
+
+class _DeferPublisher(Generic[T]):
+    """Calls ``make()`` per subscriber and subscribes to the Publisher it returns;
+    ``make`` raising is signalled as ``on_error`` after ``on_subscribe`` (rule 1.9)."""
+
+    __slots__ = ("_make",)
+
+    def __init__(self, make: Callable[[], Publisher[T]]) -> None:
+        self._make = make
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        try:
+            publisher = self._make()
+            if publisher is None:
+                raise TypeError("rule 2.13: the mapper returned None instead of a Publisher")
+        except Exception as exc:
+            deliver_subscribe_then_error(subscriber, exc)
+            return
+        publisher.subscribe(subscriber)
 
 
 class Flow(Generic[T]):
@@ -167,7 +206,7 @@ class Flow(Generic[T]):
 
     def _fusable(self) -> SyncSource | None:
         sync = self._sync
-        return sync if sync is not None and fusion_enabled() else None
+        return sync if sync is not None and not sync.barrier and fusion_enabled() else None
 
     def _terminal_or_none(self) -> Flow[Any] | None:
         """Macro-fusion: an operator applied to ``empty()``/``error()`` is the same flow."""
@@ -233,6 +272,131 @@ class Flow(Generic[T]):
         if same is not None:
             return same
         return self._op(lambda d: _limit.TakeWhile(d, predicate), "take_while")
+
+    # ================================================= combining publishers
+    def flat_map(
+        self,
+        fn: Callable[[T], Publisher[R]],
+        max_concurrency: int = 256,
+        prefetch: int = 32,
+    ) -> Flow[R]:
+        """Map each element to a Publisher and merge their elements (at most
+        ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``)."""
+        same = self._terminal_or_none()
+        if same is not None:
+            return same
+        sync = self._fusable()
+        if sync is not None and sync.kind == "scalar":
+            value = sync.value  # macro-fusion: just(x).flat_map(f) is f(x), per subscription
+            return Flow(_DeferPublisher(lambda: fn(value)))
+        return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch))
+
+    def concat_map(self, fn: Callable[[T], Publisher[R]], prefetch: int = 32) -> Flow[R]:
+        """Like ``flat_map`` with one inner at a time: order is preserved."""
+        return self.flat_map(fn, 1, prefetch)
+
+    def merge_with(self, *others: Publisher[T]) -> Flow[T]:
+        """Elements of this flow and ``others``, interleaved as they arrive."""
+        return Flow.merge(self, *others)
+
+    @staticmethod
+    def merge(*publishers: Publisher[T], prefetch: int = 32) -> Flow[T]:
+        """Elements of every publisher, interleaved as they arrive (all subscribed at once)."""
+        if not publishers:
+            return cast("Flow[T]", Flow.empty())
+        return Flow.from_iterable(publishers).flat_map(_identity, len(publishers), prefetch)
+
+    @staticmethod
+    def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:
+        """Tuples of the n-th elements of every publisher; ends with the shortest."""
+        return Flow(_zip.ZipPublisher(publishers, prefetch))
+
+    def zip_with(self, other: Publisher[R], prefetch: int = 128) -> Flow[tuple[T, R]]:
+        """Pairs ``(mine, other's)``; ends with the shorter."""
+        return Flow(_zip.ZipPublisher((self._source, other), prefetch))
+
+    # ============================================================ grouping
+    def buffer(self, count: int) -> Flow[list[T]]:
+        """Lists of ``count`` elements (the last may be shorter)."""
+        _check_positive("buffer", count)
+        return self._op(lambda d: _aggregate.Buffer(d, count), "buffer")
+
+    def batch(self, count: int) -> Flow[list[T]]:
+        """Alias of ``buffer(count)``."""
+        return self.buffer(count)
+
+    def window(self, count: int) -> Flow[Flow[T]]:
+        """Flows of ``count`` elements each; a window is emitted once it is full (or
+        at completion), so it holds at most ``count`` elements."""
+        return self.buffer(count).map(Flow.from_iterable)
+
+    def reduce(self, fn: Callable[[T, T], T]) -> Flow[T]:
+        """One element: ``fn`` folded over every element (none for an empty flow)."""
+        return self._op(lambda d: _aggregate.Reduce(d, fn, None, False), "reduce")
+
+    def fold(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
+        """One element: ``fn`` folded over every element, starting from ``initial``."""
+        return self._op(lambda d: _aggregate.Reduce(d, fn, initial, True), "fold")
+
+    def collect(self) -> Flow[list[T]]:
+        """One element: the list of every element."""
+
+        def append(acc: list[T], item: T) -> list[T]:
+            acc.append(item)
+            return acc
+
+        return Flow(_DeferPublisher(lambda: self.fold(append, [])))
+
+    # ======================================================== backpressure
+    def on_backpressure_buffer(
+        self,
+        max_size: int,
+        overflow: str = "error",
+        on_drop: Callable[[T], object] | None = None,
+    ) -> Flow[T]:
+        """Request everything upstream; hold up to ``max_size`` undelivered elements.
+
+        ``overflow``: ``"error"`` (``BufferOverflowError``), ``"drop_oldest"`` or
+        ``"drop_latest"``; dropped elements go to ``on_drop``."""
+        _check_positive("on_backpressure_buffer", max_size)
+        if overflow not in _backpressure.OVERFLOW_STRATEGIES:
+            raise ValueError(
+                f"overflow must be one of {_backpressure.OVERFLOW_STRATEGIES}, got {overflow!r}"
+            )
+        return self._op(
+            lambda d: _backpressure.OnBackpressureBuffer(d, max_size, overflow, on_drop),
+            "on_backpressure_buffer",
+        )
+
+    def on_backpressure_drop(self, on_drop: Callable[[T], object] | None = None) -> Flow[T]:
+        """Request everything upstream; drop what downstream has not requested."""
+        return self._op(
+            lambda d: _backpressure.OnBackpressureDrop(d, on_drop), "on_backpressure_drop"
+        )
+
+    def on_backpressure_latest(self) -> Flow[T]:
+        """Request everything upstream; keep only the latest undelivered element."""
+        return self._op(lambda d: _backpressure.OnBackpressureLatest(d), "on_backpressure_latest")
+
+    # ====================================================== async boundaries
+    def observe_on(self, executor: Executor, prefetch: int = 128) -> Flow[T]:
+        """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
+        (replenished after 75 % are consumed). Over a synchronous source the drain polls
+        the source directly (micro-fusion)."""
+        sync = self._sync  # a subscribe_on barrier is fusable here: the drain re-threads all
+        factory = sync.factory if sync is not None and fusion_enabled() else None
+        return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, factory))
+
+    def subscribe_on(self, executor: Executor) -> Flow[T]:
+        """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
+        sync = self._sync
+        barrier = SyncSource(sync.factory, barrier=True) if sync is not None else None
+        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, executor), _sync=barrier)
+
+    def limit_rate(self, prefetch: int) -> Flow[T]:
+        """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
+        downstream demand; elements wait in a queue of at most ``prefetch``."""
+        return Flow(_observe_on.ObserveOnPublisher(self._source, None, prefetch))
 
     # ================================================================ terminals
     def to_list(self, timeout: float | None = 10.0) -> list[T]:

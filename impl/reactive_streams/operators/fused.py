@@ -105,9 +105,12 @@ class SyncSource:
 
     ``factory`` makes one iterator per subscription; ``kind`` is ``"empty"``,
     ``"error"``, ``"scalar"`` (exactly one element, ``value``) or ``"iterable"``.
+
+    ``barrier`` marks a source behind ``subscribe_on``: only ``observe_on`` may fuse it
+    (its drain re-threads every signal anyway); element operators must not.
     """
 
-    __slots__ = ("error", "factory", "kind", "value")
+    __slots__ = ("barrier", "error", "factory", "kind", "value")
 
     def __init__(
         self,
@@ -115,7 +118,9 @@ class SyncSource:
         kind: str = "iterable",
         value: Any = None,
         error: BaseException | None = None,
+        barrier: bool = False,
     ) -> None:
+        self.barrier = barrier
         self.factory = factory
         self.kind = kind
         self.value = value

@@ -1,0 +1,133 @@
+"""Base of the operators that emit from their own drain loop (buffers, zip, reduce).
+
+Downstream demand lives here (rules 3.9, 3.17); every downstream signal is sent by the
+drain, never concurrently (rule 1.3, the core ``DrainLoop``); ``cancel`` is handled by
+the drain, which cancels upstream and drops references (rules 3.12, 3.13).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from .._demand import MAX_DEMAND, check_request
+from .._serial import DrainLoop
+from ._base import CANCELLED
+
+if TYPE_CHECKING:
+    from ..api import Subscriber, Subscription
+
+_log = logging.getLogger("reactive_streams")
+
+R = TypeVar("R")
+
+__all__ = ["DrainedOperator"]
+
+
+class DrainedOperator(DrainLoop, Generic[R]):
+    """Subclasses implement ``_emit(downstream)``: deliver what demand allows, return
+    the number of elements sent; and set ``_done``/``_error`` when upstream ends."""
+
+    __slots__ = (
+        "_bad_request",
+        "_cancelled",
+        "_done",
+        "_downstream",
+        "_error",
+        "_finished",
+        "_requested",
+        "_upstream",
+    )
+
+    def __init__(self, downstream: Subscriber[R]) -> None:
+        super().__init__()
+        self._downstream: Subscriber[R] | None = downstream
+        self._upstream: Subscription = CANCELLED
+        self._requested = 0
+        self._done = False
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._finished = False
+        self._bad_request: str | None = None
+
+    def _signal(self) -> None:
+        if self._enter():
+            self._drain()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            message = check_request(n)
+            if message is not None:
+                self._bad_request = message  # rule 3.9: on_error from the drain
+                self._signal()
+                return
+        with self._lock:
+            requested = self._requested + n
+            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+            wip = self._wip
+            self._wip = wip + 1
+        if wip == 0:
+            self._drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return  # rule 3.5
+        self._cancelled = True
+        self._signal()
+
+    def _cancel_upstream(self) -> None:
+        upstream, self._upstream = self._upstream, CANCELLED
+        upstream.cancel()
+
+    def _release(self) -> None:
+        self._finished = True
+        self._downstream = None  # rule 3.13
+        self._cancel_upstream()
+        self._clear()
+
+    def _clear(self) -> None:
+        """Drop buffered elements."""
+
+    def _emit(self, downstream: Subscriber[R], requested: int) -> int:
+        raise NotImplementedError
+
+    def _ready_to_complete(self) -> bool:
+        return self._done
+
+    def _drain_round(self) -> bool:
+        if self._finished:
+            self._clear()
+            return False
+        downstream = self._downstream
+        if downstream is None:
+            return False
+        if self._cancelled:
+            self._release()
+            return False
+        if self._bad_request is not None:
+            self._error = ValueError(self._bad_request)
+            self._done = True
+            self._clear()
+        try:
+            emitted = self._emit(downstream, self._requested)
+        except Exception as exc:
+            _log.error("rule 2.13: on_next raised; subscription cancelled", exc_info=exc)
+            self._release()
+            return False
+        if emitted and self._requested != MAX_DEMAND:
+            with self._lock:
+                self._requested -= emitted
+        if self._cancelled:
+            self._release()
+            return False
+        if self._ready_to_complete():
+            error = self._error
+            self._release()
+            try:
+                if error is not None:
+                    downstream.on_error(error)
+                else:
+                    downstream.on_complete()
+            except Exception as exc:
+                _log.error("rule 2.13: terminal signal raised", exc_info=exc)
+        return False

@@ -1,0 +1,143 @@
+"""Operators that group or fold: ``buffer`` (lists of ``count``), ``reduce``, ``collect``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._demand import MAX_DEMAND
+from ._base import CANCELLED, Operator
+from ._drained import DrainedOperator
+
+if TYPE_CHECKING:
+    from ..api import Subscriber, Subscription
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+__all__ = ["Buffer", "Reduce"]
+
+
+class Buffer(Operator[T, list[T]]):
+    """Lists of ``count`` elements (the last one may be shorter).
+
+    ``request(n)`` asks upstream for ``n * count``: every list emitted corresponds to
+    ``count`` requested elements, so the final short list is always within demand (1.1).
+    """
+
+    __slots__ = ("_buffer", "_count")
+
+    def __init__(self, downstream: Subscriber[list[T]], count: int) -> None:
+        super().__init__(downstream)
+        self._count = count
+        self._buffer: list[T] = []
+
+    def request(self, n: int) -> None:
+        if type(n) is int and n > 0:
+            total = n * self._count
+            n = total if total < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+        self._upstream.request(n)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        buffer = self._buffer
+        buffer.append(item)
+        if len(buffer) == self._count:
+            self._buffer = []
+            downstream = self._downstream
+            if downstream is not None:
+                downstream.on_next(buffer)
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        buffer, self._buffer = self._buffer, []
+        downstream = self._downstream
+        if buffer and downstream is not None:
+            downstream.on_next(buffer)
+        super().on_complete()
+
+    def cancel(self) -> None:
+        self._buffer = []
+        super().cancel()
+
+
+class Reduce(DrainedOperator[R]):
+    """Folds every element into one value, emitted at completion when demanded.
+
+    Upstream demand is unbounded (the fold consumes everything). Without an initial value
+    an empty upstream completes with no element; ``fn`` raising fails the stream.
+    """
+
+    __slots__ = ("_acc", "_fn", "_has_value")
+
+    def __init__(
+        self, downstream: Subscriber[R], fn: Callable[[R, Any], R], initial: Any, has_initial: bool
+    ) -> None:
+        super().__init__(downstream)
+        self._fn = fn
+        self._acc: Any = initial
+        self._has_value = has_initial
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._upstream is not CANCELLED or self._finished:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(MAX_DEMAND)
+
+    def on_next(self, item: Any) -> None:
+        if self._done or self._finished:
+            return
+        if not self._has_value:
+            self._acc = item
+            self._has_value = True
+            return
+        try:
+            acc = self._fn(self._acc, item)
+            if acc is None:
+                raise TypeError("rule 2.13: a publisher must not signal on_next(None)")
+        except Exception as exc:
+            self._done = True
+            self._error = exc
+            self._cancel_upstream()
+            self._signal()
+            return
+        self._acc = acc
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        if self._done:
+            return
+        self._error = error
+        self._done = True
+        self._signal()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._signal()
+
+    def _clear(self) -> None:
+        self._acc = None
+        self._has_value = False
+
+    def _ready_to_complete(self) -> bool:
+        return self._done and (not self._has_value or self._error is not None)
+
+    def _emit(self, downstream: Subscriber[R], requested: int) -> int:
+        if self._done and self._error is None and self._has_value and requested > 0:
+            value, self._acc = self._acc, None
+            self._has_value = False
+            downstream.on_next(value)
+            return 1
+        return 0

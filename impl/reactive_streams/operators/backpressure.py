@@ -1,0 +1,217 @@
+"""Strategies for an upstream that does not slow down: ``on_backpressure_buffer``,
+``on_backpressure_drop``, ``on_backpressure_latest``.
+
+Each requests unbounded demand upstream and reconciles it with the downstream demand:
+a bounded buffer with an overflow policy, dropping what cannot be delivered now, or
+keeping only the latest undelivered element. Nothing is ever buffered without a bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .._demand import MAX_DEMAND
+from ._base import CANCELLED, Operator
+from ._drained import DrainedOperator
+
+if TYPE_CHECKING:
+    from ..api import Subscriber, Subscription
+
+_log = logging.getLogger("reactive_streams")
+
+T = TypeVar("T")
+
+__all__ = [
+    "OVERFLOW_STRATEGIES",
+    "BufferOverflowError",
+    "OnBackpressureBuffer",
+    "OnBackpressureDrop",
+    "OnBackpressureLatest",
+]
+
+OVERFLOW_STRATEGIES = ("error", "drop_oldest", "drop_latest")
+
+
+class BufferOverflowError(RuntimeError):
+    """Upstream pushed more than the buffer bound while downstream demand was exhausted."""
+
+
+def _call_on_drop(on_drop: Callable[[Any], object] | None, item: Any) -> None:
+    if on_drop is not None:
+        try:
+            on_drop(item)
+        except Exception:
+            _log.exception("on_drop callback raised")
+
+
+class _UnboundedUpstream(DrainedOperator[T]):
+    __slots__ = ()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._upstream is not CANCELLED or self._finished:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        if self._done:
+            return
+        self._error = error
+        self._done = True
+        self._signal()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._signal()
+
+
+class OnBackpressureBuffer(_UnboundedUpstream[T]):
+    """Buffers up to ``max_size`` undelivered elements; on overflow: ``"error"`` (cancel
+    upstream, signal ``BufferOverflowError`` after the buffered elements), ``"drop_oldest"``
+    or ``"drop_latest"`` (the dropped element goes to ``on_drop``)."""
+
+    __slots__ = ("_max_size", "_on_drop", "_overflow", "_queue")
+
+    def __init__(
+        self,
+        downstream: Subscriber[T],
+        max_size: int,
+        overflow: str,
+        on_drop: Callable[[T], object] | None,
+    ) -> None:
+        super().__init__(downstream)
+        self._queue: deque[T] = deque()
+        self._max_size = max_size
+        self._overflow = overflow
+        self._on_drop = on_drop
+
+    def on_next(self, item: T) -> None:
+        if self._done or self._finished:
+            return
+        queue = self._queue
+        if len(queue) >= self._max_size:
+            overflow = self._overflow
+            if overflow == "drop_latest":
+                _call_on_drop(self._on_drop, item)
+                self._signal()
+                return
+            if overflow == "drop_oldest":
+                with contextlib.suppress(IndexError):
+                    _call_on_drop(self._on_drop, queue.popleft())
+            else:
+                self._done = True
+                self._error = BufferOverflowError(
+                    f"on_backpressure_buffer: more than {self._max_size} elements undelivered"
+                )
+                self._cancel_upstream()
+                self._signal()
+                return
+        queue.append(item)
+        self._signal()
+
+    def _clear(self) -> None:
+        self._queue.clear()
+
+    def _ready_to_complete(self) -> bool:
+        return self._done and not self._queue
+
+    def _emit(self, downstream: Subscriber[T], requested: int) -> int:
+        queue = self._queue
+        on_next = downstream.on_next
+        emitted = 0
+        while emitted != requested and queue:
+            on_next(queue.popleft())
+            emitted += 1
+            if self._cancelled:
+                break
+        return emitted
+
+
+class OnBackpressureLatest(_UnboundedUpstream[T]):
+    """Keeps only the latest undelivered element; older undelivered ones are dropped."""
+
+    __slots__ = ("_latest",)
+
+    _EMPTY: Any = object()
+
+    def __init__(self, downstream: Subscriber[T]) -> None:
+        super().__init__(downstream)
+        self._latest: Any = self._EMPTY
+
+    def on_next(self, item: T) -> None:
+        if self._done or self._finished:
+            return
+        self._latest = item  # one reference assignment: atomic
+        self._signal()
+
+    def _clear(self) -> None:
+        self._latest = self._EMPTY
+
+    def _ready_to_complete(self) -> bool:
+        return self._done and self._latest is self._EMPTY
+
+    def _emit(self, downstream: Subscriber[T], requested: int) -> int:
+        if requested == 0:
+            return 0
+        with self._lock:
+            item, self._latest = self._latest, self._EMPTY
+        if item is self._EMPTY:
+            return 0
+        downstream.on_next(item)
+        return 1
+
+
+class OnBackpressureDrop(Operator[T, T], Generic[T]):
+    """Delivers an element if downstream demand allows it now, otherwise drops it."""
+
+    __slots__ = ("_demand_lock", "_on_drop", "_requested")
+
+    def __init__(self, downstream: Subscriber[T], on_drop: Callable[[T], object] | None) -> None:
+        super().__init__(downstream)
+        self._on_drop = on_drop
+        self._requested = 0
+        self._demand_lock = threading.Lock()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        super().on_subscribe(subscription)
+        if not self._done:
+            self._upstream.request(MAX_DEMAND)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            self._upstream.request(n)  # rule 3.9: upstream signals the error
+            return
+        with self._demand_lock:
+            requested = self._requested + n
+            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        if self._requested != MAX_DEMAND:
+            with self._demand_lock:
+                deliver = self._requested > 0
+                if deliver:
+                    self._requested -= 1
+            if not deliver:
+                _call_on_drop(self._on_drop, item)
+                return
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_next(item)

@@ -1,0 +1,435 @@
+"""``observe_on`` (an asynchronous boundary) and ``limit_rate`` (the same without a thread).
+
+Upstream elements go into a queue bounded by ``prefetch``: upstream is asked for
+``prefetch`` elements first and for ``limit = prefetch - prefetch // 4`` more each time
+``limit`` of them have been delivered (replenish at 75 %). A drain loop on ``executor``
+(the core ``DrainLoop``: one drainer at a time, rules 1.3 and 2.7) delivers the queued
+elements up to the downstream demand. While upstream is faster than the drain, ``on_next``
+only appends; the running drain picks the new elements up in the same task, so batches
+form by themselves. The terminal signal follows the queued elements.
+
+Every upstream ``request``/``cancel`` is made from the drain, so they are serial (rule
+2.7); ``on_subscribe`` is delivered downstream from the drain too (rule 1.3).
+
+Micro-fusion: over a synchronous iterable source the drain pulls from the source's
+iterator itself (no queue hand-off, no upstream subscription). It pulls exactly as far
+ahead as the unfused upstream would have emitted, so the signals are the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from .._demand import MAX_DEMAND, check_request
+from .._serial import DrainLoop
+from .._subscription import exact_length_types
+from ._base import CANCELLED, null_item_error
+
+if TYPE_CHECKING:
+    from ..api import Publisher, Subscriber, Subscription
+    from ..executors import Executor
+
+_log = logging.getLogger("reactive_streams")
+
+T = TypeVar("T")
+
+__all__ = ["ObserveOnPublisher", "replenish_size"]
+
+
+def replenish_size(prefetch: int) -> int:
+    """Elements consumed between two upstream requests: 75 % of ``prefetch``."""
+    return max(1, prefetch - prefetch // 4)
+
+
+class _ObserveOn(DrainLoop, Generic[T]):
+    __slots__ = (
+        "_allowed",
+        "_bad_request",
+        "_cancelled",
+        "_consumed",
+        "_done",
+        "_downstream",
+        "_error",
+        "_executor",
+        "_factory",
+        "_finished",
+        "_it",
+        "_limit",
+        "_prefetch",
+        "_pulled",
+        "_queue",
+        "_requested",
+        "_subscribed",
+        "_upstream",
+        "_upstream_ready",
+    )
+
+    def __init__(
+        self,
+        downstream: Subscriber[T],
+        executor: Executor | None,
+        prefetch: int,
+        factory: Callable[[], Iterable[T]] | None = None,
+    ) -> None:
+        super().__init__()
+        self._downstream: Subscriber[T] | None = downstream
+        self._executor = executor
+        self._prefetch = prefetch
+        self._limit = replenish_size(prefetch)
+        self._queue: deque[T] = deque()
+        self._requested = 0
+        self._consumed = 0
+        self._upstream: Subscription = CANCELLED
+        self._upstream_ready = False  # on_subscribe arrived; the drain requests prefetch
+        self._subscribed = False  # on_subscribe delivered downstream
+        self._done = False  # upstream terminated (error in _error)
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._finished = False  # our terminal signal was sent, or cancel handled
+        self._bad_request: str | None = None
+        # micro-fusion: the source's iterator, pulled by the drain
+        self._factory = factory
+        self._it: Iterator[T] | None = None
+        self._pulled = 0
+        self._allowed = prefetch
+
+    # ----------------------------------------------------------- scheduling
+    def _schedule(self) -> None:
+        if self._enter():
+            executor = self._executor
+            if executor is None:
+                self._drain()  # limit_rate: drain on the calling thread (trampolined)
+                return
+            try:
+                executor.execute(self._drain)
+            except Exception as exc:
+                _log.exception("observe_on: executor rejected the drain task")
+                self._cancelled = True
+                self._error = exc
+                upstream, self._upstream = self._upstream, CANCELLED
+                upstream.cancel()
+
+    def start_fused(self) -> None:
+        self._schedule()  # the first round delivers on_subscribe and pulls the prefetch
+
+    # ------------------------------------------------------- upstream side
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._upstream_ready or self._cancelled:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self._upstream_ready = True
+        self._schedule()
+
+    def on_next(self, item: T) -> None:
+        self._queue.append(item)
+        self._schedule()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._error = error
+        self._done = True
+        self._schedule()
+
+    def on_complete(self) -> None:
+        self._done = True
+        self._schedule()
+
+    # ----------------------------------------------------- downstream side
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            message = check_request(n)
+            if message is not None:
+                if self._bad_request is None:
+                    self._bad_request = message  # rule 3.9: signalled by the drain
+                self._schedule()
+                return
+        with self._lock:
+            requested = self._requested + n
+            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+            wip = self._wip
+            self._wip = wip + 1
+        if wip == 0:
+            executor = self._executor
+            if executor is None:
+                self._drain()
+            else:
+                try:
+                    executor.execute(self._drain)
+                except Exception:
+                    _log.exception("observe_on: executor rejected the drain task")
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return  # rule 3.5
+        self._cancelled = True
+        self._schedule()  # the drain cancels upstream and drops references (rule 3.13)
+
+    # ------------------------------------------------------------ the drain
+    def _release(self) -> None:
+        self._finished = True
+        self._downstream = None
+        self._queue.clear()
+        self._it = None
+        self._factory = None
+        upstream, self._upstream = self._upstream, CANCELLED
+        upstream.cancel()  # a no-op after upstream's terminal signal (rule 3.6)
+
+    def _downstream_raised(self, method: str, exc: BaseException) -> None:
+        _log.error("rule 2.13: %s raised; subscription cancelled", method, exc_info=exc)
+        self._cancelled = True
+        self._release()
+
+    def _terminate(self, downstream: Subscriber[T]) -> None:
+        error = self._error
+        self._release()
+        try:
+            if error is not None:
+                downstream.on_error(error)
+            else:
+                downstream.on_complete()
+        except Exception as exc:
+            _log.error("rule 2.13: terminal signal raised", exc_info=exc)
+
+    def _drain_round(self) -> bool:
+        if self._finished:
+            self._queue.clear()
+            return False
+        downstream = self._downstream
+        if downstream is None:
+            return False
+        if self._cancelled:
+            self._release()
+            return False
+        if not self._subscribed:
+            self._subscribed = True
+            try:
+                downstream.on_subscribe(self)  # rule 1.9: first, and from the drain (1.3)
+            except Exception as exc:
+                self._downstream_raised("on_subscribe", exc)
+                return False
+            if self._cancelled:
+                self._release()
+                return False
+            if self._factory is not None:
+                if not self._open_source():
+                    return False
+            elif self._upstream_ready:
+                self._upstream.request(self._prefetch)
+        if self._bad_request is not None:
+            self._error = ValueError(self._bad_request)
+            self._queue.clear()
+            self._terminate(downstream)
+            return False
+        if self._it is not None:
+            return self._drain_fused(downstream, self._it)
+        return self._drain_queue(downstream)
+
+    def _drain_queue(self, downstream: Subscriber[T]) -> bool:
+        queue = self._queue
+        popleft = queue.popleft
+        on_next = downstream.on_next
+        limit = self._limit
+        consumed = self._consumed
+        requested = self._requested
+        emitted = 0
+        try:
+            if requested == MAX_DEMAND:  # rule 3.17: unbounded, no accounting
+                while True:
+                    try:
+                        item = popleft()
+                    except IndexError:
+                        break
+                    on_next(item)
+                    consumed += 1
+                    if consumed == limit:
+                        consumed = 0
+                        self._upstream.request(limit)
+                    if self._cancelled:
+                        break
+            else:
+                while emitted != requested:
+                    try:
+                        item = popleft()
+                    except IndexError:
+                        break
+                    on_next(item)
+                    emitted += 1
+                    consumed += 1
+                    if consumed == limit:
+                        consumed = 0
+                        self._upstream.request(limit)
+                    if self._cancelled:
+                        break
+        except Exception as exc:
+            self._consumed = consumed
+            self._downstream_raised("on_next", exc)
+            return False
+        self._consumed = consumed
+        if emitted:
+            with self._lock:
+                self._requested -= emitted
+        if self._cancelled:
+            self._release()
+        elif self._done and not queue:
+            self._terminate(downstream)
+        return False
+
+    # ------------------------------------------------------- micro-fusion
+    def _open_source(self) -> bool:
+        factory = self._factory
+        assert factory is not None
+        try:
+            self._it = iter(factory())
+        except Exception as exc:
+            self._done = True
+            self._error = exc
+            self._it = iter(())
+        self._fill()
+        return True
+
+    def _fill(self) -> None:
+        """Pull what the unfused upstream would have emitted by now into the queue."""
+        it = self._it
+        if it is None or self._done:
+            return
+        queue = self._queue
+        try:
+            while self._pulled < self._allowed:
+                item = next(it)
+                if item is None:
+                    raise null_item_error()  # rule 2.13, as the source itself would signal
+                queue.append(item)
+                self._pulled += 1
+        except StopIteration:
+            self._done = True
+            return
+        except Exception as exc:
+            self._done = True
+            self._error = exc
+            return
+        if type(it) in exact_length_types and operator.length_hint(it) == 0:
+            self._done = True  # the unfused source completes eagerly here too
+
+    def _count_delivered(self, delivered: int) -> None:
+        # the unfused drain asks for ``limit`` more after every ``limit`` delivered
+        consumed = self._consumed + delivered
+        limit = self._limit
+        if consumed >= limit:
+            self._allowed += (consumed // limit) * limit
+            consumed %= limit
+        self._consumed = consumed
+
+    def _drain_fused(self, downstream: Subscriber[T], it: Iterator[T]) -> bool:
+        queue = self._queue
+        on_next = downstream.on_next
+        requested = self._requested
+        emitted = 0
+        try:
+            # queued (pulled ahead) elements first
+            while queue and emitted != requested:
+                on_next(queue.popleft())
+                emitted += 1
+                if self._cancelled:
+                    break
+            if (
+                requested == MAX_DEMAND
+                and not queue
+                and not self._done
+                and not self._cancelled
+                and self._bad_request is None
+            ):
+                # unbounded demand: the window no longer matters, poll the source directly
+                emitted += self._poll_unbounded(on_next, it)
+        except _DownstreamRaised as raised:
+            self._downstream_raised("on_next", raised.error)
+            return False
+        except Exception as exc:
+            self._downstream_raised("on_next", exc)
+            return False
+        if emitted:
+            if requested != MAX_DEMAND:
+                with self._lock:
+                    self._requested -= emitted
+            self._count_delivered(emitted)
+        if self._cancelled:
+            self._release()
+            return False
+        self._fill()
+        if self._done and not queue:
+            self._terminate(downstream)
+            return False
+        if queue and self._requested > 0:
+            return self._continue()
+        return False
+
+    def _continue(self) -> bool:
+        """More to deliver after a fill: run another round in this task."""
+        with self._lock:
+            self._wip += 1
+        return False
+
+    def _poll_unbounded(self, on_next: Callable[[T], None], it: Iterator[T]) -> int:
+        sent = 0
+        try:
+            for item in it:
+                if item is None:
+                    raise null_item_error()
+                sent += 1
+                try:
+                    on_next(item)
+                except Exception as exc:
+                    raise _DownstreamRaised(exc) from exc
+                if self._cancelled:
+                    return sent
+        except _DownstreamRaised:
+            raise
+        except Exception as exc:
+            self._done = True
+            self._error = exc
+            return sent
+        self._done = True
+        return sent
+
+
+class _DownstreamRaised(Exception):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class ObserveOnPublisher(Generic[T]):
+    """``observe_on`` / ``limit_rate`` for every subscriber of ``source``."""
+
+    __slots__ = ("_executor", "_factory", "_prefetch", "_source")
+
+    def __init__(
+        self,
+        source: Publisher[T],
+        executor: Executor | None,
+        prefetch: int,
+        factory: Callable[[], Iterable[T]] | None = None,
+    ) -> None:
+        message = check_request(prefetch)
+        if message is not None:
+            raise ValueError(message.replace("request(n)", "prefetch"))
+        self._source = source
+        self._executor = executor
+        self._prefetch = prefetch
+        self._factory = factory
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        op: _ObserveOn[T] = _ObserveOn(subscriber, self._executor, self._prefetch, self._factory)
+        if self._factory is not None:
+            op.start_fused()
+        else:
+            self._source.subscribe(op)

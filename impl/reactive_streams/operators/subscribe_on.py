@@ -1,0 +1,103 @@
+"""``subscribe_on``: subscribe to the source, and talk to its Subscription, on an executor.
+
+The ``subscribe`` call, every ``request`` and the ``cancel`` become messages of one
+core ``SerialQueue`` on ``executor``: they run one at a time, in order (rule 2.7), and a
+synchronous source therefore emits on the executor's thread. Signals pass through
+unchanged, on whatever thread the source emits them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
+
+from .._serial import SerialQueue
+from ._base import CANCELLED
+
+if TYPE_CHECKING:
+    from ..api import Publisher, Subscriber, Subscription
+    from ..executors import Executor
+
+T = TypeVar("T")
+
+__all__ = ["SubscribeOnPublisher"]
+
+_SUBSCRIBE: Final = object()
+_CANCEL: Final = object()
+
+
+class _SubscribeOn(Generic[T]):
+    __slots__ = ("_cancelled", "_downstream", "_messages", "_source", "_upstream")
+
+    def __init__(self, downstream: Subscriber[T], source: Publisher[T], executor: Executor):
+        self._downstream: Subscriber[T] | None = downstream
+        self._source: Publisher[T] | None = source
+        self._upstream: Subscription = CANCELLED
+        self._cancelled = False
+        self._messages: SerialQueue[object] = SerialQueue(executor, self._handle)
+
+    def start(self) -> None:
+        self._messages.offer(_SUBSCRIBE)
+
+    def _handle(self, message: object) -> None:
+        if message is _SUBSCRIBE:
+            source, self._source = self._source, None
+            if source is not None and not self._cancelled:
+                source.subscribe(self)
+        elif message is _CANCEL:
+            upstream, self._upstream = self._upstream, CANCELLED
+            upstream.cancel()
+        else:
+            self._upstream.request(message)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------- upstream side
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._upstream is not CANCELLED or self._cancelled:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_subscribe(self)
+
+    def on_next(self, item: T) -> None:
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        downstream, self._downstream = self._downstream, None
+        if downstream is not None:
+            downstream.on_error(error)
+
+    def on_complete(self) -> None:
+        downstream, self._downstream = self._downstream, None
+        if downstream is not None:
+            downstream.on_complete()
+
+    # ----------------------------------------------------- downstream side
+    def request(self, n: int) -> None:
+        self._messages.offer(n)  # rule 3.9 is the source's to apply, on its thread
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return  # rule 3.5
+        self._cancelled = True
+        self._downstream = None  # rule 3.13
+        self._messages.offer(_CANCEL)
+
+
+class SubscribeOnPublisher(Generic[T]):
+    __slots__ = ("_executor", "_source")
+
+    def __init__(self, source: Publisher[T], executor: Executor) -> None:
+        self._source = source
+        self._executor = executor
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        _SubscribeOn(subscriber, self._source, self._executor).start()

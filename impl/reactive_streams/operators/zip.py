@@ -1,0 +1,136 @@
+"""``zip``: combine the n-th elements of several publishers into tuples.
+
+Each source is asked for ``prefetch`` elements and replenished at 75 %; a tuple is
+emitted when every source has an element queued and there is demand. Completion comes
+when a source has completed with nothing queued (the others are cancelled); an error
+from any source cancels the others and is signalled at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from ._base import CANCELLED
+from ._drained import DrainedOperator
+from .observe_on import replenish_size
+
+if TYPE_CHECKING:
+    from ..api import Publisher, Subscriber, Subscription
+
+T = TypeVar("T")
+
+__all__ = ["ZipPublisher"]
+
+
+class _ZipInner:
+    __slots__ = ("_consumed", "_limit", "_parent", "done", "queue", "subscription")
+
+    def __init__(self, parent: _Zip, prefetch: int) -> None:
+        self._parent: _Zip | None = parent
+        self.queue: deque[Any] = deque()
+        self.done = False
+        self.subscription: Subscription = CANCELLED
+        self._limit = replenish_size(prefetch)
+        self._consumed = 0
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        parent = self._parent
+        if self.subscription is not CANCELLED or parent is None:
+            subscription.cancel()  # rule 2.5
+            return
+        self.subscription = subscription
+        subscription.request(parent._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        parent = self._parent
+        if parent is not None:
+            self.queue.append(item)
+            parent._signal()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        parent = self._parent
+        if parent is not None and parent._error is None:
+            parent._error = error
+            parent._done = True
+            parent._signal()
+
+    def on_complete(self) -> None:
+        self.done = True
+        parent = self._parent
+        if parent is not None:
+            parent._signal()
+
+    def consumed_one(self) -> None:
+        self._consumed += 1
+        if self._consumed == self._limit:
+            self._consumed = 0
+            self.subscription.request(self._limit)
+
+    def cancel(self) -> None:
+        self._parent = None
+        self.queue.clear()
+        subscription, self.subscription = self.subscription, CANCELLED
+        subscription.cancel()
+
+
+class _Zip(DrainedOperator[tuple[Any, ...]]):
+    __slots__ = ("_inners", "_prefetch")
+
+    def __init__(self, downstream: Subscriber[tuple[Any, ...]], count: int, prefetch: int):
+        super().__init__(downstream)
+        self._prefetch = prefetch
+        self._inners = [_ZipInner(self, prefetch) for _ in range(count)]
+
+    def _cancel_upstream(self) -> None:
+        for inner in self._inners:
+            inner.cancel()
+
+    def _clear(self) -> None:
+        for inner in self._inners:
+            inner.queue.clear()
+
+    def _ready_to_complete(self) -> bool:
+        if self._error is not None or not self._inners:
+            return True
+        return any(inner.done and not inner.queue for inner in self._inners)
+
+    def _emit(self, downstream: Subscriber[tuple[Any, ...]], requested: int) -> int:
+        inners = self._inners
+        emitted = 0
+        while emitted != requested and self._error is None:
+            if not all(inner.queue for inner in inners):
+                break
+            row = tuple(inner.queue.popleft() for inner in inners)
+            for inner in inners:
+                inner.consumed_one()
+            downstream.on_next(row)
+            emitted += 1
+            if self._cancelled:
+                break
+        return emitted
+
+
+class ZipPublisher(Generic[T]):
+    __slots__ = ("_prefetch", "_sources")
+
+    def __init__(self, sources: tuple[Publisher[Any], ...], prefetch: int = 128) -> None:
+        self._sources = sources
+        self._prefetch = prefetch
+
+    def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        zipper = _Zip(subscriber, len(self._sources), self._prefetch)
+        zipper._requested = 0
+        # on_subscribe first (rule 1.9), before any source can signal (rule 1.3)
+        subscriber.on_subscribe(zipper)
+        for source, inner in zip(self._sources, zipper._inners, strict=True):
+            if zipper._finished:
+                break
+            source.subscribe(inner)
+        zipper._signal()
