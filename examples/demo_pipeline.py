@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"        per type (rows, cents) {dict(sorted(got_sums.items()))}")
     print(f"        expected               {dict(sorted(want_sums.items()))}")
     print(f"        {'OK' if ok else 'MISMATCH'}")
-    py_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    py_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # started by exec
     print(f"peak RSS: python driver {py_peak:.0f} MiB, Spark JVM {jvm_peak_rss_mib():.0f} MiB")
     spark.stop()
     return 0 if ok else 1
