@@ -1,0 +1,251 @@
+"""State machine for publish(): subscribers arrive, request, cancel; the source emits,
+completes, fails; connect/disconnect; Hypothesis picks which pending drain task runs.
+
+The invariants are the Python twins of spec/Multicast.tla:
+``upstream_leq_min_demand_plus_buffer_inv``, ``spec101_delivered_leq_requested_inv``,
+``buffer_bounded_inv`` after every step, and ``leave_releases_pressure`` whenever the
+executor is quiescent (a subscriber with demand is never held back by one that left).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from reactive_streams import MAX_DEMAND
+from reactive_streams.api import Subscriber
+from reactive_streams.executors import ManualExecutor
+from reactive_streams.multicast import (
+    ConnectableFlow,
+    DisconnectedError,
+    OnDisconnect,
+    PublishConnection,
+    publish,
+)
+from reactive_streams.testing import TestSubscriber
+
+B = 3  # buffer_size
+MAX_SUBSCRIBERS = 3
+MAX_ELEMENTS = 30
+
+
+@dataclass
+class Upstream:
+    """One subscription of the connection to the source, driven by the machine."""
+
+    subscriber: Subscriber[int]
+    requested: int = 0
+    sent: int = 0
+    cancelled: bool = False
+    ended: bool = False
+
+    def request(self, n: int) -> None:
+        assert n > 0, f"rule 3.9 broken by the connection: request({n})"
+        assert not self.cancelled, "rule 3.6: request after cancel"
+        self.requested = min(self.requested + n, MAX_DEMAND)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+@dataclass
+class Source:
+    links: list[Upstream] = field(default_factory=list)
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        link = Upstream(subscriber)
+        self.links.append(link)
+        subscriber.on_subscribe(link)
+
+
+@dataclass
+class Child:
+    ts: TestSubscriber[int]
+    conn: PublishConnection[int]
+
+
+class MulticastMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.manual = ManualExecutor()
+        self.source = Source()
+        self.flow: ConnectableFlow[int] | None = None
+        self.children: list[Child] = []
+        self.upstream: dict[int, Upstream] = {}  # id(connection) -> its source link
+        self.next_item = 0
+        self.conns: list[PublishConnection[int]] = []
+
+    @initialize(strategy=st.sampled_from(["error", "complete", "none"]))
+    def setup(self, strategy: OnDisconnect) -> None:
+        self.strategy = strategy
+        self.flow = publish(
+            self.source, buffer_size=B, on_disconnect=strategy, executor=self.manual, batch_size=2
+        )
+
+    # ------------------------------------------------------------ helpers
+    def _flow(self) -> ConnectableFlow[int]:
+        assert self.flow is not None
+        return self.flow
+
+    def _current(self) -> PublishConnection[int]:
+        conn = self._flow().connection
+        assert isinstance(conn, PublishConnection)
+        return conn
+
+    @staticmethod
+    def _active(child: Child) -> bool:
+        ts = child.ts
+        return ts.subscription is not None and not ts.terminated and not getattr(ts, "left", False)
+
+    @staticmethod
+    def _outstanding(ts: TestSubscriber[int]) -> int:
+        return MAX_DEMAND if ts.requested == MAX_DEMAND else ts.requested - len(ts.values)
+
+    def _link(self, conn: PublishConnection[int]) -> Upstream | None:
+        return self.upstream.get(id(conn))
+
+    # ------------------------------------------------------------ subscribers
+    @precondition(lambda self: len(self.children) < MAX_SUBSCRIBERS)
+    @rule()
+    def arrive(self) -> None:
+        conn = self._current()
+        ts: TestSubscriber[int] = TestSubscriber()
+        self._flow().subscribe(ts)
+        self.children.append(Child(ts, conn))
+
+    @rule(i=st.integers(0, MAX_SUBSCRIBERS - 1), n=st.sampled_from([1, 2, 3, MAX_DEMAND]))
+    def request(self, i: int, n: int) -> None:
+        if i < len(self.children) and self._active(self.children[i]):
+            self.children[i].ts.request(n)
+
+    @rule(i=st.integers(0, MAX_SUBSCRIBERS - 1))
+    def leave(self, i: int) -> None:
+        if i < len(self.children) and self.children[i].ts.subscription is not None:
+            ts = self.children[i].ts
+            ts.left = True  # type: ignore[attr-defined]
+            ts.cancel()
+
+    # ------------------------------------------------------------ source
+    def _live_link(self) -> Upstream | None:
+        link = self._link(self._current())
+        if link is None or link.cancelled or link.ended:
+            return None
+        return link
+
+    @rule()
+    def emit(self) -> None:
+        link = self._live_link()
+        if link is not None and link.sent < link.requested and self.next_item < MAX_ELEMENTS:
+            link.sent += 1
+            self.next_item += 1
+            link.subscriber.on_next(self.next_item)
+
+    @rule(fail=st.booleans())
+    def source_ends(self, fail: bool) -> None:
+        link = self._live_link()
+        if link is not None:
+            link.ended = True
+            if fail:
+                link.subscriber.on_error(RuntimeError("source failed"))
+            else:
+                link.subscriber.on_complete()
+
+    # ------------------------------------------------------------ connection
+    @rule()
+    def connect(self) -> None:
+        before = len(self.source.links)
+        conn = self._flow().connect()
+        assert isinstance(conn, PublishConnection)
+        if len(self.source.links) > before:  # a new run subscribed to the source
+            self.upstream[id(conn)] = self.source.links[-1]
+            self.conns.append(conn)
+
+    @rule()
+    def disconnect(self) -> None:
+        conn = self._current()
+        if conn.connected:
+            conn.disconnect()
+
+    # ------------------------------------------------------------ executor
+    @precondition(lambda self: len(self.manual) > 0)
+    @rule(data=st.data())
+    def run_task(self, data: st.DataObject) -> None:
+        self.manual.run(data.draw(st.integers(0, len(self.manual) - 1), label="task"))
+
+    @rule()
+    def quiesce(self) -> None:
+        self.manual.run_all(10_000)
+        self.leave_releases_pressure()
+
+    # ------------------------------------------------------------ invariants
+    def _connections(self) -> set[PublishConnection[int]]:
+        conns: set[PublishConnection[int]] = {c.conn for c in self.children}
+        conns.add(self._current())
+        return conns | set(self.conns)
+
+    @invariant()
+    def spec101_delivered_leq_requested_inv(self) -> None:
+        for child in self.children:
+            ts = child.ts
+            assert len(ts.values) <= ts.requested, ts
+            assert not ts.violations, ts.violations
+
+    @invariant()
+    def upstream_leq_min_demand_plus_buffer_inv(self) -> None:
+        for conn in self._connections():
+            link = self._link(conn)
+            if link is None:
+                continue
+            assert conn.upstream_requested == link.requested
+            outstanding = [self._outstanding(c.ts) for c in self.children if c.conn is conn]
+            active = [
+                self._outstanding(c.ts) for c in self.children if c.conn is conn and self._active(c)
+            ]
+            min_demand = min(active) if active else 0
+            assert link.requested - conn.taken <= min_demand + B, (link, conn.taken, outstanding)
+
+    @invariant()
+    def buffer_bounded_inv(self) -> None:
+        for conn in self._connections():
+            assert conn.buffered <= B
+
+    def leave_releases_pressure(self) -> None:
+        """Quiescent: nobody with demand waits behind a subscriber that left or never came."""
+        assert len(self.manual) == 0
+        for conn in self._connections():
+            if conn.disconnected or conn.buffered == 0:
+                continue
+            active = [c for c in self.children if c.conn is conn and self._active(c)]
+            if not active:
+                raise AssertionError(f"{conn.buffered} buffered with no subscriber: not dropped")
+            assert any(self._outstanding(c.ts) == 0 for c in active), (
+                "every subscriber has demand and the buffer is not empty, yet nothing flows"
+            )
+
+    @invariant()
+    def disconnect_strategy_inv(self) -> None:
+        if len(self.manual):
+            return
+        for child in self.children:
+            conn = child.conn
+            if not conn.disconnected or child.ts.subscription is None:
+                continue
+            if getattr(child.ts, "left", False):
+                continue
+            errors = child.ts.errors
+            if self.strategy == "error":
+                assert child.ts.terminated, child.ts  # nobody is left hanging
+            else:
+                assert not any(isinstance(e, DisconnectedError) for e in errors)
+
+
+MulticastMachine.TestCase.settings = settings(
+    max_examples=200,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestMulticastMachine = MulticastMachine.TestCase
