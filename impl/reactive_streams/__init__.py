@@ -17,6 +17,7 @@ from .executors import (
     ThreadPoolExecutor,
     default_executor,
 )
+from .flow import Flow
 from .sources import (
     IterablePublisher,
     Sink,
@@ -35,6 +36,7 @@ __all__ = [
     "MAX_DEMAND",
     "AsyncSubscriber",
     "Executor",
+    "Flow",
     "ImmediateExecutor",
     "IterablePublisher",
     "LambdaSubscriber",

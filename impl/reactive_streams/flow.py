@@ -11,7 +11,7 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, Never, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from . import sources as _sources
 from ._demand import MAX_DEMAND
@@ -172,13 +172,13 @@ class Flow(Generic[T]):
         return Flow.from_publisher(publisher)
 
     @staticmethod
-    def empty() -> Flow[Never]:
+    def empty() -> Flow[Any]:
         """Completes at once, without demand."""
         publisher = _sources.empty()
         return Flow(publisher, _sync=SyncSource(publisher._factory, "empty"))
 
     @staticmethod
-    def error(exc: BaseException) -> Flow[Never]:
+    def error(exc: BaseException) -> Flow[Any]:
         """Fails at once with ``exc``, without demand."""
         publisher = _sources.error(exc)
         return Flow(publisher, _sync=SyncSource(publisher._factory, "error", error=exc))
@@ -303,7 +303,7 @@ class Flow(Generic[T]):
     def merge(*publishers: Publisher[T], prefetch: int = 32) -> Flow[T]:
         """Elements of every publisher, interleaved as they arrive (all subscribed at once)."""
         if not publishers:
-            return cast("Flow[T]", Flow.empty())
+            return Flow.empty()
         return Flow.from_iterable(publishers).flat_map(_identity, len(publishers), prefetch)
 
     @staticmethod
@@ -397,6 +397,21 @@ class Flow(Generic[T]):
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
         downstream demand; elements wait in a queue of at most ``prefetch``."""
         return Flow(_observe_on.ObserveOnPublisher(self._source, None, prefetch))
+
+    # ================================================================ multicast
+    def publish(self, buffer_size: int = 256, on_disconnect: str = "error") -> Any:
+        """Share one subscription among many subscribers in lockstep: a ``ConnectableFlow``
+        (see :func:`reactive_streams.multicast.publish`)."""
+        from .multicast import publish
+
+        return publish(self, buffer_size, on_disconnect)  # type: ignore[arg-type]
+
+    def replay(self, bound: int | None = None, on_disconnect: str = "error") -> Any:
+        """Share one subscription and replay the last ``bound`` elements (None: all) to late
+        subscribers: a ``ConnectableFlow`` (see :func:`reactive_streams.multicast.replay`)."""
+        from .multicast import replay
+
+        return replay(self, bound, on_disconnect)  # type: ignore[arg-type]
 
     # ================================================================ terminals
     def to_list(self, timeout: float | None = 10.0) -> list[T]:

@@ -31,6 +31,7 @@ __all__ = [
     "BufferOverflowError",
     "OnBackpressureBuffer",
     "OnBackpressureDrop",
+    "OnBackpressureError",
     "OnBackpressureLatest",
 ]
 
@@ -211,6 +212,31 @@ class OnBackpressureDrop(Operator[T, T], Generic[T]):
                     self._requested -= 1
             if not deliver:
                 _call_on_drop(self._on_drop, item)
+                return
+        downstream = self._downstream
+        if downstream is not None:
+            downstream.on_next(item)
+
+
+class OnBackpressureError(OnBackpressureDrop[T]):
+    """Delivers an element if downstream demand allows it now; otherwise cancels upstream
+    and signals ``BufferOverflowError`` (the element is not delivered)."""
+
+    __slots__ = ()
+
+    def __init__(self, downstream: Subscriber[T]) -> None:
+        super().__init__(downstream, None)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        if self._requested != MAX_DEMAND:
+            with self._demand_lock:
+                deliver = self._requested > 0
+                if deliver:
+                    self._requested -= 1
+            if not deliver:
+                self._fail(BufferOverflowError("an element arrived without downstream demand"))
                 return
         downstream = self._downstream
         if downstream is not None:

@@ -1,0 +1,65 @@
+"""The schedulers Python users expect, as the core executors (``observe_on`` and
+``subscribe_on`` take any ``Executor``).
+
+========================  ============================================================
+``shared_pool()``          the process-wide thread pool (``default_executor()``)
+``single(name)``           one worker thread: tasks run in submission order
+``new_thread(name)``       a new thread for every task (a subscription's drain tasks
+                           never overlap, so each runs alone on a fresh thread)
+``immediate()``            runs each task at once on the calling thread
+``manual()``               runs tasks only when told to: deterministic tests
+``thread_pool(workers)``   a dedicated pool
+========================  ============================================================
+"""
+
+from __future__ import annotations
+
+from .executors import (
+    Executor,
+    ImmediateExecutor,
+    ManualExecutor,
+    NewThreadExecutor,
+    SingleThreadExecutor,
+    ThreadPoolExecutor,
+    default_executor,
+)
+
+__all__ = [
+    "Executor",
+    "immediate",
+    "manual",
+    "new_thread",
+    "shared_pool",
+    "single",
+    "thread_pool",
+]
+
+
+def shared_pool() -> ThreadPoolExecutor:
+    """The shared pool (created on first use; never close it)."""
+    return default_executor()
+
+
+def single(name: str = "rs-single") -> SingleThreadExecutor:
+    """A new single-thread executor (close it when done, or use ``with``)."""
+    return SingleThreadExecutor(name=name)
+
+
+def new_thread(name: str = "rs-thread") -> NewThreadExecutor:
+    """An executor that starts a new daemon thread for every task."""
+    return NewThreadExecutor(name=name)
+
+
+def immediate() -> ImmediateExecutor:
+    """Runs each task on the calling thread, at once."""
+    return ImmediateExecutor()
+
+
+def manual() -> ManualExecutor:
+    """A ``ManualExecutor``: tasks wait until ``run``/``run_all``."""
+    return ManualExecutor()
+
+
+def thread_pool(workers: int = 4, name: str = "rs-pool") -> ThreadPoolExecutor:
+    """A new pool of ``workers`` threads."""
+    return ThreadPoolExecutor(workers, name=name)

@@ -1,0 +1,126 @@
+"""Fusion never changes what a subscriber sees: the same pipelines, the same demand
+scripts, with fusion on and off (synchronously and under a ManualExecutor), give the
+same signals. Also: fusion really happens when it is on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from reactive_streams.executors import ManualExecutor
+from reactive_streams.flow import Flow, fusion_enabled, set_fusion
+from reactive_streams.operators.observe_on import _ObserveOn
+from reactive_streams.sources import IterablePublisher, just
+from reactive_streams.sources import range as rs_range
+from reactive_streams.testing import TestSubscriber
+
+
+def _boom(x: int) -> int:
+    if x == 7:
+        raise ArithmeticError("seven")
+    return x
+
+
+def _gen() -> Any:
+    yield from (1, 2, 3, 4)
+
+
+PIPELINES: dict[str, Callable[[ManualExecutor], Flow[Any]]] = {
+    "map": lambda m: Flow.range(0, 10).map(lambda x: x * 2),
+    "filter": lambda m: Flow.range(0, 10).filter(lambda x: x % 3 == 0),
+    "filter_tail_dropped": lambda m: Flow.range(0, 10).filter(lambda x: x < 4),
+    "map_filter_map": lambda m: (
+        Flow.range(0, 20).map(lambda x: x + 1).filter(lambda x: x % 2 == 0).map(str)
+    ),
+    "map_raises": lambda m: Flow.range(0, 10).map(_boom),
+    "map_none": lambda m: Flow.range(0, 5).map(lambda x: None if x == 3 else x),
+    "generator": lambda m: Flow.from_iterable(_gen()).map(lambda x: x),
+    "just_map": lambda m: Flow.just(5).map(lambda x: x + 1),
+    "just_flat_map": lambda m: Flow.just(3).flat_map(lambda x: rs_range(0, x)),
+    "empty_map": lambda m: Flow.empty().map(lambda x: x),
+    "error_filter": lambda m: Flow.error(KeyError("e")).filter(lambda x: True),
+    "flat_map_just": lambda m: Flow.range(0, 10).flat_map(just),
+    "flat_map_two": lambda m: Flow.range(0, 6).flat_map(lambda x: rs_range(x, 2), 2, 2),
+    "flat_map_raises": lambda m: Flow.range(0, 9).flat_map(lambda x: just(_boom(x))),
+    "observe_on": lambda m: Flow.range(0, 40).observe_on(m, prefetch=8),
+    "map_observe_on": lambda m: Flow.range(0, 40).map(lambda x: x * 3).observe_on(m, 8),
+    "filter_observe_on": lambda m: Flow.range(0, 40).filter(lambda x: x < 9).observe_on(m, 4),
+    "raise_observe_on": lambda m: Flow.range(0, 40).map(_boom).observe_on(m, prefetch=4),
+    "subscribe_on_observe_on": lambda m: Flow.range(0, 30).subscribe_on(m).observe_on(m, 4),
+}
+
+SCRIPTS: dict[str, list[int]] = {
+    "unbounded": [2**63 - 1],
+    "one_by_one": [1] * 45,
+    "small_then_all": [2, 3, 1, 2**63 - 1],
+    "exact": [5, 5, 5, 5, 5, 5, 5, 5],
+    "zero_then_some": [0, 3, 0, 4],  # 0 means: run the executor without requesting
+}
+
+
+def _signals(pipeline: str, script: list[int], fused: bool) -> list[tuple[str, object]]:
+    previous = set_fusion(fused)
+    try:
+        manual = ManualExecutor()
+        flow = PIPELINES[pipeline](manual)
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        flow.subscribe(ts)
+        manual.run_all()
+        observed: list[tuple[str, object]] = []
+        for n in script:
+            if n and ts.subscription is not None and not ts.terminated:
+                ts.request(n)
+            manual.run_all()
+            observed.append(("after", len(ts.values)))
+        ts.assert_no_violations()
+        terminal = [
+            (s.kind, s.value if s.kind == "on_next" else repr(s.value))
+            for s in ts.signals
+            if s.kind != "on_subscribe"
+        ]
+        return observed + terminal
+    finally:
+        set_fusion(previous)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+@pytest.mark.parametrize("pipeline", sorted(PIPELINES))
+def test_fusion_on_and_off_give_the_same_signals(pipeline: str, script: str) -> None:
+    fused = _signals(pipeline, SCRIPTS[script], True)
+    unfused = _signals(pipeline, SCRIPTS[script], False)
+    assert fused == unfused
+
+
+def test_fusion_switch_changes_the_assembled_pipeline() -> None:
+    previous = set_fusion(True)
+    try:
+        assert fusion_enabled()
+        fused = Flow.range(0, 3).map(lambda x: x).filter(bool)
+        assert isinstance(fused.source, IterablePublisher)  # one source, no operator chain
+        assert Flow.empty().map(lambda x: x) is not None
+        empty = Flow.empty()
+        assert empty.map(lambda x: x) is empty  # macro-fusion: empty().map is empty()
+        set_fusion(False)
+        unfused = Flow.range(0, 3).map(lambda x: x).filter(bool)
+        assert not isinstance(unfused.source, IterablePublisher)
+        assert empty.map(lambda x: x) is not empty
+    finally:
+        set_fusion(previous)
+
+
+def test_observe_on_micro_fusion_polls_the_source_without_subscribing(
+    manual: ManualExecutor,
+) -> None:
+    previous = set_fusion(True)
+    try:
+        flow = Flow.range(0, 5).map(lambda x: x).observe_on(manual)
+        ts: TestSubscriber[int] = TestSubscriber(10)
+        flow.subscribe(ts)
+        manual.run_all()
+        ts.assert_values(0, 1, 2, 3, 4).assert_complete()
+        assert isinstance(ts.subscription, _ObserveOn)
+        assert not ts.subscription._upstream_ready  # no upstream subscription: polled
+    finally:
+        set_fusion(previous)
