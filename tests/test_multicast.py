@@ -310,7 +310,7 @@ def test_disconnect_before_the_source_subscribes_cancels_it_on_arrival() -> None
 # ---------------------------------------------------------------- rules toward each child
 def test_spec109_subscribe_none_raises() -> None:
     with pytest.raises(TypeError, match=r"rule 1\.9"):
-        publish(rs.range(0, 1)).subscribe(None)  # type: ignore[arg-type]
+        publish(rs.range(0, 1)).source.subscribe(None)  # type: ignore[arg-type]
 
 
 def test_spec309_invalid_request_errors_only_that_subscriber() -> None:
@@ -590,3 +590,26 @@ def test_real_threads_every_child_gets_the_same_prefix(make: Any) -> None:
         for ts in subs:
             ts.await_terminal(30)
             ts.assert_values(*range(n)).assert_complete()
+
+
+# ---------------------------------------------------------------- Flow integration
+def test_connectable_flow_is_a_flow_with_operators() -> None:
+    from reactive_streams.flow import Flow
+
+    shared = Flow.range(0, 6).publish(buffer_size=2)
+    assert isinstance(shared, Flow)
+    evens = shared.filter(lambda x: x % 2 == 0)
+    a, b = TestSubscriber[int](MAX_DEMAND), TestSubscriber[int](MAX_DEMAND)
+    evens.subscribe(a)
+    shared.subscribe(b)
+    shared.connect()
+    a.assert_values(0, 2, 4).assert_complete()
+    b.assert_values(0, 1, 2, 3, 4, 5).assert_complete()
+    cached = Flow.just(1, 2, 3).replay(2)
+    cached.connect()
+    late = TestSubscriber[int](MAX_DEMAND)
+    cached.ref_count().subscribe(late)
+    late.assert_values(1, 2, 3).assert_complete()  # its demand drove the running source
+    counted = Flow.range(0, 3).publish().ref_count()
+    assert isinstance(counted, Flow)
+    assert counted.to_list(timeout=5) == [0, 1, 2]

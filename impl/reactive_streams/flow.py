@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from .executors import Executor
+    from .multicast import ConnectableFlow, OnDisconnect
 
 __all__ = ["Flow", "fusion_enabled", "set_fusion"]
 
@@ -399,19 +400,23 @@ class Flow(Generic[T]):
         return Flow(_observe_on.ObserveOnPublisher(self._source, None, prefetch))
 
     # ================================================================ multicast
-    def publish(self, buffer_size: int = 256, on_disconnect: str = "error") -> Any:
+    def publish(
+        self, buffer_size: int = 256, on_disconnect: OnDisconnect = "error"
+    ) -> ConnectableFlow[T]:
         """Share one subscription among many subscribers in lockstep: a ``ConnectableFlow``
         (see :func:`reactive_streams.multicast.publish`)."""
         from .multicast import publish
 
-        return publish(self, buffer_size, on_disconnect)  # type: ignore[arg-type]
+        return publish(self, buffer_size, on_disconnect)
 
-    def replay(self, bound: int | None = None, on_disconnect: str = "error") -> Any:
+    def replay(
+        self, bound: int | None = None, on_disconnect: OnDisconnect = "error"
+    ) -> ConnectableFlow[T]:
         """Share one subscription and replay the last ``bound`` elements (None: all) to late
         subscribers: a ``ConnectableFlow`` (see :func:`reactive_streams.multicast.replay`)."""
         from .multicast import replay
 
-        return replay(self, bound, on_disconnect)  # type: ignore[arg-type]
+        return replay(self, bound, on_disconnect)
 
     # ================================================================ terminals
     def to_list(self, timeout: float | None = 10.0) -> list[T]:

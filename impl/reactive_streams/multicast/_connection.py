@@ -24,7 +24,7 @@ from ..executors import Executor
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
-    from .connectable import ConnectableFlow
+    from .connectable import _Hub
 
 __all__ = ["DISCONNECT_STRATEGIES", "Child", "Connection", "DisconnectedError", "OnDisconnect"]
 
@@ -285,7 +285,7 @@ class Connection(DrainLoop, Generic[T]):
 
     def __init__(
         self,
-        flow: ConnectableFlow[T],
+        flow: _Hub[T],
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ..flow import Flow
 from ._connection import Child, Connection
 
 if TYPE_CHECKING:
@@ -23,25 +24,17 @@ __all__ = ["ConnectableFlow", "RefCountFlow"]
 T = TypeVar("T")
 
 
-class ConnectableFlow(Generic[T]):
-    """A multicasting Publisher whose source runs between ``connect()`` and ``disconnect()``."""
+class _Hub(Generic[T]):
+    """The Publisher inside a ``ConnectableFlow``: holds the current connection."""
 
-    def __init__(
-        self, new_connection: Callable[[ConnectableFlow[T]], Connection[T]], *, name: str
-    ) -> None:
+    def __init__(self, new_connection: Callable[[_Hub[T]], Connection[T]], name: str) -> None:
         self._new_connection = new_connection
         self._name = name
         self._lock = threading.Lock()
         self._current = new_connection(self)
 
     def __repr__(self) -> str:
-        return f"<{self._name} connectable>"
-
-    @property
-    def connection(self) -> Connection[T]:
-        """The connection new subscribers join (not necessarily connected yet)."""
-        with self._lock:
-            return self._current
+        return f"<{self._name}>"
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
@@ -53,13 +46,6 @@ class ConnectableFlow(Generic[T]):
                 child.tracer.emit(child.id, "subscribe")
             conn._add(child)
         conn._kick()  # on_subscribe is delivered by the connection's drain
-
-    def connect(self) -> Connection[T]:
-        """Start the current connection (if not started) and return it."""
-        conn, start = self._acquire()
-        if start:
-            conn._start()
-        return conn
 
     def _acquire(self) -> tuple[Connection[T], bool]:
         """The connection to start (a fresh one after the source ended), without starting it."""
@@ -78,30 +64,46 @@ class ConnectableFlow(Generic[T]):
             if self._current is conn:
                 self._current = self._new_connection(self)
 
+
+class ConnectableFlow(Flow[T]):
+    """A multicasting Flow whose source runs between ``connect()`` and ``disconnect()``."""
+
+    __slots__ = ("_hub",)
+
+    def __init__(self, new_connection: Callable[[_Hub[T]], Connection[T]], *, name: str) -> None:
+        hub = _Hub(new_connection, name)
+        super().__init__(hub)
+        self._hub = hub
+
+    @property
+    def connection(self) -> Connection[T]:
+        """The connection new subscribers join (not necessarily connected yet)."""
+        with self._hub._lock:
+            return self._hub._current
+
+    def connect(self) -> Connection[T]:
+        """Start the current connection (if not started) and return it."""
+        conn, start = self._hub._acquire()
+        if start:
+            conn._start()
+        return conn
+
     def ref_count(self) -> RefCountFlow[T]:
-        """A Publisher that connects on its first subscriber and disconnects after its last."""
-        return RefCountFlow(self)
+        """A Flow that connects on its first subscriber and disconnects after its last."""
+        return RefCountFlow(self._hub)
 
 
-class RefCountFlow(Generic[T]):
-    """Connects ``source`` when the subscriber count goes 0 -> 1, disconnects at 1 -> 0.
+class _RefCount(Generic[T]):
+    """Connects the hub when the subscriber count goes 0 -> 1, disconnects at 1 -> 0."""
 
-    A subscriber stops counting when it cancels or receives its terminal signal.
-    """
-
-    def __init__(self, source: ConnectableFlow[T]) -> None:
-        self._source = source
+    def __init__(self, hub: _Hub[T]) -> None:
+        self._hub = hub
         self._lock = threading.Lock()
         self._count = 0
         self._connection: Connection[T] | None = None
 
     def __repr__(self) -> str:
-        return f"<ref_count of {self._source!r}>"
-
-    @property
-    def subscriber_count(self) -> int:
-        with self._lock:
-            return self._count
+        return f"<ref_count of {self._hub!r}>"
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
@@ -110,12 +112,12 @@ class RefCountFlow(Generic[T]):
         with self._lock:
             self._count += 1
             if self._count == 1:
-                conn, start = self._source._acquire()  # no user code runs here
+                conn, start = self._hub._acquire()  # no user code runs here
                 self._connection = conn
             else:
                 conn = None
         # subscribe before starting, so the first subscriber misses nothing
-        self._source.subscribe(_Counted(self, subscriber))
+        self._hub.subscribe(_Counted(self, subscriber))
         if start and conn is not None:
             conn._start()
 
@@ -129,12 +131,31 @@ class RefCountFlow(Generic[T]):
             conn.disconnect()
 
 
+class RefCountFlow(Flow[T]):
+    """Connects when its subscriber count goes 0 -> 1 and disconnects at 1 -> 0.
+
+    A subscriber stops counting when it cancels or receives its terminal signal.
+    """
+
+    __slots__ = ("_counter",)
+
+    def __init__(self, hub: _Hub[T]) -> None:
+        counter = _RefCount(hub)
+        super().__init__(counter)
+        self._counter = counter
+
+    @property
+    def subscriber_count(self) -> int:
+        with self._counter._lock:
+            return self._counter._count
+
+
 class _Counted(Generic[T]):
     """Wraps a subscriber of a ``RefCountFlow``: cancel or a terminal signal uncounts it once."""
 
     __slots__ = ("_actual", "_flow", "_lock", "_released", "_subscription")
 
-    def __init__(self, flow: RefCountFlow[T], actual: Subscriber[T]) -> None:
+    def __init__(self, flow: _RefCount[T], actual: Subscriber[T]) -> None:
         self._flow = flow
         self._actual = actual
         self._lock = threading.Lock()

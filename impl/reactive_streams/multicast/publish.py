@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .._demand import MAX_DEMAND
 from ..executors import Executor
 from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect
-from .connectable import ConnectableFlow
+from .connectable import ConnectableFlow, _Hub
 
 if TYPE_CHECKING:
     from ..api import Publisher
@@ -47,7 +47,7 @@ class PublishConnection(Connection[T]):
 
     def __init__(
         self,
-        flow: ConnectableFlow[T],
+        flow: _Hub[T],
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
@@ -142,7 +142,7 @@ def publish(
     if on_disconnect not in DISCONNECT_STRATEGIES:
         raise ValueError(f"publish: on_disconnect must be one of {DISCONNECT_STRATEGIES}")
 
-    def new_connection(flow: ConnectableFlow[T]) -> Connection[T]:
+    def new_connection(flow: _Hub[T]) -> Connection[T]:
         return PublishConnection(flow, source, on_disconnect, executor, batch_size, buffer_size)
 
     return ConnectableFlow(new_connection, name="publish")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._demand import MAX_DEMAND
 from ..executors import Executor
 from ._connection import DISCONNECT_STRATEGIES, Child, Connection, OnDisconnect
-from .connectable import ConnectableFlow
+from .connectable import ConnectableFlow, _Hub
 
 if TYPE_CHECKING:
     from ..api import Publisher
@@ -46,7 +46,7 @@ class ReplayConnection(Connection[T]):
 
     def __init__(
         self,
-        flow: ConnectableFlow[T],
+        flow: _Hub[T],
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
@@ -161,7 +161,7 @@ def replay(
     if on_disconnect not in DISCONNECT_STRATEGIES:
         raise ValueError(f"replay: on_disconnect must be one of {DISCONNECT_STRATEGIES}")
 
-    def new_connection(flow: ConnectableFlow[T]) -> Connection[T]:
+    def new_connection(flow: _Hub[T]) -> Connection[T]:
         return ReplayConnection(flow, source, on_disconnect, executor, batch_size, bound)
 
     return ConnectableFlow(new_connection, name="replay")
