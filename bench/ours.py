@@ -443,28 +443,41 @@ workload(
 )(_range_async(False))
 
 
-@workload(
+def _pipeline(fused: bool) -> Callable[[int], Run]:
+    def setup(n: int) -> Run:
+        flow, ex = _flow(fused), _executors()
+        first = ex.SingleThreadExecutor(name="bench-subscribe")
+        second = ex.SingleThreadExecutor(name="bench-observe")
+
+        def run() -> int:
+            try:
+                s = CountingSubscriber.asynchronous()
+                pipeline = flow.range(0, n).subscribe_on(first).observe_on(second, prefetch=128)
+                pipeline.subscribe(s)
+                return s.wait()
+            finally:
+                first.close()
+                second.close()
+
+        return run
+
+    return setup
+
+
+workload(
     "rs_pipeline",
     n=M,
     group="ours",
     requires=SUBSCRIBE_ON,
     title="rangePipeline: `.subscribe_on(thread 1).observe_on(thread 2, prefetch=128)`",
-)
-def rs_pipeline(n: int) -> Run:
-    flow, ex = _flow(), _executors()
-    first = ex.SingleThreadExecutor(name="bench-subscribe")
-    second = ex.SingleThreadExecutor(name="bench-observe")
-
-    def run() -> int:
-        try:
-            s = CountingSubscriber.asynchronous()
-            flow.range(0, n).subscribe_on(first).observe_on(second, prefetch=128).subscribe(s)
-            return s.wait()
-        finally:
-            first.close()
-            second.close()
-
-    return run
+)(_pipeline(True))
+workload(
+    "rs_pipeline_unfused",
+    n=M,
+    group="ours",
+    requires=SUBSCRIBE_ON,
+    title="rangePipeline with fusion off: the source emits on thread 1, the sink runs on thread 2",
+)(_pipeline(False))
 
 
 __all__ = ["BoundedSubscriber", "CountingSubscriber", "half", "twice"]
