@@ -88,6 +88,31 @@ TARGETS = [
     Target("flat_map to one >= 0.25x plain loop", "rs_flat_map_one", LIMIT, 0.25),
     Target("flat_map to range(x, 2) >= 0.25x plain loop", "rs_flat_map_two", LIMIT, 0.25),
     Target("range(1) subscriptions/s >= 10x reactivex just", "rs_range_1", "rx_just", 10),
+    # extra rows, not in the brief: the same bars for the unfused async operators
+    Target(
+        "(extra) rangeAsync unfused >= 1.0x rxbp observe_on batch 256",
+        "rs_range_async_unfused",
+        "rxbp_observe_on_256",
+        1.0,
+    ),
+    Target(
+        "(extra) rangeAsync unfused: bounded RSS (growth <= 5 MiB)",
+        "rs_range_async_unfused",
+        None,
+        5.0,
+    ),
+    Target(
+        "(extra) rangePipeline unfused >= 0.7x rangeAsync unfused",
+        "rs_pipeline_unfused",
+        "rs_range_async_unfused",
+        0.7,
+    ),
+    Target(
+        "(extra) rangePipeline unfused >= 1.0x queue.Queue, one element per put",
+        "rs_pipeline_unfused",
+        "queue_thread_1",
+        1.0,
+    ),
 ]
 
 
