@@ -310,8 +310,13 @@ def machine_line(m: dict[str, Any]) -> str:
     la1 = ", ".join(f"{x:.2f}" for x in m.get("loadavg_end", ()))
     return (
         f"Machine: {m['cores']} cores, {m['cpu_model']}; {m.get('implementation', 'CPython')} "
-        f"{m['python']} ({m['platform']}); run {m['started_utc']} at commit `{m['commit']}`; "
-        f"load average (1, 5, 15 min) {la0} at the start, {la1} at the end."
+        f"{m['python']} ({m['platform']}); run {m['started_utc']} at commit `{m['commit']}`"
+        + (
+            f" plus {m['uncommitted_impl_files']} uncommitted files under impl/; "
+            if m.get("uncommitted_impl_files")
+            else "; "
+        )
+        + f"load average (1, 5, 15 min) {la0} at the start, {la1} at the end."
     )
 
 

@@ -61,7 +61,18 @@ def machine_info() -> dict[str, Any]:
         ).stdout.strip()
     except OSError:
         commit = ""
+    try:
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "impl"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.splitlines()
+    except OSError:
+        dirty = []
     return {
+        "uncommitted_impl_files": len(dirty),
         "cpu_model": model,
         "cores": os.cpu_count(),
         "python": platform.python_version(),
