@@ -118,10 +118,12 @@ def plain_loop_times(n: int = 300_000, runs: int = 3) -> list[float]:
     return times
 
 
-def measure(w: Workload, n: int, runs: int, warmup: bool = True) -> dict[str, Any]:
+def measure(
+    w: Workload, n: int, runs: int, warmup: bool = True, limit_n: int = 300_000
+) -> dict[str, Any]:
     """Warm up once, then time ``runs`` passes; return a JSON-ready row."""
     rss_start = peak_rss_mib()
-    limit_times = plain_loop_times()
+    limit_times = plain_loop_times(limit_n)
     if warmup:
         warm_n = max(1, n // 10) if w.slow else n
         got = w.setup(warm_n)()
@@ -141,7 +143,7 @@ def measure(w: Workload, n: int, runs: int, warmup: bool = True) -> dict[str, An
             raise AssertionError(f"{w.name}: delivered {got}, expected {w.expect(n)}")
         times.append(t1 - t0)
         del run
-    limit_times += plain_loop_times()
+    limit_times += plain_loop_times(limit_n)
     med = statistics.median(times)
     return {
         "name": w.name,
@@ -158,6 +160,6 @@ def measure(w: Workload, n: int, runs: int, warmup: bool = True) -> dict[str, An
         "cpu_s_median": statistics.median(cpu),
         "peak_rss_mib": peak_rss_mib(),
         "rss_before_mib": rss_start,
-        "limit_in_process": 300_000 / statistics.median(limit_times),
+        "limit_in_process": limit_n / statistics.median(limit_times),
         "python": sys.version.split()[0],
     }

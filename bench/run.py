@@ -96,11 +96,14 @@ def peer_versions(python: Path, names: list[str]) -> dict[str, str]:
     return versions
 
 
-def run_one(w: Workload, python: str, n: int, runs: int, *, verbose: bool) -> dict[str, Any]:
+def run_one(
+    w: Workload, python: str, n: int, runs: int, *, verbose: bool, limit_n: int = 300_000
+) -> dict[str, Any]:
     module = GROUPS[w.group][0]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     cmd = [python, "-m", "bench.worker", module, w.name, "--n", str(n), "--runs", str(runs)]
+    cmd += ["--limit-n", str(limit_n)]
     try:
         proc = subprocess.run(
             cmd,
@@ -179,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for w in workloads:
         n = w.smoke_n if a.smoke else max(1, int(w.n * a.scale))
-        row = run_one(w, pythons[GROUPS[w.group][1]], n, runs, verbose=a.verbose)
+        limit_n = 20_000 if a.smoke else 300_000
+        row = run_one(w, pythons[GROUPS[w.group][1]], n, runs, verbose=a.verbose, limit_n=limit_n)
         rows.append(row)
         print(report.progress_line(row), flush=True)
     info["loadavg_end"] = os.getloadavg()

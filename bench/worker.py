@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--no-warmup", action="store_true")
+    p.add_argument("--limit-n", type=int, default=300_000, help="in-process plain loop size")
     a = p.parse_args(argv)
     try:
         importlib.import_module(a.module)
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         if needs is not None and not available(needs):
             print(json.dumps({"name": a.name, "skipped": f"needs {needs}"}))
             return 0
-        row = measure(REGISTRY[a.name], a.n, a.runs, warmup=not a.no_warmup)
+        row = measure(REGISTRY[a.name], a.n, a.runs, warmup=not a.no_warmup, limit_n=a.limit_n)
     except Exception as e:  # report the failure as a row; the run goes on
         traceback.print_exc()
         row = {"name": a.name, "error": f"{type(e).__name__}: {e}"}
