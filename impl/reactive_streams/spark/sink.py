@@ -152,7 +152,7 @@ class SparkSink:
         columns: Sequence[str] | None = None,
         table: str | None = None,
         options: Mapping[str, str] | None = None,
-        batch_rows: int = 65_536,
+        batch_rows: int = 131_072,
         batch_bytes: int = 64 * 1024 * 1024,
         max_delay_s: float | None = None,
         max_attempts: int = 3,
