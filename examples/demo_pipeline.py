@@ -1,8 +1,8 @@
 """End-to-end job on embedded local Spark: generate -> transform/filter -> SparkSink -> verify.
 
 1. a deterministic Publisher generates N click-stream events (on a worker thread);
-2. a map/filter stage enriches them and drops page views, across that thread
-   boundary (the sink's convert and write lanes are further threads);
+2. ``observe_on`` moves them to a second thread, where ``map``/``filter`` enrich
+   them and drop page views (the sink's convert and write lanes are further threads);
 3. SparkSink appends them to a Parquet table, exactly once, in large batches;
 4. Spark reads the table back; count and per-type sums of ``amount_cents`` must
    equal values computed independently by a plain Python loop;
@@ -20,14 +20,11 @@ import resource
 import shutil
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
-from reactive_streams import sources
-from reactive_streams.api import Publisher, Subscriber, Subscription
-from reactive_streams.executors import ThreadPoolExecutor
+from reactive_streams.executors import SingleThreadExecutor
+from reactive_streams.flow import Flow
 from reactive_streams.spark import SparkSink, local_session
 
 EVENT_TYPES = ("view", "view", "view", "click", "click", "add_to_cart", "purchase")
@@ -68,59 +65,6 @@ def enrich(e: dict[str, Any]) -> dict[str, Any]:
 
 def keep(e: dict[str, Any]) -> bool:
     return bool(e["event_type"] != "view")
-
-
-class MapFilter:
-    """A small map+filter stage (Publisher): a dropped element is replaced by request(1)."""
-
-    def __init__(
-        self,
-        upstream: Publisher[Any],
-        fn: Callable[[Any], Any],
-        predicate: Callable[[Any], bool],
-    ) -> None:
-        self.upstream, self.fn, self.predicate = upstream, fn, predicate
-
-    def subscribe(self, subscriber: Subscriber[Any]) -> None:
-        self.upstream.subscribe(_MapFilterSubscriber(subscriber, self.fn, self.predicate))
-
-
-class _MapFilterSubscriber:
-    def __init__(
-        self, down: Subscriber[Any], fn: Callable[[Any], Any], pred: Callable[[Any], bool]
-    ):
-        self.down, self.fn, self.pred = down, fn, pred
-        self.lock = threading.RLock()  # rule 2.7: our request(1) and downstream's are serial
-        self.sub: Subscription | None = None
-
-    # Subscription seen by downstream
-    def request(self, n: int) -> None:
-        assert self.sub is not None
-        with self.lock:
-            self.sub.request(n)
-
-    def cancel(self) -> None:
-        assert self.sub is not None
-        with self.lock:
-            self.sub.cancel()
-
-    # Subscriber toward upstream
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.sub = subscription
-        self.down.on_subscribe(self)
-
-    def on_next(self, item: Any) -> None:
-        value = self.fn(item)
-        if self.pred(value):
-            self.down.on_next(value)
-        else:
-            self.request(1)  # keep the downstream's demand whole
-
-    def on_error(self, error: BaseException) -> None:
-        self.down.on_error(error)
-
-    def on_complete(self) -> None:
-        self.down.on_complete()
 
 
 def expected(n: int) -> tuple[int, dict[str, tuple[int, int]]]:
@@ -171,9 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"spark session ready in {time.monotonic() - t0:.1f} s", flush=True)
     shutil.rmtree(args.out, ignore_errors=True)
 
-    pool = ThreadPoolExecutor(1, name="demo-source")
-    events = sources.range(0, args.n, executor=pool, batch_size=4096)
-    pipeline = MapFilter(MapFilter(events, make_event, lambda _e: True), enrich, keep)
+    source_thread = SingleThreadExecutor(name="demo-source")
+    operator_thread = SingleThreadExecutor(name="demo-operators")
+    pipeline = (
+        Flow.range(0, args.n)
+        .map(make_event)
+        .subscribe_on(source_thread)  # events are generated on one thread ...
+        .observe_on(operator_thread, prefetch=8192)  # ... enriched and filtered on another
+        .map(enrich)
+        .filter(keep)
+    )
     sink = SparkSink(
         spark, args.out, sink_id="demo", schema=SCHEMA, batch_rows=args.batch_rows, progress=None
     )
@@ -181,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     pipeline.subscribe(sink)
     result = sink.result(timeout=3600)
     elapsed = time.monotonic() - t1
-    pool.close()
+    source_thread.close()
+    operator_thread.close()
     m = result.metrics
     print(
         f"streamed {args.n:,} events, wrote {m.records:,} in {m.batches} batches "
