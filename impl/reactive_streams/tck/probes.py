@@ -1,0 +1,592 @@
+"""Instrumented stand-ins: a subscriber that checks publishers, a publisher that checks
+subscribers, and the whitebox probe / puppet pair.
+
+Every recorded call carries (logical clock, thread id, nesting depth), so serial
+signalling (rule 1.3), recursion depth (3.3), calls after a terminal signal on any thread
+(2.3, 2.4) and overlapping subscription calls (2.7) are observed, not guessed from
+stack frames or time windows. Violations are "flopped" into the check's ``Env`` and
+reported when the check ends, so a probe never raises into the implementation's threads
+(except ``CheckAborted`` after the deadline).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._demand import MAX_DEMAND, add_demand, check_request
+from ..api import Publisher, Subscriber, Subscription
+from ._env import CheckFailure, Env
+
+__all__ = [
+    "BlackboxProxy",
+    "Call",
+    "ManualPublisher",
+    "ManualSubscription",
+    "ProbeSubscriber",
+    "Record",
+    "WhiteboxProbe",
+    "WhiteboxPuppet",
+]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One signal received by a probe subscriber."""
+
+    kind: str  # on_subscribe / on_next / on_error / on_complete
+    value: object
+    thread: int
+    clock: int
+    depth: int
+
+
+Hook = Callable[["ProbeSubscriber", Any], None]
+
+_OVERFLOW_ABORT = 1000  # elements beyond demand after which a check is aborted
+
+
+class ProbeSubscriber:
+    """The kit's subscriber for publisher checks (the JVM ``ManualSubscriber`` and friends).
+
+    It checks, on every signal: on_subscribe first and once (1.9), no signal overlaps one
+    on another thread (1.3), nothing after a terminal signal (1.7), no element beyond the
+    demand it requested (1.1), no None (2.13, caller side), signals only on caller
+    threads when the implementation declared itself synchronous. Hooks run inside the
+    signal (``on_next=lambda probe, x: probe.request(1)``).
+    """
+
+    def __init__(
+        self,
+        env: Env,
+        name: str = "subscriber",
+        *,
+        on_subscribe: Hook | None = None,
+        on_next: Hook | None = None,
+        on_terminal: Hook | None = None,
+        limit_after_cancel: int = 1000,
+    ) -> None:
+        self.env = env
+        self.name = name
+        self._hooks = (on_subscribe, on_next, on_terminal)
+        self._lock = threading.Lock()
+        self._active: dict[int, int] = {}
+        self.max_depth = 0
+        self.subscription: Subscription | None = None
+        self.records: list[Record] = []
+        self.values: list[object] = []
+        self.consumed = 0
+        self.errors: list[BaseException] = []
+        self.completions = 0
+        self.requested = 0
+        self.cancelled = False
+        self.cancel_mark: int | None = None  # len(records) when cancel() returned
+        self._limit_after_cancel = limit_after_cancel
+
+    # ------------------------------------------------------------- bookkeeping
+    def _flop(self, rule: str, message: str) -> None:
+        self.env.flop(rule, f"rule {rule}: {self.name}: {message}")
+
+    def _begin(self, kind: str, value: object) -> int:
+        env = self.env
+        env.check_abort()
+        tid = threading.get_ident()
+        clock = env.tick()
+        with self._lock:
+            others = [t for t, d in self._active.items() if d > 0 and t != tid]
+            if others:
+                self._flop("1.3", f"{kind} on thread {tid} overlaps a signal on thread {others[0]}")
+            depth = self._active.get(tid, 0) + 1
+            self._active[tid] = depth
+            self.max_depth = max(self.max_depth, depth)
+            terminal = self.completions or self.errors
+            if kind != "on_subscribe" and self.subscription is None and not self.records:
+                self._flop("1.9", f"{kind} before on_subscribe")
+            elif kind == "on_subscribe" and self.records:
+                self._flop("1.9", "on_subscribe called a second time (see also 2.12)")
+            elif terminal:
+                self._flop("1.7", f"{kind} after a terminal signal")
+            if (
+                self.cancel_mark is not None
+                and len(self.records) - self.cancel_mark >= self._limit_after_cancel
+            ):
+                self._flop("3.12", f"still signalled {self._limit_after_cancel} times after cancel")
+                env.aborted = True
+            if env.mode == "synchronous" and tid not in env.caller_threads:
+                self._flop(
+                    "1.3",
+                    f"{kind} on thread {tid}, which never called the publisher, though the "
+                    "implementation was declared synchronous",
+                )
+            self.records.append(Record(kind, value, tid, clock, depth))
+        return tid
+
+    def _end(self, tid: int) -> None:
+        with self._lock:
+            self._active[tid] -= 1
+        self.env.notify()
+        self.env.check_abort()
+
+    # -------------------------------------------------------------- Subscriber
+    def on_subscribe(self, subscription: Subscription) -> None:
+        tid = self._begin("on_subscribe", subscription)
+        try:
+            if subscription is None:
+                self._flop("1.9", "on_subscribe(None)")
+                return
+            if self.subscription is None:
+                self.subscription = subscription
+            hook = self._hooks[0]
+            if hook is not None:
+                hook(self, subscription)
+        finally:
+            self._end(tid)
+
+    def on_next(self, item: object) -> None:
+        tid = self._begin("on_next", item)
+        try:
+            if item is None:
+                self._flop("2.13", "the publisher signalled on_next(None)")
+            with self._lock:
+                self.values.append(item)
+                if len(self.values) > self.requested:
+                    if len(self.values) == self.requested + 1:
+                        self._flop(
+                            "1.1", f"element {len(self.values)} exceeds the demand of {self.requested}"
+                        )
+                    elif len(self.values) > self.requested + _OVERFLOW_ABORT:
+                        self.env.aborted = True  # stop an endless over-delivery
+                        self.env.notify()
+            hook = self._hooks[1]
+            if hook is not None:
+                hook(self, item)
+        finally:
+            self._end(tid)
+
+    def on_error(self, error: BaseException) -> None:
+        tid = self._begin("on_error", error)
+        try:
+            if error is None:
+                self._flop("2.13", "the publisher signalled on_error(None)")
+            with self._lock:
+                self.errors.append(error)
+            hook = self._hooks[2]
+            if hook is not None:
+                hook(self, error)
+        finally:
+            self._end(tid)
+
+    def on_complete(self) -> None:
+        tid = self._begin("on_complete", None)
+        try:
+            with self._lock:
+                self.completions += 1
+            hook = self._hooks[2]
+            if hook is not None:
+                hook(self, None)
+        finally:
+            self._end(tid)
+
+    # ----------------------------------------------------------------- control
+    def _subscription(self) -> Subscription:
+        if self.subscription is None:
+            raise CheckFailure(f"rule 1.9: {self.name}: no on_subscribe yet", "1.9")
+        return self.subscription
+
+    def request(self, n: int) -> None:
+        """Request ``n`` (counted first, so the demand check never races the element)."""
+        subscription = self._subscription()
+        if check_request(n) is None:
+            with self._lock:
+                self.requested = add_demand(self.requested, n)
+        try:
+            subscription.request(n)
+        except Exception as exc:
+            raise CheckFailure(
+                f"rule 3.16: {self.name}: request({n}) raised {exc!r}; it must return normally "
+                "(rule 3.9: an invalid n is signalled through on_error)",
+                "3.16",
+            ) from exc
+
+    def cancel(self) -> None:
+        subscription = self._subscription()
+        self.cancelled = True
+        with self._lock:
+            if self.cancel_mark is None:
+                self.cancel_mark = len(self.records)  # signals from here on follow the cancel
+        try:
+            subscription.cancel()
+        except Exception as exc:
+            raise CheckFailure(
+                f"rule 3.15: {self.name}: cancel() raised {exc!r}", "3.15"
+            ) from exc
+
+    # ------------------------------------------------------------------- state
+    @property
+    def terminated(self) -> bool:
+        return bool(self.completions or self.errors)
+
+    @property
+    def subscribed(self) -> bool:
+        return self.subscription is not None
+
+    def signals_after(self, mark: int) -> list[Record]:
+        with self._lock:
+            return list(self.records[mark:])
+
+    def mark(self) -> int:
+        with self._lock:
+            return len(self.records)
+
+    def kinds(self) -> list[str]:
+        with self._lock:
+            return [r.kind for r in self.records]
+
+    # ------------------------------------------------------------------- waits
+    def expect_subscribed(self) -> ProbeSubscriber:
+        self.env.wait_until(lambda: self.subscribed, f"rule 1.9: {self.name}: no on_subscribe")
+        return self
+
+    def expect_next(self) -> object:
+        """The next element not yet taken; fails on end-of-stream or timeout."""
+        index = self.consumed
+        self.env.wait_until(
+            lambda: len(self.values) > index or self.terminated,
+            f"{self.name}: expected element {index + 1}, none arrived (demand {self.requested})",
+        )
+        if len(self.values) <= index:
+            raise self.env.fail(
+                f"{self.name}: expected element {index + 1}, got "
+                f"{'on_complete' if self.completions else repr(self.errors[0])} "
+                f"after {index} elements"
+            )
+        self.consumed = index + 1
+        return self.values[index]
+
+    def expect_elements(self, count: int) -> list[object]:
+        return [self.expect_next() for _ in range(count)]
+
+    def expect_complete(self) -> None:
+        self.env.wait_until(
+            lambda: self.terminated,
+            f"rule 1.5: {self.name}: no on_complete after {len(self.values)} elements",
+        )
+        if self.errors:
+            raise self.env.fail(f"{self.name}: expected on_complete, got on_error({self.errors[0]!r})")
+
+    def expect_error(self, kind: type[BaseException] = BaseException, rule: str = "1.4") -> BaseException:
+        self.env.wait_until(
+            lambda: self.terminated,
+            f"rule {rule}: {self.name}: no on_error({kind.__name__})",
+        )
+        if not self.errors:
+            raise self.env.fail(f"rule {rule}: {self.name}: expected on_error, got on_complete")
+        error = self.errors[0]
+        if not isinstance(error, kind):
+            raise self.env.fail(
+                f"rule {rule}: {self.name}: expected on_error({kind.__name__}), got {error!r}"
+            )
+        return error
+
+    def expect_element_or_end(self) -> None:
+        index = self.consumed
+        self.env.wait_until(
+            lambda: len(self.values) > index or self.terminated,
+            f"{self.name}: neither an element nor a terminal signal",
+        )
+        if len(self.values) > index:
+            self.consumed = index + 1
+
+    def expect_none(
+        self, what: str = "no further signal", rule: str | None = None, *, since: int | None = None
+    ) -> None:
+        """Settle the implementation; no signal may have arrived since ``since`` (a
+        ``mark()``; default: this call; a synchronous publisher signals inside the calls
+        made before it, so pass the mark taken before them)."""
+        mark = self.mark() if since is None else since
+        self.env.settle()
+        late = self.signals_after(mark)
+        if late:
+            kinds = ", ".join(r.kind for r in late[:5])
+            prefix = f"rule {rule}: " if rule else ""
+            raise self.env.fail(f"{prefix}{self.name}: expected {what}, got {kinds}", rule)
+
+
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Call:
+    """One call on a ``ManualSubscription``: ``request`` (with ``n``) or ``cancel``."""
+
+    kind: str
+    n: object
+    thread: int
+    clock: int
+    after_terminal: bool
+    during_terminal: bool
+
+
+class ManualSubscription:
+    """The subscription a ``ManualPublisher`` hands out: records every call."""
+
+    def __init__(self, publisher: ManualPublisher, subscriber: Subscriber[Any], label: str) -> None:
+        self.publisher = publisher
+        self.env = publisher.env
+        self.subscriber = subscriber
+        self.label = label
+        self.calls: list[Call] = []
+        self.demand = 0
+        self.cancelled = False
+        self.terminal_started = False
+        self.in_terminal: set[int] = set()
+        self._lock = threading.Lock()
+        self._in_call: int | None = None
+
+    def _record(self, kind: str, n: object) -> None:
+        env = self.env
+        tid = threading.get_ident()
+        with self._lock:
+            if self._in_call is not None and self._in_call != tid:
+                env.flop(
+                    "2.7",
+                    f"rule 2.7: {kind} on thread {tid} overlaps a call on thread "
+                    f"{self._in_call} ({self.label})",
+                )
+            self._in_call = tid
+            call = Call(
+                kind, n, tid, env.tick(), self.terminal_started, tid in self.in_terminal
+            )
+            self.calls.append(call)
+        if self.publisher.widen_races:
+            threading.Event().wait(0.002)  # widen the window in which an overlap is seen
+        with self._lock:
+            self._in_call = None
+        env.notify()
+
+    def request(self, n: int) -> None:
+        self._record("request", n)
+        if check_request(n) is None and not self.cancelled:
+            with self._lock:
+                self.demand = add_demand(self.demand, n)
+        env = self.env
+        env.notify()
+
+    def cancel(self) -> None:
+        self._record("cancel", None)
+        self.cancelled = True
+        self.env.notify()
+
+    # ------------------------------------------------------------------ views
+    def requests(self) -> list[object]:
+        with self._lock:
+            return [c.n for c in self.calls if c.kind == "request"]
+
+    def total_requested(self) -> int:
+        total = 0
+        for n in self.requests():
+            if check_request(n) is None:
+                assert isinstance(n, int)
+                total = add_demand(total, n)
+        return total
+
+    def expect_request(self, at_least: int = 1) -> int:
+        """Wait until the subscriber has requested ``at_least`` in total; returns the total."""
+        self.env.wait_until(
+            lambda: self.total_requested() >= at_least or self._bad_request() is not None,
+            f"rule 2.1: {self.label}: the subscriber did not request {at_least} element(s)",
+            "2.1",
+        )
+        bad = self._bad_request()
+        if bad is not None:
+            raise self.env.fail(f"rule 3.9: {self.label}: the subscriber requested {bad!r} (n must be > 0)")
+        return self.total_requested()
+
+    def _bad_request(self) -> object | None:
+        for n in self.requests():
+            if check_request(n) is not None:
+                return n
+        return None
+
+    def expect_cancel(self, rule: str) -> None:
+        self.env.wait_until(
+            lambda: self.cancelled, f"rule {rule}: {self.label}: the subscriber did not cancel", rule
+        )
+
+
+class ManualPublisher:
+    """A publisher under the check's control (the JVM ``ManualPublisher``).
+
+    ``subscribe`` records the subscriber (a second subscribe of the same subscriber is a
+    rule 1.10 violation by the caller) and calls ``on_subscribe`` at once. ``send_*``
+    call the subscriber on the calling thread; ``send_next`` honours rule 1.1 itself:
+    it fails the check if the subscriber has not requested the element.
+    """
+
+    def __init__(self, env: Env, *, widen_races: bool = False) -> None:
+        self.env = env
+        self.widen_races = widen_races
+        self.subscriptions: list[ManualSubscription] = []
+        self.raised: list[tuple[str, BaseException]] = []
+        self._seen: list[object] = []
+
+    def subscribe(self, subscriber: Subscriber[Any]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(None)")
+        if any(s is subscriber for s in self._seen):
+            self.env.flop("1.10", "rule 1.10: the same subscriber subscribed twice")
+        self._seen.append(subscriber)
+        subscription = ManualSubscription(self, subscriber, f"subscription {len(self.subscriptions) + 1}")
+        self.subscriptions.append(subscription)
+        self.call(subscription, "on_subscribe", subscription)
+
+    @property
+    def subscription(self) -> ManualSubscription:
+        if not self.subscriptions:
+            raise CheckFailure("the subscriber never subscribed")
+        return self.subscriptions[0]
+
+    def call(self, subscription: ManualSubscription, method: str, *args: object) -> None:
+        """Invoke a signal; an exception is recorded (rule 2.13), not propagated."""
+        tid = threading.get_ident()
+        terminal = method in ("on_complete", "on_error")
+        if terminal:
+            subscription.terminal_started = True
+            subscription.in_terminal.add(tid)
+        try:
+            getattr(subscription.subscriber, method)(*args)
+        except Exception as exc:
+            self.raised.append((method, exc))
+            self.env.flop("2.13", f"rule 2.13: {method} raised {exc!r}; it must return normally")
+        finally:
+            subscription.in_terminal.discard(tid)
+            self.env.notify()
+
+    def send_next(self, element: object, subscription: ManualSubscription | None = None) -> None:
+        sub = subscription or self.subscription
+        with sub._lock:
+            if sub.demand <= 0:
+                raise CheckFailure("kit fixture: send_next without demand")
+            if sub.demand != MAX_DEMAND:
+                sub.demand -= 1
+        self.call(sub, "on_next", element)
+
+    def send_complete(self, subscription: ManualSubscription | None = None) -> None:
+        self.call(subscription or self.subscription, "on_complete")
+
+    def send_error(self, error: BaseException, subscription: ManualSubscription | None = None) -> None:
+        self.call(subscription or self.subscription, "on_error", error)
+
+
+# --------------------------------------------------------------------------------------
+class WhiteboxPuppet:
+    """What the subscriber under test registers: how the kit makes it act (JVM
+    ``SubscriberPuppet``). ``trigger_request(n)`` makes it request ``n`` (maybe lazily or
+    piecewise); ``signal_cancel()`` tells it it is no longer needed (it must cancel)."""
+
+    def __init__(self, trigger_request: Callable[[int], None], signal_cancel: Callable[[], None]) -> None:
+        self.trigger_request = trigger_request
+        self.signal_cancel = signal_cancel
+
+
+class WhiteboxProbe:
+    """Handed to ``create_subscriber(probe)``; the subscriber reports what it received.
+
+    The subscriber calls ``register_on_subscribe(puppet)`` from its ``on_subscribe`` and
+    ``register_on_next`` / ``register_on_error`` / ``register_on_complete`` from the
+    other signals (after handling them).
+    """
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.puppet: WhiteboxPuppet | None = None
+        self.elements: list[object] = []
+        self.errors: list[BaseException] = []
+        self.completions = 0
+
+    def register_on_subscribe(self, puppet: WhiteboxPuppet) -> None:
+        if self.puppet is not None:
+            self.env.flop(None, "register_on_subscribe called twice")
+        self.puppet = puppet
+        self.env.notify()
+
+    def register_on_next(self, element: object) -> None:
+        self.elements.append(element)
+        self.env.notify()
+
+    def register_on_error(self, error: BaseException) -> None:
+        self.errors.append(error)
+        self.env.notify()
+
+    def register_on_complete(self) -> None:
+        self.completions += 1
+        self.env.notify()
+
+    def expect_puppet(self) -> WhiteboxPuppet:
+        self.env.wait_until(
+            lambda: self.puppet is not None,
+            "the subscriber did not call probe.register_on_subscribe(puppet)",
+        )
+        assert self.puppet is not None
+        return self.puppet
+
+    def expect_next(self, element: object) -> None:
+        self.env.wait_until(
+            lambda: element in self.elements, f"the subscriber did not register element {element!r}"
+        )
+
+    def expect_complete(self, rule: str) -> None:
+        self.env.wait_until(
+            lambda: self.completions > 0, f"rule {rule}: the subscriber did not register on_complete", rule
+        )
+
+    def expect_error(self, error: BaseException, rule: str) -> None:
+        self.env.wait_until(
+            lambda: any(e is error for e in self.errors),
+            f"rule {rule}: the subscriber did not register on_error({error!r})",
+            rule,
+        )
+
+
+class BlackboxProxy:
+    """Wraps an unmodified subscriber; records what it received and whether it raised."""
+
+    def __init__(self, env: Env, target: Subscriber[Any]) -> None:
+        self.env = env
+        self.target = target
+        self.received: list[str] = []
+        self.raised: list[tuple[str, BaseException]] = []
+
+    def _call(self, method: str, *args: object) -> None:
+        self.received.append(method)
+        try:
+            getattr(self.target, method)(*args)
+        except Exception as exc:
+            self.raised.append((method, exc))
+            raise
+        finally:
+            self.env.notify()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self._call("on_subscribe", subscription)
+
+    def on_next(self, item: object) -> None:
+        self._call("on_next", item)
+
+    def on_error(self, error: BaseException) -> None:
+        self._call("on_error", error)
+
+    def on_complete(self) -> None:
+        self._call("on_complete")
+
+
+def subscribe_probe(env: Env, publisher: Publisher[Any], probe: ProbeSubscriber) -> ProbeSubscriber:
+    """``publisher.subscribe(probe)``; a raise is a rule 1.9 failure."""
+    try:
+        publisher.subscribe(probe)
+    except Exception as exc:
+        raise env.fail(
+            f"rule 1.9: subscribe() raised {exc!r} for a non-null subscriber; rejection must be "
+            "signalled with on_subscribe then on_error"
+        ) from exc
+    return probe
