@@ -159,7 +159,9 @@ def run_processor_checks(
     """Run the identity-processor checks: its own, then the publisher and whitebox
     subscriber checks on the processor (``create_processor(buffer_size)``)."""
     cfg = _config(config, overrides)
-    return _processor.run(create_processor, create_failed_publisher, cfg, only, label or _name(create_processor))
+    return _processor.run(
+        create_processor, create_failed_publisher, cfg, only, label or _name(create_processor)
+    )
 
 
 def _name(factory: Callable[..., Any]) -> str:

@@ -71,7 +71,16 @@ def check(
     """Register the decorated function as a check named after it."""
 
     def register(body: Body) -> Body:
-        add(suite, body.__name__, body, jvm=jvm, status=status, threads=threads, needs=needs, reason=reason)
+        add(
+            suite,
+            body.__name__,
+            body,
+            jvm=jvm,
+            status=status,
+            threads=threads,
+            needs=needs,
+            reason=reason,
+        )
         return body
 
     return register
@@ -108,7 +117,9 @@ def add(
         raise ValueError(f"{name}: untested checks (only) have no body")
     if status == "untested" and not reason:
         raise ValueError(f"{name}: an untested check must say why")
-    entry = Check(name, suite, f"{section}.{int(number)}", status, jvm, body, reason, threads, needs)
+    entry = Check(
+        name, suite, f"{section}.{int(number)}", status, jvm, body, reason, threads, needs
+    )
     if any(c.name == name for c in _REGISTRY[suite]):
         raise ValueError(f"duplicate check {name} in {suite}")
     _REGISTRY[suite].append(entry)

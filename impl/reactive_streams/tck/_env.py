@@ -272,7 +272,9 @@ class Env:
                 self.check_abort()
                 self._drive_or_wait(min(0.01, max(0.0, deadline - time.monotonic())))
                 if time.monotonic() > deadline:
-                    raise self.fail(f"helper thread {thread.name} did not finish: blocked in a call?")
+                    raise self.fail(
+                        f"helper thread {thread.name} did not finish: blocked in a call?"
+                    )
 
     def _helpers_alive(self) -> bool:
         return any(t.is_alive() for t in self._helpers)

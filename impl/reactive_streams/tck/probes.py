@@ -154,7 +154,8 @@ class ProbeSubscriber:
                 if len(self.values) > self.requested:
                     if len(self.values) == self.requested + 1:
                         self._flop(
-                            "1.1", f"element {len(self.values)} exceeds the demand of {self.requested}"
+                            "1.1",
+                            f"element {len(self.values)} exceeds the demand of {self.requested}",
                         )
                     elif len(self.values) > self.requested + _OVERFLOW_ABORT:
                         self.env.aborted = True  # stop an endless over-delivery
@@ -219,9 +220,7 @@ class ProbeSubscriber:
         try:
             subscription.cancel()
         except Exception as exc:
-            raise CheckFailure(
-                f"rule 3.15: {self.name}: cancel() raised {exc!r}", "3.15"
-            ) from exc
+            raise CheckFailure(f"rule 3.15: {self.name}: cancel() raised {exc!r}", "3.15") from exc
 
     # ------------------------------------------------------------------- state
     @property
@@ -274,9 +273,13 @@ class ProbeSubscriber:
             f"rule 1.5: {self.name}: no on_complete after {len(self.values)} elements",
         )
         if self.errors:
-            raise self.env.fail(f"{self.name}: expected on_complete, got on_error({self.errors[0]!r})")
+            raise self.env.fail(
+                f"{self.name}: expected on_complete, got on_error({self.errors[0]!r})"
+            )
 
-    def expect_error(self, kind: type[BaseException] = BaseException, rule: str = "1.4") -> BaseException:
+    def expect_error(
+        self, kind: type[BaseException] = BaseException, rule: str = "1.4"
+    ) -> BaseException:
         self.env.wait_until(
             lambda: self.terminated,
             f"rule {rule}: {self.name}: no on_error({kind.__name__})",
@@ -354,9 +357,7 @@ class ManualSubscription:
                     f"{self._in_call} ({self.label})",
                 )
             self._in_call = tid
-            call = Call(
-                kind, n, tid, env.tick(), self.terminal_started, tid in self.in_terminal
-            )
+            call = Call(kind, n, tid, env.tick(), self.terminal_started, tid in self.in_terminal)
             self.calls.append(call)
         if self.publisher.widen_races:
             threading.Event().wait(0.002)  # widen the window in which an overlap is seen
@@ -399,7 +400,9 @@ class ManualSubscription:
         )
         bad = self._bad_request()
         if bad is not None:
-            raise self.env.fail(f"rule 3.9: {self.label}: the subscriber requested {bad!r} (n must be > 0)")
+            raise self.env.fail(
+                f"rule 3.9: {self.label}: the subscriber requested {bad!r} (n must be > 0)"
+            )
         return self.total_requested()
 
     def _bad_request(self) -> object | None:
@@ -410,7 +413,9 @@ class ManualSubscription:
 
     def expect_cancel(self, rule: str) -> None:
         self.env.wait_until(
-            lambda: self.cancelled, f"rule {rule}: {self.label}: the subscriber did not cancel", rule
+            lambda: self.cancelled,
+            f"rule {rule}: {self.label}: the subscriber did not cancel",
+            rule,
         )
 
 
@@ -436,7 +441,9 @@ class ManualPublisher:
         if any(s is subscriber for s in self._seen):
             self.env.flop("1.10", "rule 1.10: the same subscriber subscribed twice")
         self._seen.append(subscriber)
-        subscription = ManualSubscription(self, subscriber, f"subscription {len(self.subscriptions) + 1}")
+        subscription = ManualSubscription(
+            self, subscriber, f"subscription {len(self.subscriptions) + 1}"
+        )
         self.subscriptions.append(subscription)
         self.call(subscription, "on_subscribe", subscription)
 
@@ -474,7 +481,9 @@ class ManualPublisher:
     def send_complete(self, subscription: ManualSubscription | None = None) -> None:
         self.call(subscription or self.subscription, "on_complete")
 
-    def send_error(self, error: BaseException, subscription: ManualSubscription | None = None) -> None:
+    def send_error(
+        self, error: BaseException, subscription: ManualSubscription | None = None
+    ) -> None:
         self.call(subscription or self.subscription, "on_error", error)
 
 
@@ -484,7 +493,9 @@ class WhiteboxPuppet:
     ``SubscriberPuppet``). ``trigger_request(n)`` makes it request ``n`` (maybe lazily or
     piecewise); ``signal_cancel()`` tells it it is no longer needed (it must cancel)."""
 
-    def __init__(self, trigger_request: Callable[[int], None], signal_cancel: Callable[[], None]) -> None:
+    def __init__(
+        self, trigger_request: Callable[[int], None], signal_cancel: Callable[[], None]
+    ) -> None:
         self.trigger_request = trigger_request
         self.signal_cancel = signal_cancel
 
@@ -537,7 +548,9 @@ class WhiteboxProbe:
 
     def expect_complete(self, rule: str) -> None:
         self.env.wait_until(
-            lambda: self.completions > 0, f"rule {rule}: the subscriber did not register on_complete", rule
+            lambda: self.completions > 0,
+            f"rule {rule}: the subscriber did not register on_complete",
+            rule,
         )
 
     def expect_error(self, error: BaseException, rule: str) -> None:

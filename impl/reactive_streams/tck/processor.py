@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import sources
 from ..api import Processor, Publisher, Subscription
-from ._checks import Check, check, checks_of
+from ._checks import Check, Suite, check, checks_of
 from ._env import Config, Env, Skip
 from ._runner import accepts_executor, mode_for, run_checks
 from .probes import ManualPublisher, ProbeSubscriber, WhiteboxProbe, WhiteboxPuppet, subscribe_probe
@@ -24,7 +24,7 @@ from .subscriber import SubscriberSubject
 
 __all__ = ["ProcessorSubject", "run"]
 
-X = "processor"
+X: Suite = "processor"
 
 
 class _UpstreamError(RuntimeError):
@@ -44,7 +44,9 @@ class ProcessorSubject:
 
     def needs_subscribers(self, count: int) -> None:
         if self.config.max_subscribers < count:
-            raise Skip(f"needs {count} subscribers; max_subscribers is {self.config.max_subscribers}")
+            raise Skip(
+                f"needs {count} subscribers; max_subscribers is {self.config.max_subscribers}"
+            )
 
 
 def _staged(env: Env, s: ProcessorSubject) -> tuple[ManualPublisher, Processor[Any, Any]]:
@@ -77,7 +79,9 @@ def required_spec402_must_immediately_pass_on_on_error_events_received_from_its_
         raise env.fail(f"rule 4.2: downstream got {got!r}, not the upstream's {error!r}")
 
 
-@check(X, jvm="required_spec104_mustCallOnErrorOnAllItsSubscribersIfItEncountersANonRecoverableError")
+@check(
+    X, jvm="required_spec104_mustCallOnErrorOnAllItsSubscribersIfItEncountersANonRecoverableError"
+)
 def required_spec104_must_call_on_error_on_all_its_subscribers_if_it_encounters_a_non_recoverable_error(
     env: Env, s: ProcessorSubject
 ) -> None:
@@ -179,7 +183,9 @@ def _publisher_subject(s: ProcessorSubject) -> PublisherSubject:
         return through(lambda ex: sources.from_iterable(_Reiterable(items), executor=ex), executor)
 
     def failed(executor: Any = None) -> Publisher[Any]:
-        return through(lambda ex: sources.error(_UpstreamError("kit: upstream failed"), executor=ex), executor)
+        return through(
+            lambda ex: sources.error(_UpstreamError("kit: upstream failed"), executor=ex), executor
+        )
 
     if not takes_executor:
         return PublisherSubject(
@@ -252,9 +258,23 @@ def run(
     subject = ProcessorSubject(factory, config, failed)
     mode = mode_for(factory, config)
     report = run_checks(checks_of("processor"), subject, config, mode, label, only=only)
-    run_checks(checks_of("publisher"), _publisher_subject(subject), config, mode, label, only=only, report=report)
     run_checks(
-        checks_of("subscriber_whitebox"), _whitebox_subject(subject), config, mode, label, only=only, report=report
+        checks_of("publisher"),
+        _publisher_subject(subject),
+        config,
+        mode,
+        label,
+        only=only,
+        report=report,
+    )
+    run_checks(
+        checks_of("subscriber_whitebox"),
+        _whitebox_subject(subject),
+        config,
+        mode,
+        label,
+        only=only,
+        report=report,
     )
     report.results = [
         r if r.suite == "processor" else dataclasses.replace(r, suite=f"processor/{r.suite}")

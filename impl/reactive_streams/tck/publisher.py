@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import random
+import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,14 +19,14 @@ from typing import Any
 
 from .._demand import MAX_DEMAND
 from ..api import Publisher, Subscription
-from ._checks import check, untested
+from ._checks import Suite, check, untested
 from ._env import CheckFailure, Config, Env, Skip
 from ._runner import accepts_executor
 from .probes import ProbeSubscriber, subscribe_probe
 
 __all__ = ["PublisherSubject"]
 
-P = "publisher"
+P: Suite = "publisher"
 Factory = Callable[..., Publisher[Any]]
 
 
@@ -45,7 +46,9 @@ class PublisherSubject:
 
     def create(self, env: Env, n: int) -> Publisher[Any]:
         if n > self.config.max_elements:
-            raise Skip(f"needs a publisher of {n} elements; max_elements is {self.config.max_elements}")
+            raise Skip(
+                f"needs a publisher of {n} elements; max_elements is {self.config.max_elements}"
+            )
         return self._call(self.factory, env, n)
 
     def create_failed(self, env: Env) -> Publisher[Any]:
@@ -403,7 +406,10 @@ def required_spec303_must_not_allow_unbounded_recursion(env: Env, s: PublisherSu
     if n < 2:
         raise Skip("needs a publisher of at least 2 elements")
     probe = _sub(
-        env, s.create(env, n), on_subscribe=lambda p, _: p.request(1), on_next=lambda p, _: p.request(1)
+        env,
+        s.create(env, n),
+        on_subscribe=lambda p, _: p.request(1),
+        on_next=lambda p, _: p.request(1),
     )
     probe.expect_elements(n)
     if probe.max_depth > s.config.bounded_depth:
@@ -479,7 +485,8 @@ def required_spec309_request_negative_number_must_signal_illegal_argument_except
 
 
 @check(
-    P, jvm="optional_spec309_requestNegativeNumberMaySignalIllegalArgumentExceptionWithSpecificMessage"
+    P,
+    jvm="optional_spec309_requestNegativeNumberMaySignalIllegalArgumentExceptionWithSpecificMessage",
 )
 def optional_spec309_request_negative_number_may_signal_illegal_argument_exception_with_specific_message(
     env: Env, s: PublisherSubject
@@ -489,7 +496,10 @@ def optional_spec309_request_negative_number_may_signal_illegal_argument_excepti
     probe.request(_NEGATIVE)
     error = probe.expect_error(ValueError, "3.9")
     text = str(error)
-    if not any(k in text for k in ("3.9", "non-positive subscription request", "negative subscription request")):
+    if not any(
+        k in text
+        for k in ("3.9", "non-positive subscription request", "negative subscription request")
+    ):
         raise env.fail(f"rule 3.9: the error message {text!r} does not cite rule 3.9")
 
 
@@ -520,7 +530,9 @@ def _collectable(env: Env, make: Callable[[], weakref.ref[Any]], rule: str, what
     raise env.fail(f"rule {rule}: the subscriber is still reachable {what} (held by {holders[:4]})")
 
 
-@check(P, jvm="required_spec313_cancelMustMakeThePublisherEventuallyDropAllReferencesToTheSubscriber")
+@check(
+    P, jvm="required_spec313_cancelMustMakeThePublisherEventuallyDropAllReferencesToTheSubscriber"
+)
 def required_spec313_cancel_must_make_the_publisher_eventually_drop_all_references_to_the_subscriber(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -578,7 +590,9 @@ def required_spec317_must_not_signal_on_error_when_pending_above_long_max_value(
         elif calls["n"] == 11:
             probe.cancel()
 
-    probe = _sub(env, s.create(env, 2**31 - 1), on_subscribe=lambda p, _: p.request(1), on_next=on_next)
+    probe = _sub(
+        env, s.create(env, 2**31 - 1), on_subscribe=lambda p, _: p.request(1), on_next=on_next
+    )
     probe.expect_elements(11)
     env.settle()
     if probe.errors:
@@ -587,7 +601,10 @@ def required_spec317_must_not_signal_on_error_when_pending_above_long_max_value(
 
 # ============================================================================= extras
 def _hypothesis_run(
-    env: Env, test: Callable[..., None], *strategies: Any, examples: tuple[tuple[Any, ...], ...] = ()
+    env: Env,
+    test: Callable[..., None],
+    *strategies: Any,
+    examples: tuple[tuple[Any, ...], ...] = (),
 ) -> None:
     """Run ``test`` on generated examples (after the explicit boundary ``examples``);
     a failure carries the shrunk example."""
@@ -595,14 +612,14 @@ def _hypothesis_run(
 
     for args in examples:
         test = example(*args)(test)
-    wrapped = settings(
+    wrapped: Callable[[], None] = settings(
         max_examples=env.config.examples,
         deadline=None,
         derandomize=True,
         database=None,
         suppress_health_check=list(HealthCheck),
         print_blob=False,
-    )(given(*strategies)(test))
+    )(given(*strategies)(test))  # type: ignore[no-untyped-call]
     try:
         wrapped()
     except CheckFailure as exc:
@@ -616,7 +633,9 @@ def _child_verify(child: Env) -> None:
 
 
 @check(P, status="required", needs=("hypothesis",))
-def extra_spec101_generated_request_sequences_never_over_deliver(env: Env, s: PublisherSubject) -> None:
+def extra_spec101_generated_request_sequences_never_over_deliver(
+    env: Env, s: PublisherSubject
+) -> None:
     """Hypothesis picks n and a request sequence (boundary sizes 255..2048, huge values);
     after each request and quiescence, delivered == min(n, requested) exactly."""
     from hypothesis import strategies as st
@@ -652,7 +671,12 @@ def extra_spec101_generated_request_sequences_never_over_deliver(env: Env, s: Pu
         finally:
             child.close()
 
-    boundaries = ((cap, [1023, 1, 1]), (cap, [1024, 1]), (cap, [256, 256, 256, 256, 1]), (cap, [2048, 1]))
+    boundaries = (
+        (cap, [1023, 1, 1]),
+        (cap, [1024, 1]),
+        (cap, [256, 256, 256, 256, 1]),
+        (cap, [2048, 1]),
+    )
     _hypothesis_run(
         env,
         example,
@@ -664,29 +688,52 @@ def extra_spec101_generated_request_sequences_never_over_deliver(env: Env, s: Pu
 
 @check(P, status="required", threads=2)
 def extra_spec308_concurrent_requests_add_up_exactly(env: Env, s: PublisherSubject) -> None:
-    """pub(400): four threads call request(1) 50 times each, concurrently; exactly 200
-    elements arrive (a lost update delivers fewer or more, a missed wake-up stalls)."""
+    """pub(400), 50 rounds: four threads released together each call request(1); after
+    every round all requested elements must arrive, no more (a lost update delivers fewer
+    or more, a missed wake-up leaves the round's last request unserved)."""
     n = s.cap(400)
     if n < 201:
         raise Skip("needs a publisher of at least 201 elements")
     probe = _sub(env, s.create(env, n))
+    workers = 4
+    start = threading.Barrier(workers + 1, timeout=env.config.timeout)
+    done = threading.Barrier(workers + 1, timeout=env.config.timeout)
+    rounds = 50
 
-    def hammer() -> None:
-        for _ in range(50):
+    def worker() -> None:
+        for _ in range(rounds):
+            start.wait()
             probe.request(1)
+            done.wait()
 
-    for i in range(4):
-        env.spawn(hammer, f"tck-request-{i}")
-    env.join_helpers()
-    env.wait_until(
-        lambda: len(probe.values) >= 200 or probe.terminated,
-        f"rule 3.8: 200 elements requested from 4 threads, {len(probe.values)} delivered",
-        "3.8",
-    )
-    probe.expect_none("no element beyond the 200 requested", "1.1")
-    if len(probe.values) != 200 or probe.terminated:
+    for i in range(workers):
+        env.spawn(worker, f"tck-request-{i}")
+    try:
+        for r in range(rounds):
+            start.wait()
+            done.wait()
+            want = workers * (r + 1)
+
+            def arrived(want: int = want) -> bool:
+                return len(probe.values) >= want or probe.terminated
+
+            env.wait_until(
+                arrived,
+                f"rule 3.8: round {r + 1}: {want} elements requested from {workers} threads, "
+                f"{len(probe.values)} delivered",
+                "3.8",
+            )
+    except threading.BrokenBarrierError as exc:
+        raise env.fail("rule 3.4: a request() call did not return") from exc
+    except BaseException:
+        start.abort()  # release the workers (only on failure: abort races a normal release)
+        done.abort()
+        raise
+    total = workers * rounds
+    probe.expect_none(f"no element beyond the {total} requested", "1.1", since=probe.mark())
+    if len(probe.values) != total or probe.terminated:
         raise env.fail(
-            f"rule 3.8: 200 requested concurrently, got {len(probe.values)} elements "
+            f"rule 3.8: {total} requested concurrently, got {len(probe.values)} elements "
             f"(terminated: {probe.terminated})"
         )
 
@@ -723,10 +770,14 @@ def _parked(env: Env, s: PublisherSubject, action: str, where: str) -> ProbeSubs
             )
 
     first = 1 if action == "request" else 3  # cancel: leave the emitter work to do after it
-    hooks: dict[str, Any] = {"on_subscribe": park} if where == "on_subscribe" else {
-        "on_subscribe": lambda p, _: p.request(first),
-        "on_next": park,
-    }
+    hooks: dict[str, Any] = (
+        {"on_subscribe": park}
+        if where == "on_subscribe"
+        else {
+            "on_subscribe": lambda p, _: p.request(first),
+            "on_next": park,
+        }
+    )
     probe = _sub(env, s.create(env, s.cap(10)), f"subscriber parked in {where}", **hooks)
     if action == "request":
         probe.expect_elements(4)
@@ -747,7 +798,9 @@ def extra_spec103_no_signal_overlaps_a_running_signal(env: Env, s: PublisherSubj
 
 
 @check(P, status="required", threads=2)
-def extra_spec304_request_does_not_wait_for_a_running_on_next(env: Env, s: PublisherSubject) -> None:
+def extra_spec304_request_does_not_wait_for_a_running_on_next(
+    env: Env, s: PublisherSubject
+) -> None:
     """request() from another thread returns while on_next is still running (rule 3.4:
     responsive; a request that takes the emitter's lock blocks here)."""
     if s.cap(10) < 4:
@@ -811,7 +864,9 @@ def extra_spec305_generated_concurrent_request_and_cancel_keep_the_invariants(
             if not cancelled and not invalid:
                 expected = min(n, total)
                 if len(probe.values) != expected:
-                    raise child.fail(f"rule 3.8: {len(probe.values)} delivered, expected {expected}")
+                    raise child.fail(
+                        f"rule 3.8: {len(probe.values)} delivered, expected {expected}"
+                    )
                 if total > n:
                     probe.expect_complete()
             if cancelled or probe.terminated:
@@ -826,7 +881,9 @@ def extra_spec305_generated_concurrent_request_and_cancel_keep_the_invariants(
 
 
 @check(P, status="required")
-def extra_spec106_request_and_cancel_after_on_complete_are_nops(env: Env, s: PublisherSubject) -> None:
+def extra_spec106_request_and_cancel_after_on_complete_are_nops(
+    env: Env, s: PublisherSubject
+) -> None:
     """pub(2): after on_complete, request(1), request(0), request(-1) and cancel() twice
     cause no signal and no exception (rule 1.6: the subscription counts as cancelled)."""
     probe = _sub(env, s.create(env, 2))
@@ -883,7 +940,9 @@ def extra_spec104_mid_stream_failure_signals_on_error(env: Env, s: PublisherSubj
 
 
 @check(P, status="optional")
-def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(env: Env, s: PublisherSubject) -> None:
+def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(
+    env: Env, s: PublisherSubject
+) -> None:
     """Strict reading of 1.8's 'eventually': cancel() called inside on_next (and, second
     subscription, inside on_subscribe after request(3)) is followed by no signal at all,
     terminal ones included. Optional: the rule allows signals already in flight."""
@@ -892,7 +951,12 @@ def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(env: Env, s: 
         if len(probe.values) == 2:
             probe.cancel()
 
-    probe = _sub(env, s.create(env, s.cap(10)), on_subscribe=lambda p, _: p.request(10), on_next=cancel_second)
+    probe = _sub(
+        env,
+        s.create(env, s.cap(10)),
+        on_subscribe=lambda p, _: p.request(10),
+        on_next=cancel_second,
+    )
     env.settle()
     assert probe.cancel_mark is not None
     late = probe.signals_after(probe.cancel_mark)
@@ -911,7 +975,9 @@ def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(env: Env, s: 
 
 
 @check(P, status="required")
-def extra_spec312_cancel_stops_emission_with_outstanding_demand(env: Env, s: PublisherSubject) -> None:
+def extra_spec312_cancel_stops_emission_with_outstanding_demand(
+    env: Env, s: PublisherSubject
+) -> None:
     """pub(1000) with unbounded demand; cancel inside the 5th on_next: the stream stops
     (it is not delivered to the end, and no on_complete follows the cancel)."""
     n = s.cap(1000)
@@ -922,7 +988,9 @@ def extra_spec312_cancel_stops_emission_with_outstanding_demand(env: Env, s: Pub
         if len(probe.values) == 5:
             probe.cancel()
 
-    probe = _sub(env, s.create(env, n), on_subscribe=lambda p, _: p.request(MAX_DEMAND), on_next=cancel_fifth)
+    probe = _sub(
+        env, s.create(env, n), on_subscribe=lambda p, _: p.request(MAX_DEMAND), on_next=cancel_fifth
+    )
     env.settle()
     if len(probe.values) >= n or probe.completions:
         raise env.fail(
@@ -1004,7 +1072,11 @@ def extra_spec109_subscribe_returns_normally_when_the_subscriber_raises(
             pub.subscribe(subscriber)
         except Exception as exc:
             raise env.fail(f"rule 1.9: subscribe() raised {exc!r} because {where} raised") from exc
-        env.wait_until(lambda sub=subscriber: sub.subscription is not None, "rule 1.9: no on_subscribe")
+
+        def subscribed(sub: _RaisingSubscriber = subscriber) -> bool:
+            return sub.subscription is not None
+
+        env.wait_until(subscribed, "rule 1.9: no on_subscribe")
         subscription = subscriber.subscription
         assert subscription is not None
         for _ in range(2):
@@ -1015,7 +1087,10 @@ def extra_spec109_subscribe_returns_normally_when_the_subscriber_raises(
                     f"rule 3.16: request() raised {exc!r} after the subscriber's {where} raised"
                 ) from exc
             env.settle()
-        if subscriber.signals.count("on_next") > (0 if where == "on_subscribe" else 1) and where == "on_next":
+        if (
+            subscriber.signals.count("on_next") > (0 if where == "on_subscribe" else 1)
+            and where == "on_next"
+        ):
             raise env.fail(
                 f"rule 2.13: on_next raised, yet {subscriber.signals.count('on_next')} elements "
                 "followed (the subscription must count as cancelled)"

@@ -68,7 +68,10 @@ class Report:
 
     def summary(self) -> str:
         counts = self.counts()
-        parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "failed-optional", "skipped", "untested")]
+        parts = [
+            f"{counts.get(k, 0)} {k}"
+            for k in ("passed", "failed", "failed-optional", "skipped", "untested")
+        ]
         timed = sum(1 for r in self.results if r.evidence == "timed")
         note = f"; {timed} judged absence by a quiet period" if timed else ""
         return f"{self.subject}: {', '.join(parts)} in {self.seconds:.1f}s{note}"
@@ -83,7 +86,9 @@ class Report:
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         lines = []
         for i, row in enumerate(rows):
-            lines.append("  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row[:4])) + "  " + row[4])
+            lines.append(
+                "  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row[:4])) + "  " + row[4]
+            )
             if i == 0:
                 lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 7)
         lines.append("")

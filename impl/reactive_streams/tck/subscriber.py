@@ -18,15 +18,21 @@ from typing import Any
 
 from .._demand import MAX_DEMAND, add_demand, check_request
 from ..api import Subscriber, Subscription
-from ._checks import check, untested
+from ._checks import Suite, check, untested
 from ._env import Config, Env
 from ._runner import accepts_executor
-from .probes import BlackboxProxy, ManualPublisher, ManualSubscription, WhiteboxProbe, WhiteboxPuppet
+from .probes import (
+    BlackboxProxy,
+    ManualPublisher,
+    ManualSubscription,
+    WhiteboxProbe,
+    WhiteboxPuppet,
+)
 
 __all__ = ["SubscriberSubject", "SyncPublisher"]
 
-WB = "subscriber_whitebox"
-BB = "subscriber_blackbox"
+WB: Suite = "subscriber_whitebox"
+BB: Suite = "subscriber_blackbox"
 
 
 class _TestError(RuntimeError):
@@ -110,7 +116,9 @@ def required_spec201_exercise_whitebox_happy_path(env: Env, s: SubscriberSubject
 
 
 @check(WB, jvm="required_spec201_mustSignalDemandViaSubscriptionRequest")
-def required_spec201_must_signal_demand_via_subscription_request(env: Env, s: SubscriberSubject) -> None:
+def required_spec201_must_signal_demand_via_subscription_request(
+    env: Env, s: SubscriberSubject
+) -> None:
     """trigger_request(1) makes the subscriber call request; the element is received."""
     st = whitebox_stage(env, s)
     st.trigger_request(1)
@@ -167,12 +175,17 @@ untested(
 
 
 def _second_subscription(st: Stage) -> ManualSubscription:
-    second = ManualSubscription(st.publisher, st.subscriber if st.proxy is None else st.proxy, "second subscription")
+    second = ManualSubscription(
+        st.publisher, st.subscriber if st.proxy is None else st.proxy, "second subscription"
+    )
     st.publisher.call(second, "on_subscribe", second)
     return second
 
 
-@check(WB, jvm="required_spec205_mustCallSubscriptionCancelIfItAlreadyHasAnSubscriptionAndReceivesAnotherOnSubscribeSignal")
+@check(
+    WB,
+    jvm="required_spec205_mustCallSubscriptionCancelIfItAlreadyHasAnSubscriptionAndReceivesAnotherOnSubscribeSignal",
+)
 def required_spec205_must_call_subscription_cancel_if_it_already_has_an_subscription_and_receives_another_on_subscribe_signal(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -198,7 +211,10 @@ untested(
 )
 
 
-@check(WB, jvm="required_spec208_mustBePreparedToReceiveOnNextSignalsAfterHavingCalledSubscriptionCancel")
+@check(
+    WB,
+    jvm="required_spec208_mustBePreparedToReceiveOnNextSignalsAfterHavingCalledSubscriptionCancel",
+)
 def required_spec208_must_be_prepared_to_receive_on_next_signals_after_having_called_subscription_cancel(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -237,7 +253,9 @@ def required_spec209_must_be_prepared_to_receive_an_on_complete_signal_with_prec
     _complete_or_error(env, s, request=True, error=False)
 
 
-@check(WB, jvm="required_spec209_mustBePreparedToReceiveAnOnCompleteSignalWithoutPrecedingRequestCall")
+@check(
+    WB, jvm="required_spec209_mustBePreparedToReceiveAnOnCompleteSignalWithoutPrecedingRequestCall"
+)
 def required_spec209_must_be_prepared_to_receive_an_on_complete_signal_without_preceding_request_call(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -304,14 +322,18 @@ def required_spec213_on_subscribe_must_throw_npe_when_parameters_are_null(
 
 
 @check(WB, jvm="required_spec213_onNext_mustThrowNullPointerExceptionWhenParametersAreNull")
-def required_spec213_on_next_must_throw_npe_when_parameters_are_null(env: Env, s: SubscriberSubject) -> None:
+def required_spec213_on_next_must_throw_npe_when_parameters_are_null(
+    env: Env, s: SubscriberSubject
+) -> None:
     """on_next(None) raises TypeError."""
     st = whitebox_stage(env, s)
     _expect_type_error(env, lambda: st.subscriber.on_next(None), "on_next(None)")
 
 
 @check(WB, jvm="required_spec213_onError_mustThrowNullPointerExceptionWhenParametersAreNull")
-def required_spec213_on_error_must_throw_npe_when_parameters_are_null(env: Env, s: SubscriberSubject) -> None:
+def required_spec213_on_error_must_throw_npe_when_parameters_are_null(
+    env: Env, s: SubscriberSubject
+) -> None:
     """on_error(None) raises TypeError."""
     st = whitebox_stage(env, s)
     _expect_type_error(env, lambda: st.subscriber.on_error(None), "on_error(None)")  # type: ignore[arg-type]
@@ -496,7 +518,10 @@ untested(
 )
 
 
-@check(BB, jvm="required_spec205_blackbox_mustCallSubscriptionCancelIfItAlreadyHasAnSubscriptionAndReceivesAnotherOnSubscribeSignal")
+@check(
+    BB,
+    jvm="required_spec205_blackbox_mustCallSubscriptionCancelIfItAlreadyHasAnSubscriptionAndReceivesAnotherOnSubscribeSignal",
+)
 def required_spec205_blackbox_must_call_subscription_cancel_if_it_already_has_an_subscription_and_receives_another_on_subscribe_signal(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -506,7 +531,9 @@ def required_spec205_blackbox_must_call_subscription_cancel_if_it_already_has_an
     second.expect_cancel("2.5")
     env.settle()
     if second.requests():
-        raise env.fail(f"rule 2.5: the subscriber requested {second.requests()} from the second subscription")
+        raise env.fail(
+            f"rule 2.5: the subscriber requested {second.requests()} from the second subscription"
+        )
     st.publisher.send_complete()
 
 
@@ -541,11 +568,16 @@ def _bb_terminal(env: Env, s: SubscriberSubject, *, request: bool, error: bool) 
     assert st.proxy is not None
     expected = "on_error" if error else "on_complete"
     if expected not in st.proxy.received:
-        raise env.fail(f"rule {'2.10' if error else '2.9'}: {expected} did not reach the subscriber")
+        raise env.fail(
+            f"rule {'2.10' if error else '2.9'}: {expected} did not reach the subscriber"
+        )
     env.settle()
 
 
-@check(BB, jvm="required_spec209_blackbox_mustBePreparedToReceiveAnOnCompleteSignalWithPrecedingRequestCall")
+@check(
+    BB,
+    jvm="required_spec209_blackbox_mustBePreparedToReceiveAnOnCompleteSignalWithPrecedingRequestCall",
+)
 def required_spec209_blackbox_must_be_prepared_to_receive_an_on_complete_signal_with_preceding_request_call(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -553,7 +585,10 @@ def required_spec209_blackbox_must_be_prepared_to_receive_an_on_complete_signal_
     _bb_terminal(env, s, request=True, error=False)
 
 
-@check(BB, jvm="required_spec209_blackbox_mustBePreparedToReceiveAnOnCompleteSignalWithoutPrecedingRequestCall")
+@check(
+    BB,
+    jvm="required_spec209_blackbox_mustBePreparedToReceiveAnOnCompleteSignalWithoutPrecedingRequestCall",
+)
 def required_spec209_blackbox_must_be_prepared_to_receive_an_on_complete_signal_without_preceding_request_call(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -561,7 +596,10 @@ def required_spec209_blackbox_must_be_prepared_to_receive_an_on_complete_signal_
     _bb_terminal(env, s, request=False, error=False)
 
 
-@check(BB, jvm="required_spec210_blackbox_mustBePreparedToReceiveAnOnErrorSignalWithPrecedingRequestCall")
+@check(
+    BB,
+    jvm="required_spec210_blackbox_mustBePreparedToReceiveAnOnErrorSignalWithPrecedingRequestCall",
+)
 def required_spec210_blackbox_must_be_prepared_to_receive_an_on_error_signal_with_preceding_request_call(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -569,7 +607,10 @@ def required_spec210_blackbox_must_be_prepared_to_receive_an_on_error_signal_wit
     _bb_terminal(env, s, request=True, error=True)
 
 
-@check(BB, jvm="required_spec210_blackbox_mustBePreparedToReceiveAnOnErrorSignalWithoutPrecedingRequestCall")
+@check(
+    BB,
+    jvm="required_spec210_blackbox_mustBePreparedToReceiveAnOnErrorSignalWithoutPrecedingRequestCall",
+)
 def required_spec210_blackbox_must_be_prepared_to_receive_an_on_error_signal_without_preceding_request_call(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -598,7 +639,10 @@ for _name, _jvm, _why in (
     untested(BB, _name, _jvm, _why)
 
 
-@check(BB, jvm="required_spec213_blackbox_onSubscribe_mustThrowNullPointerExceptionWhenParametersAreNull")
+@check(
+    BB,
+    jvm="required_spec213_blackbox_onSubscribe_mustThrowNullPointerExceptionWhenParametersAreNull",
+)
 def required_spec213_blackbox_on_subscribe_must_throw_npe_when_parameters_are_null(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -607,7 +651,9 @@ def required_spec213_blackbox_on_subscribe_must_throw_npe_when_parameters_are_nu
     _expect_type_error(env, lambda: subscriber.on_subscribe(None), "on_subscribe(None)")  # type: ignore[arg-type]
 
 
-@check(BB, jvm="required_spec213_blackbox_onNext_mustThrowNullPointerExceptionWhenParametersAreNull")
+@check(
+    BB, jvm="required_spec213_blackbox_onNext_mustThrowNullPointerExceptionWhenParametersAreNull"
+)
 def required_spec213_blackbox_on_next_must_throw_npe_when_parameters_are_null(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -616,7 +662,9 @@ def required_spec213_blackbox_on_next_must_throw_npe_when_parameters_are_null(
     _expect_type_error(env, lambda: st.subscriber.on_next(None), "on_next(None)")
 
 
-@check(BB, jvm="required_spec213_blackbox_onError_mustThrowNullPointerExceptionWhenParametersAreNull")
+@check(
+    BB, jvm="required_spec213_blackbox_onError_mustThrowNullPointerExceptionWhenParametersAreNull"
+)
 def required_spec213_blackbox_on_error_must_throw_npe_when_parameters_are_null(
     env: Env, s: SubscriberSubject
 ) -> None:
@@ -683,7 +731,9 @@ def extra_spec204_blackbox_no_subscription_calls_after_a_terminal_signal(
         env.settle()
         bad = st.calls_in_terminal(any_thread=True)
         if bad:
-            raise env.fail(f"rule 2.4: {bad} on the subscription after {'on_error' if error else 'on_complete'}")
+            raise env.fail(
+                f"rule 2.4: {bad} on the subscription after {'on_error' if error else 'on_complete'}"
+            )
 
 
 @check(BB, status="required")
@@ -738,16 +788,18 @@ class _SyncSubscription:
             getattr(subscriber, method)(*args)
         except Exception as exc:
             self.publisher.raised.append((method, exc))
-            self.publisher.env.flop("2.13", f"rule 2.13: {method} raised {exc!r} (synchronous publisher)")
+            self.publisher.env.flop(
+                "2.13", f"rule 2.13: {method} raised {exc!r} (synchronous publisher)"
+            )
             self.done = True
             self.subscriber = None
             return False
         return True
 
     def start(self) -> None:
-        self.busy = True
+        # a request made inside on_subscribe is served at once, nested (rule 3.10): a
+        # subscriber must store its subscription before it requests
         self._call("on_subscribe", self)
-        self.busy = False
         self._drain()
 
     def request(self, n: int) -> None:
@@ -789,7 +841,9 @@ class _SyncSubscription:
 
 
 @check(BB, status="required")
-def extra_spec310_blackbox_works_with_a_synchronous_publisher(env: Env, s: SubscriberSubject) -> None:
+def extra_spec310_blackbox_works_with_a_synchronous_publisher(
+    env: Env, s: SubscriberSubject
+) -> None:
     """Subscribed to a synchronous publisher of 10 (on_next runs inside request, on_complete
     too): the subscriber requests and no signal method raises (a subscriber that stores its
     subscription only after calling request breaks here)."""

@@ -136,6 +136,9 @@ class GalleryProcessor:
     def _round(self) -> None:
         calls: list[tuple[_Downstream, str, tuple[object, ...]]] = []
         with self.lock:
+            first = self.downstream[0] if self.downstream else None
+            if self.bug == "X06":
+                calls.extend(self._lockstep())
             for down in list(self.downstream):
                 if down.cancelled:
                     self.downstream.remove(down)
@@ -157,15 +160,12 @@ class GalleryProcessor:
                         down.demand -= 1
                     calls.append((down, "on_next", (down.queue.popleft(),)))
                 if self.error is not None and (self.bug != "X01" or down.demand > 0):
-                    first = self.downstream and self.downstream[0] is down
-                    if self.bug != "X02" or first or not self.had_subscriber:
+                    if self.bug != "X02" or down is first:
                         self.downstream.remove(down)
                         calls.append((down, "on_error", (self.error,)))
                 elif self.completed and not down.queue:
                     self.downstream.remove(down)
                     calls.append((down, "on_complete", ()))
-            if self.bug == "X06":
-                calls.extend(self._lockstep())
             request, cancel = self._upstream_action()
         for down, method, args in calls:
             subscriber = down.subscriber

@@ -1,0 +1,133 @@
+"""``python -m reactive_streams.tck publisher|subscriber|processor MODULE:FACTORY [options]``.
+
+Prints a table (rule, check, status, outcome, message) and exits 1 if a required (or
+stochastic) check failed, 2 on a usage error, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import (
+    Config,
+    run_processor_checks,
+    run_publisher_checks,
+    run_subscriber_blackbox_checks,
+    run_subscriber_whitebox_checks,
+)
+from .report import Report
+
+
+def load(spec: str) -> Callable[..., Any]:
+    """``package.module:attr.path`` -> the object."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not attr:
+        raise SystemExit(f"error: expected MODULE:FACTORY, got {spec!r}")
+    sys.path.insert(0, "")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise SystemExit(f"error: {spec} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m reactive_streams.tck",
+        description="Check a Reactive Streams implementation against rules 1.1-4.2.",
+    )
+    parser.add_argument("kind", choices=["publisher", "subscriber", "whitebox", "processor"])
+    parser.add_argument(
+        "factory", help="MODULE:FACTORY (publisher: create_publisher(n) emitting n elements)"
+    )
+    parser.add_argument("--failed", metavar="MODULE:FACTORY", help="a publisher that fails at once")
+    parser.add_argument(
+        "--failing", metavar="MODULE:FACTORY", help="failing(n): n elements, then an error"
+    )
+    parser.add_argument(
+        "--trigger", metavar="MODULE:FUNC", help="blackbox: trigger_request(subscriber)"
+    )
+    parser.add_argument("--max-elements", type=int, help="largest n the factory supports")
+    parser.add_argument(
+        "--synchronous", action="store_true", help="signals only on calling threads"
+    )
+    parser.add_argument("--timeout", type=float, help="seconds for each awaited signal (default 2)")
+    parser.add_argument("--check-timeout", type=float, help="seconds per check (default 20)")
+    parser.add_argument(
+        "--quiet-period", type=float, help="timed mode: seconds of silence (default 0.05)"
+    )
+    parser.add_argument("--examples", type=int, help="Hypothesis examples per generated check")
+    parser.add_argument("--max-subscribers", type=int, help="processor: supported subscribers")
+    parser.add_argument("--coordinated", action="store_true", help="processor: lockstep emission")
+    parser.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
+    parser.add_argument("--json", metavar="REPORT", help="also write the report as JSON")
+    parser.add_argument("--width", type=int, default=100, help="message column width")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="keep the implementation's logs"
+    )
+    args = parser.parse_args(argv)
+
+    if not args.verbose:
+        logging.disable(logging.CRITICAL)  # faulty subscribers are logged by design
+    overrides: dict[str, Any] = {}
+    for field, value in (
+        ("max_elements", args.max_elements),
+        ("timeout", args.timeout),
+        ("check_timeout", args.check_timeout),
+        ("quiet", args.quiet_period),
+        ("examples", args.examples),
+        ("max_subscribers", args.max_subscribers),
+    ):
+        if value is not None:
+            overrides[field] = value
+    if args.synchronous:
+        overrides["synchronous"] = True
+    if args.coordinated:
+        overrides["coordinated_emission"] = True
+    config = Config(**overrides)
+    only = (lambda c: args.only in c.name) if args.only else None
+    factory = load(args.factory)
+    report: Report
+    if args.kind == "publisher":
+        report = run_publisher_checks(
+            factory,
+            create_failed_publisher=load(args.failed) if args.failed else None,
+            create_failing_publisher=load(args.failing) if args.failing else None,
+            config=config,
+            only=only,
+            label=args.factory,
+        )
+    elif args.kind == "subscriber":
+        report = run_subscriber_blackbox_checks(
+            factory,
+            trigger_request=load(args.trigger) if args.trigger else None,
+            config=config,
+            only=only,
+            label=args.factory,
+        )
+    elif args.kind == "whitebox":
+        report = run_subscriber_whitebox_checks(
+            factory, config=config, only=only, label=args.factory
+        )
+    else:
+        report = run_processor_checks(
+            factory,
+            create_failed_publisher=load(args.failed) if args.failed else None,
+            config=config,
+            only=only,
+            label=args.factory,
+        )
+    print(report.table(width=args.width))
+    if args.json:
+        report.write_json(args.json)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
