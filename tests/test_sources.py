@@ -15,7 +15,7 @@ import pytest
 
 import reactive_streams as rs
 from reactive_streams import MAX_DEMAND, ManualExecutor, ThreadPoolExecutor
-from reactive_streams.sources import Sink
+from reactive_streams.sources import ScalarPublisher, Sink
 from reactive_streams.testing import (
     TestSubscriber,
     spec101_delivered_leq_requested_inv,
@@ -616,3 +616,22 @@ def test_trace_to_jsonl(tracer: rs.Tracer, tmp_path: Any) -> None:
 
     assert {e["sig"] for e in lines} <= SIGNALS
     assert len(lines) == 12
+
+
+def test_just_of_one_is_a_full_scalar_publisher() -> None:
+    scalar = rs.just("x")
+    assert isinstance(scalar, ScalarPublisher)
+    assert isinstance(scalar, rs.IterablePublisher)
+    assert scalar.value == "x"
+    ts: TestSubscriber[str] = TestSubscriber(0)
+    scalar.subscribe(ts)
+    ts.assert_value_count(0).assert_no_terminal()
+    ts.request(1)
+    ts.assert_values("x").assert_complete().assert_no_violations()
+    again: TestSubscriber[str] = TestSubscriber(5)
+    scalar.subscribe(again)  # cold: every subscriber gets the value (rule 1.11)
+    again.assert_values("x").assert_complete()
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        rs.just(None)
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        ScalarPublisher(None)

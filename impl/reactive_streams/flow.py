@@ -32,7 +32,7 @@ from .operators.fused import (
     fusion_enabled,
     set_fusion,
 )
-from .sources import IterablePublisher, Sink
+from .sources import IterablePublisher, ScalarPublisher, Sink
 from .subscribers import LambdaSubscriber
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ def _identity(item: T) -> T:
     return item
 
 
+_new_flow = object.__new__
+
+
 class _DeferPublisher(Generic[T]):
     """Calls ``make()`` per subscriber and subscribes to the Publisher it returns;
     ``make`` raising is signalled as ``on_error`` after ``on_subscribe`` (rule 1.9)."""
@@ -82,6 +85,9 @@ class _DeferPublisher(Generic[T]):
             deliver_subscribe_then_error(subscriber, exc)
             return
         publisher.subscribe(subscriber)
+
+
+_NO_CALLBACK: Any = object()  # subscribe() with callbacks but no on_next
 
 
 class Flow(Generic[T]):
@@ -110,7 +116,7 @@ class Flow(Generic[T]):
     @overload
     def subscribe(
         self,
-        on_next: Callable[[T], object] | None = None,
+        on_next: Callable[[T], object] = ...,
         on_error: Callable[[BaseException], object] | None = None,
         on_complete: Callable[[], object] | None = None,
         *,
@@ -119,7 +125,7 @@ class Flow(Generic[T]):
 
     def subscribe(
         self,
-        on_next: Any = None,
+        on_next: Any = _NO_CALLBACK,
         on_error: Callable[[BaseException], object] | None = None,
         on_complete: Callable[[], object] | None = None,
         *,
@@ -128,9 +134,14 @@ class Flow(Generic[T]):
         """``subscribe(subscriber)`` (the Publisher method, rule 1.9), or callbacks:
         ``subscribe(on_next, on_error, on_complete, request=batch)`` returns the
         ``LambdaSubscriber`` (``cancel()``, ``done``)."""
-        if on_next is not None and hasattr(on_next, "on_subscribe"):
+        if on_next is None:
+            # rule 1.9: null plays None; a Publisher rejects it with TypeError
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        if hasattr(on_next, "on_subscribe"):
             self._source.subscribe(on_next)
             return None
+        if on_next is _NO_CALLBACK:
+            on_next = None
         subscriber: LambdaSubscriber[T] = LambdaSubscriber(
             on_next, on_error, on_complete, request=request
         )
@@ -168,8 +179,12 @@ class Flow(Generic[T]):
     def just(*items: T) -> Flow[T]:
         """The given items, then completion."""
         publisher = _sources.just(*items)
-        if len(items) == 1:
-            return Flow(publisher, _sync=SyncSource(publisher._factory, "scalar", items[0]))
+        if type(publisher) is ScalarPublisher:
+            # the common inner of flat_map: built without __init__; _sync_source() describes it
+            flow: Flow[T] = _new_flow(Flow)
+            flow._source = publisher
+            flow._sync = None
+            return flow
         return Flow.from_publisher(publisher)
 
     @staticmethod
@@ -205,8 +220,16 @@ class Flow(Generic[T]):
     def _op(self, make: Callable[[Subscriber[R]], Subscriber[Any]], name: str) -> Flow[R]:
         return Flow(OperatorPublisher(self._source, make, name))
 
-    def _fusable(self) -> SyncSource | None:
+    def _sync_source(self) -> SyncSource | None:
         sync = self._sync
+        if sync is None:
+            source: object = self._source
+            if type(source) is ScalarPublisher:  # just(x), described on first use
+                return SyncSource(source._factory, "scalar", source.value)
+        return sync
+
+    def _fusable(self) -> SyncSource | None:
+        sync = self._sync_source()
         return sync if sync is not None and not sync.barrier and fusion_enabled() else None
 
     def _terminal_or_none(self) -> Flow[Any] | None:
@@ -290,7 +313,10 @@ class Flow(Generic[T]):
         if sync is not None and sync.kind == "scalar":
             value = sync.value  # macro-fusion: just(x).flat_map(f) is f(x), per subscription
             return Flow(_DeferPublisher(lambda: fn(value)))
-        return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch))
+        factory = sync.factory if sync is not None else None  # pulled, not subscribed to
+        return Flow(
+            _flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, factory)
+        )
 
     def concat_map(self, fn: Callable[[T], Publisher[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
@@ -384,13 +410,15 @@ class Flow(Generic[T]):
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
         the source directly (micro-fusion)."""
-        sync = self._sync  # a subscribe_on barrier is fusable here: the drain re-threads all
+        sync = (
+            self._sync_source()
+        )  # a subscribe_on barrier is fusable here: the drain re-threads all
         factory = sync.factory if sync is not None and fusion_enabled() else None
         return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, factory))
 
     def subscribe_on(self, executor: Executor) -> Flow[T]:
         """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
-        sync = self._sync
+        sync = self._sync_source()
         barrier = SyncSource(sync.factory, barrier=True) if sync is not None else None
         return Flow(_subscribe_on.SubscribeOnPublisher(self._source, executor), _sync=barrier)
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BATCH_SIZE",
     "IterablePublisher",
+    "ScalarPublisher",
     "Sink",
     "empty",
     "error",
@@ -71,6 +72,37 @@ class IterablePublisher(Generic[T_co]):
         ).start()
 
 
+class ScalarPublisher(IterablePublisher[T_co]):
+    """``just(value)``: exactly one element, then completion.
+
+    A full Publisher (each ``subscribe`` starts an ``IteratorSubscription`` over
+    ``(value,)``), built cheaply: one slot, no closure. Operators may read ``value``
+    and skip the subscription (``flat_map``'s scalar fast path).
+    """
+
+    __slots__ = ("value",)
+
+    # the IterablePublisher fields, fixed for every scalar (class attributes, no storage)
+    _executor = None
+    _batch_size = DEFAULT_BATCH_SIZE
+    _name = "just"
+
+    def __init__(self, value: T_co) -> None:
+        if value is None:
+            raise TypeError("rule 2.13: just() items must not be None")
+        self.value = value
+
+    @property  # read-only here: fixed by ``value``
+    def _factory(self) -> Callable[[], Iterable[T_co]]:  # type: ignore[override]
+        return self._items
+
+    def _items(self) -> Iterable[T_co]:
+        return (self.value,)
+
+
+_new_scalar = object.__new__
+
+
 def range(  # the Reactive Streams / Rx name, shadowing the builtin on purpose
     start: int,
     count: int,
@@ -104,7 +136,14 @@ def from_iterable(
 
 
 def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
-    """The given items, then completion."""
+    """The given items, then completion (one item: a ``ScalarPublisher``)."""
+    if len(items) == 1 and executor is None:
+        item = items[0]
+        if item is None:
+            raise TypeError("rule 2.13: just() items must not be None")
+        scalar: ScalarPublisher[T] = _new_scalar(ScalarPublisher)  # no __init__ frame
+        scalar.value = item
+        return scalar
     if any(item is None for item in items):
         raise TypeError("rule 2.13: just() items must not be None")
     return IterablePublisher(lambda: items, executor=executor, name="just")

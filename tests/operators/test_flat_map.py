@@ -3,9 +3,13 @@ ordering, errors (mapper, inner, upstream) and cancel reaching every inner."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.sources import just
+from reactive_streams.sources import IterablePublisher, just
 from reactive_streams.sources import range as rs_range
 from reactive_streams.testing import TestSubscriber
 
@@ -122,3 +126,65 @@ def test_spec101_zip_bounded_demand_and_error(fusion: bool) -> None:
     failing: TestSubscriber[tuple[object, ...]] = TestSubscriber(5)
     Flow.zip(Flow.range(0, 5), Flow.error(KeyError("z"))).subscribe(failing)
     failing.assert_error(KeyError)
+
+
+def test_flat_map_scalar_and_sync_inners_are_not_subscribed_when_fused(
+    fusion: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subscribed: list[object] = []
+    original = IterablePublisher.subscribe
+
+    def counting(self: IterablePublisher[Any], subscriber: Any) -> None:
+        subscribed.append(self)
+        original(self, subscriber)
+
+    monkeypatch.setattr(IterablePublisher, "subscribe", counting)
+    values = (
+        Flow.range(0, 6)
+        .flat_map(lambda x: Flow.just(x) if x % 2 else Flow.range(x * 10, 2))
+        .to_list()
+    )
+    assert values == [0, 1, 1, 20, 21, 3, 40, 41, 5]
+    assert len(subscribed) == (0 if fusion else 7)  # upstream and every inner when unfused
+
+
+def test_spec101_flat_map_scalars_under_bounded_demand(fusion: bool) -> None:
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow.range(0, 50).flat_map(Flow.just, 8).subscribe(ts)
+    for expected in (3, 4, 20, 50):
+        ts.request(expected - len(ts.values))
+        assert len(ts.values) == expected
+    ts.assert_values(*range(50)).assert_complete().assert_no_violations()
+
+
+class _CancelAt:
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.seen: list[int] = []
+        self.terminal: list[str] = []
+        self.subscription: Any = None
+
+    def on_subscribe(self, subscription: Any) -> None:
+        self.subscription = subscription
+        subscription.request(2**63 - 1)
+
+    def on_next(self, item: int) -> None:
+        self.seen.append(item)
+        if item == self.at:
+            self.subscription.cancel()
+
+    def on_error(self, error: BaseException) -> None:
+        self.terminal.append("error")
+
+    def on_complete(self) -> None:
+        self.terminal.append("complete")
+
+
+def test_spec312_flat_map_cancel_from_on_next_stops_the_fast_paths(fusion: bool) -> None:
+    scalars = _CancelAt(3)
+    Flow.range(0, 100).flat_map(Flow.just).subscribe(scalars)
+    assert scalars.seen == [0, 1, 2, 3]
+    pairs = _CancelAt(3)
+    Flow.range(0, 100).flat_map(lambda x: Flow.range(x, 2)).subscribe(pairs)
+    assert pairs.seen == [0, 1, 1, 2, 2, 3]
+    assert scalars.terminal == pairs.terminal == []

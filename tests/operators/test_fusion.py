@@ -27,6 +27,27 @@ def _gen() -> Any:
     yield from (1, 2, 3, 4)
 
 
+def _mixed_inner(x: int) -> Flow[int]:
+    """Inners of every fused kind, in turn: scalar, empty, two, several, plain publisher."""
+    kind = x % 5
+    if kind == 0:
+        return Flow.just(x)
+    if kind == 1:
+        return Flow.empty()
+    if kind == 2:
+        return Flow.range(x * 10, 2)
+    if kind == 3:
+        return Flow.just(x, x + 1, x + 2).map(lambda y: y * 100)
+    return Flow(rs_range(x, 3)).do_on_next(lambda y: None)  # never fused
+
+
+def _mixed_async(manual: ManualExecutor, x: int) -> Flow[int]:
+    """Scalars and sync inners behind inners that emit later, on the executor."""
+    if x % 3 == 0:
+        return Flow.range(x * 10, 3).observe_on(manual, 2)
+    return Flow.just(x) if x % 3 == 1 else Flow.range(x * 10, 2)
+
+
 PIPELINES: dict[str, Callable[[ManualExecutor], Flow[Any]]] = {
     "map": lambda m: Flow.range(0, 10).map(lambda x: x * 2),
     "filter": lambda m: Flow.range(0, 10).filter(lambda x: x % 3 == 0),
@@ -44,6 +65,22 @@ PIPELINES: dict[str, Callable[[ManualExecutor], Flow[Any]]] = {
     "flat_map_just": lambda m: Flow.range(0, 10).flat_map(just),
     "flat_map_two": lambda m: Flow.range(0, 6).flat_map(lambda x: rs_range(x, 2), 2, 2),
     "flat_map_raises": lambda m: Flow.range(0, 9).flat_map(lambda x: just(_boom(x))),
+    "flat_map_flow_just": lambda m: Flow.range(0, 12).flat_map(Flow.just),
+    "flat_map_empty": lambda m: Flow.range(0, 8).flat_map(lambda x: Flow.empty()),
+    "flat_map_flow_range2": lambda m: Flow.range(0, 9).flat_map(lambda x: Flow.range(x, 2)),
+    "flat_map_mix": lambda m: Flow.range(0, 16).flat_map(_mixed_inner, 4, 3),
+    "flat_map_mix_async": lambda m: Flow.range(0, 12).flat_map(lambda x: _mixed_async(m, x), 3),
+    "flat_map_small_window": lambda m: Flow.range(0, 20).flat_map(Flow.just, 2, 1),
+    "flat_map_subscribed_upstream": lambda m: (
+        Flow(rs_range(0, 14)).do_on_next(lambda x: None).flat_map(_mixed_inner, 3)
+    ),
+    "flat_map_generator_upstream": lambda m: Flow.from_iterable(_gen()).flat_map(Flow.just),
+    "flat_map_inner_error": lambda m: Flow.range(0, 9).flat_map(
+        lambda x: Flow.error(OSError("inner")) if x == 5 else Flow.just(x)
+    ),
+    "flat_map_upstream_error": lambda m: Flow.range(0, 9).map(_boom).flat_map(Flow.just),
+    "concat_map_mix": lambda m: Flow.range(0, 10).concat_map(_mixed_inner),
+    "concat_map_flow_just": lambda m: Flow.range(0, 10).concat_map(Flow.just, 1),
     "observe_on": lambda m: Flow.range(0, 40).observe_on(m, prefetch=8),
     "map_observe_on": lambda m: Flow.range(0, 40).map(lambda x: x * 3).observe_on(m, 8),
     "filter_observe_on": lambda m: Flow.range(0, 40).filter(lambda x: x < 9).observe_on(m, 4),

@@ -9,10 +9,20 @@ signals never overlap (rule 1.3) even when inner publishers emit on other thread
 error (upstream, an inner, or the mapper raising) cancels everything and is signalled at
 once; completion comes when upstream and every inner have completed.
 
-Fusion: a synchronous iterable inner (``just``, ``range``, ``from_iterable`` without an
-executor) is not subscribed to; the drain pulls from its iterator, as far ahead as the
-inner subscription would have emitted (``prefetch``, replenished at 75 %). Under unbounded
-demand with nothing queued, the elements go straight downstream.
+Fusion (off with ``set_fusion(False)``, checked when the pipeline is built):
+
+* scalar inner (``just(x)``, or a Flow of it): never subscribed to. With demand and no
+  inner ahead of it, ``x`` goes straight downstream; otherwise it waits as a ready inner.
+* synchronous iterable inner (``range``, ``from_iterable``, ``empty``, ``error``, ``just``
+  of several, fused ``map``/``filter`` chains; no executor): not subscribed to; the drain
+  pulls from its iterator, as far ahead as the inner subscription would have emitted
+  (``prefetch``, replenished at 75 %). Under unbounded demand with no other inner, the
+  elements go straight downstream.
+* synchronous upstream (a fusable Flow): not subscribed to either; the drain pulls it,
+  as far as the requests above allow (``max_concurrency``, then 75 % batches), so the
+  element path takes no lock at all.
+
+Every fast path sends what the subscribed path would send, in the same order.
 """
 
 from __future__ import annotations
@@ -20,13 +30,13 @@ from __future__ import annotations
 import logging
 import operator
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._demand import MAX_DEMAND, check_request
 from .._serial import DrainLoop
 from .._subscription import exact_length_types
-from ..sources import IterablePublisher
+from ..sources import IterablePublisher, ScalarPublisher
 from ._base import CANCELLED, null_item_error
 from .fused import fusion_enabled
 from .observe_on import replenish_size
@@ -42,6 +52,17 @@ R = TypeVar("R")
 __all__ = ["FlatMapPublisher"]
 
 _ITERABLE_PUBLISHER: type = IterablePublisher
+_SCALAR_PUBLISHER: type = ScalarPublisher
+_flow_type: type | None = None  # reactive_streams.flow.Flow, imported on first use
+
+
+def _flow() -> type:
+    global _flow_type
+    if _flow_type is None:
+        from ..flow import Flow
+
+        _flow_type = Flow
+    return _flow_type
 
 
 class _Inner(Generic[R]):
@@ -144,6 +165,27 @@ class _Inner(Generic[R]):
         return None
 
 
+class _Pulled:
+    """The upstream Subscription of a fused synchronous source: nothing is subscribed;
+    ``request`` raises how far the drain may pull, ``cancel`` drops the iterator."""
+
+    __slots__ = ("_parent",)
+
+    def __init__(self, parent: _FlatMap[Any, Any]) -> None:
+        self._parent: _FlatMap[Any, Any] | None = parent
+
+    def request(self, n: int) -> None:
+        parent = self._parent
+        if parent is not None:
+            parent._up_allowed += n  # only ever called by the drain holder
+
+    def cancel(self) -> None:
+        parent, self._parent = self._parent, None
+        if parent is not None:
+            parent._up_it = None  # rule 3.13
+            parent._up_factory = None
+
+
 class _FlatMap(DrainLoop, Generic[T, R]):
     __slots__ = (
         "_bad_request",
@@ -151,6 +193,7 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         "_completed_inners",
         "_downstream",
         "_error",
+        "_fast",
         "_finished",
         "_fn",
         "_inners",
@@ -159,6 +202,9 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         "_max_concurrency",
         "_prefetch",
         "_requested",
+        "_up_allowed",
+        "_up_factory",
+        "_up_it",
         "_upstream",
     )
 
@@ -168,6 +214,7 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         fn: Callable[[T], Publisher[R]],
         max_concurrency: int,
         prefetch: int,
+        fast: bool,
     ) -> None:
         super().__init__()
         self._downstream: Subscriber[R] | None = downstream
@@ -184,8 +231,28 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         self._cancelled = False
         self._finished = False
         self._bad_request: str | None = None
+        self._fast = fast  # the fused paths (decided when the pipeline was built)
+        self._up_factory: Callable[[], Iterable[T]] | None = None
+        self._up_it: Iterator[T] | None = None
+        self._up_allowed = 0  # fused upstream: elements the drain may still pull
 
     # ------------------------------------------------------ upstream side
+    def start_pulled(self, factory: Callable[[], Iterable[T]]) -> None:
+        """Fused upstream: ``on_subscribe`` downstream, then pull ``factory()``'s iterator
+        from the drain exactly as far as the subscribed upstream would have emitted."""
+        self._upstream = _Pulled(self)
+        self._up_factory = factory
+        downstream = self._downstream
+        assert downstream is not None
+        try:
+            downstream.on_subscribe(self)
+        except Exception as exc:
+            _log.error("rule 2.13: on_subscribe raised; subscription cancelled", exc_info=exc)
+            self._cancelled = True
+        if not self._cancelled:
+            self._up_allowed = self._max_concurrency  # what on_subscribe would request
+        self._signal()
+
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
             raise TypeError("rule 2.13: on_subscribe(None)")
@@ -209,60 +276,108 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         except Exception as exc:
             self._fail(exc)
             return
+        if self._fast:
+            source: Any = publisher
+            kind = type(source)
+            if kind is _flow_type:
+                source = source._source
+                kind = type(source)
+            if kind is _SCALAR_PUBLISHER:
+                self._on_scalar(source.value)
+                return
+            if kind is _ITERABLE_PUBLISHER and source._executor is None:
+                self._on_iterable(source._factory)
+                return
+        self._subscribe_inner(publisher)
+
+    def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
-        if (
-            isinstance(publisher, IterablePublisher)
-            and type(publisher) is _ITERABLE_PUBLISHER
-            and publisher._executor is None
-            and fusion_enabled()
-        ):
-            try:
-                it = iter(publisher._factory())
-            except Exception as exc:  # the inner fails before its first element
-                self._fail(exc)
-                return
-            if self._requested == MAX_DEMAND and not self._inners and self._enter():
-                self._emit_direct(it)  # fast path: nothing queued, unbounded demand
-                return
-            inner.it = it
-            error = inner.fill()
-            if error is not None:
-                self._fail(error)
-                return
-            self._inners.append(inner)
-            self._signal()
-            return
         self._inners.append(inner)
         publisher.subscribe(inner)
         if self._finished:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
+    def _ready(self, value: R) -> _Inner[R]:
+        """A scalar inner waiting for demand: one queued element, already done."""
+        inner: _Inner[R] = _Inner(self, self._prefetch)
+        inner.queue.append(value)
+        inner.done = True
+        return inner
+
+    def _on_scalar(self, value: R) -> None:
+        """Fused scalar inner from a subscribed upstream."""
+        if not self._inners and self._requested and self._enter():
+            if self._cancelled or self._bad_request is not None or self._finished:
+                self._inners.append(self._ready(value))
+                self._drain_from(1)
+                return
+            downstream = self._downstream
+            if downstream is not None:
+                try:
+                    downstream.on_next(value)
+                except Exception as exc:
+                    self._downstream_raised(exc)
+                if self._requested != MAX_DEMAND:
+                    with self._lock:
+                        self._requested -= 1
+                self._inner_completed()
+            missed = self._leave(1)
+            if missed:
+                self._drain_from(missed)
+            elif self._cancelled:
+                self._signal()
+            return
+        self._inners.append(self._ready(value))
+        self._signal()
+
+    def _on_iterable(self, factory: Callable[[], Iterable[R]]) -> None:
+        """Fused synchronous iterable inner from a subscribed upstream."""
+        try:
+            it = iter(factory())
+        except Exception as exc:  # the inner fails before its first element
+            self._fail(exc)
+            return
+        if self._requested == MAX_DEMAND and not self._inners and self._enter():
+            self._emit_direct(it)  # fast path: nothing queued, unbounded demand
+            return
+        inner: _Inner[R] = _Inner(self, self._prefetch)
+        inner.it = it
+        error = inner.fill()
+        if error is not None:
+            self._fail(error)
+            return
+        self._inners.append(inner)
+        self._signal()
+
     def _emit_direct(self, it: Iterator[R]) -> None:
         """We hold the drain: deliver a fused inner's elements straight downstream."""
         downstream = self._downstream
         if downstream is not None:
-            on_next = downstream.on_next
-            try:
-                for item in it:
-                    if item is None:
-                        raise null_item_error()
-                    try:
-                        on_next(item)
-                    except Exception as exc:
-                        self._downstream_raised(exc)
-                        break
-                    if self._cancelled:
-                        break
-                else:
-                    self._inner_completed()
-            except Exception as exc:
-                if self._error is None and not self._finished:
-                    self._error = exc
+            self._emit_all(downstream.on_next, it)
         missed = self._leave(1)
         if missed:
             self._drain_from(missed)
         elif self._error is not None or self._cancelled or self._main_done:
             self._signal()
+
+    def _emit_all(self, on_next: Callable[[R], object], it: Iterator[R]) -> None:
+        """Unbounded demand, no other inner, drain held: the whole inner, then its completion."""
+        try:
+            for item in it:
+                if item is None:
+                    raise null_item_error()
+                try:
+                    on_next(item)
+                except Exception as exc:
+                    self._downstream_raised(exc)
+                    return
+                if self._cancelled:
+                    return
+        except Exception as exc:
+            if self._error is None and not self._finished:
+                self._error = exc
+            return
+        self._inner_completed()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -334,25 +449,50 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         self._cancelled = True
 
     def _drain_round(self) -> bool:
-        if self._finished:
+        while True:
+            if self._finished:
+                return False
+            downstream = self._downstream
+            if downstream is None:
+                return False
+            if self._cancelled:
+                self._release()
+                return False
+            if self._bad_request is not None and self._error is None:
+                self._error = ValueError(self._bad_request)
+            error = self._error
+            if error is not None:
+                self._release()
+                try:
+                    downstream.on_error(error)
+                except Exception as exc:
+                    _log.error("rule 2.13: on_error raised", exc_info=exc)
+                return False
+            requested = self._requested
+            emitted = self._deliver(downstream, requested)
+            if emitted < 0:
+                return False  # cancelled and released
+            again = False
+            if self._up_allowed and self._error is None and not self._main_done:
+                emitted, again = self._pull(downstream, requested, emitted)
+            if emitted and requested != MAX_DEMAND:
+                with self._lock:
+                    self._requested -= emitted
+            if again or self._error is not None or self._cancelled:
+                continue
+            if self._main_done and not self._inners:
+                self._finished = True
+                self._downstream = None
+                self._upstream = CANCELLED
+                try:
+                    downstream.on_complete()
+                except Exception as exc:
+                    _log.error("rule 2.13: on_complete raised", exc_info=exc)
             return False
-        downstream = self._downstream
-        if downstream is None:
-            return False
-        if self._cancelled:
-            self._release()
-            return False
-        if self._bad_request is not None and self._error is None:
-            self._error = ValueError(self._bad_request)
-        error = self._error
-        if error is not None:
-            self._release()
-            try:
-                downstream.on_error(error)
-            except Exception as exc:
-                _log.error("rule 2.13: on_error raised", exc_info=exc)
-            return False
-        requested = self._requested
+
+    def _deliver(self, downstream: Subscriber[R], requested: int) -> int:
+        """Queued elements, inner by inner, while demand lasts: the count sent, or -1
+        after a cancel (everything released)."""
         emitted = 0
         on_next = downstream.on_next
         inners = self._inners
@@ -372,17 +512,15 @@ class _FlatMap(DrainLoop, Generic[T, R]):
                 self._downstream_raised(exc)
             if self._cancelled:
                 self._release()
-                return False
+                return -1
             if delivered:
                 inner.consumed(delivered)
             if inner.it is not None:
                 fill_error = inner.fill()
                 if fill_error is not None:
-                    self._error = fill_error
-                    if requested != MAX_DEMAND and emitted:
-                        with self._lock:
-                            self._requested -= emitted
-                    return self._drain_round()
+                    if self._error is None:
+                        self._error = fill_error
+                    return emitted
                 if queue and emitted != requested:
                     continue  # pulled more: deliver them in this round
             if inner.done and not queue:
@@ -391,22 +529,114 @@ class _FlatMap(DrainLoop, Generic[T, R]):
                 self._inner_completed()
                 continue
             index += 1
-        if emitted and requested != MAX_DEMAND:
-            with self._lock:
-                self._requested -= emitted
-        if self._main_done and not inners and self._error is None:
-            self._finished = True
-            self._downstream = None
-            self._upstream = CANCELLED
+        return emitted
+
+    def _pull(self, downstream: Subscriber[R], requested: int, emitted: int) -> tuple[int, bool]:
+        """Fused upstream, drain held: pull and map elements while the upstream requests
+        allow. Returns the count sent so far and whether another pass must deliver."""
+        it = self._up_it
+        if it is None:
+            factory = self._up_factory
+            if factory is None:
+                return emitted, False
+            self._up_factory = None
             try:
-                downstream.on_complete()
-            except Exception as exc:
-                _log.error("rule 2.13: on_complete raised", exc_info=exc)
-        return False
+                it = iter(factory())
+            except Exception as exc:  # the upstream fails before its first element
+                self._error = exc
+                return emitted, True
+            self._up_it = it
+        fn = self._fn
+        on_next = downstream.on_next
+        inners = self._inners
+        fast = self._fast
+        flow_type = _flow_type
+        limit = self._main_limit
+        completed = self._completed_inners
+        unbounded = requested == MAX_DEMAND
+        queued = False
+        try:
+            for item in it:
+                self._up_allowed -= 1
+                if item is None:
+                    raise null_item_error()  # rule 2.13, as the source would signal
+                publisher: Any = fn(item)
+                if publisher is None:
+                    raise null_item_error()
+                if fast:
+                    kind = type(publisher)
+                    if kind is flow_type:
+                        publisher = publisher._source
+                        kind = type(publisher)
+                    if kind is _SCALAR_PUBLISHER:
+                        if inners or not (unbounded or emitted < requested):
+                            inners.append(self._ready(publisher.value))
+                            queued = True
+                        else:
+                            try:
+                                on_next(publisher.value)
+                            except Exception as exc:
+                                self._downstream_raised(exc)
+                            emitted += 1
+                            if self._cancelled:
+                                break
+                            completed += 1
+                            if completed == limit:  # the inner completed: replenish upstream
+                                completed = 0
+                                self._up_allowed += limit
+                        if self._up_allowed:
+                            continue
+                        break
+                    if kind is _ITERABLE_PUBLISHER and publisher._executor is None:
+                        inner_it = iter(publisher._factory())
+                        if unbounded and not inners:
+                            self._completed_inners = completed
+                            self._emit_all(on_next, inner_it)
+                            if self._cancelled or self._error is not None:
+                                break
+                            completed = self._completed_inners
+                        else:
+                            inner: _Inner[R] = _Inner(self, self._prefetch)
+                            inner.it = inner_it
+                            fill_error = inner.fill()
+                            if fill_error is not None:
+                                raise fill_error
+                            inners.append(inner)
+                            queued = True
+                        if self._up_allowed:
+                            continue
+                        break
+                self._completed_inners = completed
+                self._subscribe_inner(publisher)
+                completed = self._completed_inners
+                queued = True
+                if not self._up_allowed or self._error is not None or self._finished:
+                    break
+            else:
+                self._main_done = True  # the upstream is exhausted: it would complete
+                self._up_it = None
+        except Exception as exc:  # the upstream, the mapper or a fused inner failed
+            if self._error is None:
+                self._error = exc
+            queued = True
+        self._completed_inners = completed
+        it = self._up_it
+        if (
+            it is not None
+            and not self._up_allowed
+            and type(it) in exact_length_types
+            and operator.length_hint(it) == 0
+        ):
+            self._main_done = True  # an exact source completes at the end of its demand
+            self._up_it = None
+        return emitted, queued
 
 
 class FlatMapPublisher(Generic[T, R]):
-    __slots__ = ("_fn", "_max_concurrency", "_prefetch", "_source")
+    """``upstream_factory``: the iterator factory of a synchronous upstream (fusion on),
+    pulled by the drain instead of subscribed to."""
+
+    __slots__ = ("_fast", "_fn", "_max_concurrency", "_prefetch", "_source", "_upstream_factory")
 
     def __init__(
         self,
@@ -414,6 +644,7 @@ class FlatMapPublisher(Generic[T, R]):
         fn: Callable[[T], Publisher[R]],
         max_concurrency: int,
         prefetch: int,
+        upstream_factory: Callable[[], Iterable[T]] | None = None,
     ) -> None:
         for name, value in (("max_concurrency", max_concurrency), ("prefetch", prefetch)):
             message = check_request(value)
@@ -423,10 +654,19 @@ class FlatMapPublisher(Generic[T, R]):
         self._fn = fn
         self._max_concurrency = max_concurrency
         self._prefetch = prefetch
+        self._fast = fusion_enabled()
+        self._upstream_factory = upstream_factory if self._fast else None
 
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        self._source.subscribe(
-            _FlatMap(subscriber, self._fn, self._max_concurrency, self._prefetch)
+        if _flow_type is None:
+            _flow()
+        parent: _FlatMap[T, R] = _FlatMap(
+            subscriber, self._fn, self._max_concurrency, self._prefetch, self._fast
         )
+        factory = self._upstream_factory
+        if factory is not None:
+            parent.start_pulled(factory)
+        else:
+            self._source.subscribe(parent)
