@@ -8,6 +8,7 @@ from any source cancels the others and is signalled at once.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -17,6 +18,8 @@ from .observe_on import replenish_size
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
+
+_log = logging.getLogger("reactive_streams")
 
 T = TypeVar("T")
 
@@ -128,7 +131,13 @@ class ZipPublisher(Generic[T]):
         zipper = _Zip(subscriber, len(self._sources), self._prefetch)
         zipper._requested = 0
         # on_subscribe first (rule 1.9), before any source can signal (rule 1.3)
-        subscriber.on_subscribe(zipper)
+        try:
+            subscriber.on_subscribe(zipper)
+        except Exception as exc:
+            # rule 2.13: a failing subscriber is cancelled and reported, never raised here
+            _log.error("rule 2.13: on_subscribe raised; subscription cancelled", exc_info=exc)
+            zipper.cancel()
+            return
         for source, inner in zip(self._sources, zipper._inners, strict=True):
             if zipper._finished:
                 break
