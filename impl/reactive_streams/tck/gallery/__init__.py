@@ -148,7 +148,7 @@ ENTRIES: tuple[Entry, ...] = (
     _p("P13", "3.9", "request(n <= 0) signals on_error of the wrong type", "required_spec309 x2"),
     _p("P14", "3.9", "request(n <= 0) only logged", "required_spec309 x2"),
     _p("P15", "3.9", "the rule-3.9 error does not cite the rule", "optional_spec309 (skip only)"),
-    _p("P16", "1.7", "request(n <= 0) after on_complete signals on_error", "NONE"),
+    _p("P16", "1.6", "request(n <= 0) after on_complete signals on_error", "NONE"),
     _p("P17", "3.6", "elements delivered after cancel and a new request", "required_spec306"),
     _p("P18", "3.7", "a second cancel raises", "required_spec307"),
     _p(

@@ -1,0 +1,47 @@
+"""Every broken implementation in the gallery fails a check of the rule it breaks; the
+legal variants fail no required check. (The kill table in docs/conformance.md.)"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from reactive_streams.tck.gallery import ENTRIES, Entry
+
+REPRODUCIBLE = [e for e in ENTRIES if not e.unreproducible]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_logs() -> Iterator[None]:
+    logging.disable(logging.CRITICAL)
+    yield
+    logging.disable(logging.NOTSET)
+
+
+@pytest.mark.parametrize("entry", [e for e in REPRODUCIBLE if not e.legal], ids=lambda e: e.id)
+def test_the_kit_fails_each_broken_implementation_on_its_rule(entry: Entry) -> None:
+    report = entry.run(only=lambda c: c.rule == entry.rule, check_timeout=5.0, timeout=1.0)
+    failed = [r for r in report.failures() if r.rule == entry.rule]
+    assert failed, (
+        f"{entry.id} ({entry.summary}) passed every rule {entry.rule} check: {report.table()}"
+    )
+
+
+@pytest.mark.parametrize("entry", [e for e in REPRODUCIBLE if e.legal], ids=lambda e: e.id)
+def test_legal_variants_fail_no_required_check(entry: Entry) -> None:
+    report = entry.run(check_timeout=5.0, timeout=1.0)
+    assert report.ok, report.table()
+
+
+def test_the_gallery_covers_every_bug_class_of_the_catalogue() -> None:
+    ids = {e.id for e in ENTRIES}
+    expected = (
+        {f"P{i:02d}" for i in range(1, 51)}
+        | {f"S{i:02d}" for i in range(1, 20)}
+        | {f"X{i:02d}" for i in range(1, 7)}
+    )
+    assert ids == expected
+    for entry in ENTRIES:
+        assert entry.legal or entry.unreproducible or entry.rule != "-"
