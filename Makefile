@@ -16,11 +16,30 @@ $(SETUP): pyproject.toml tools/bootstrap.sh
 setup: $(SETUP)
 
 ## check: TLC on every model in spec/models.toml, trace validation, CrossHair contracts
-check: $(SETUP)
+check: $(SETUP) traces crosshair
 	$(PY) spec/tlc.py --manifest spec/models.toml --set ci
 
 check-deep: $(SETUP)
 	$(PY) spec/tlc.py --manifest spec/models.toml --set deep
+
+## traces: record fresh traces (state machine + real threads), validate them with TLC
+## against spec/ReactiveStreams.tla, and check that every mutated fixture is rejected
+TRACE_DIR := build/traces
+traces: $(SETUP)
+	rm -rf $(TRACE_DIR) && mkdir -p $(TRACE_DIR)
+	RS_TRACE_DIR=$(TRACE_DIR) RS_THREADED_EXAMPLES=60 $(PY) -m pytest -q -p no:cacheprovider \
+		stateful/test_publisher_machine.py stateful/test_threaded.py
+	$(PY) -m reactive_streams.trace validate -q --min-count 200 $(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl
+	$(PY) -m reactive_streams.trace validate -q --expect-header tests/traces/*.jsonl
+
+## crosshair: PEP 316 contracts of the pure cores, bounded time
+crosshair: $(SETUP)
+	timeout 600 $(VENV)/bin/crosshair check --analysis_kind=PEP316 --per_condition_timeout=5 \
+		impl/reactive_streams/_demand.py impl/reactive_streams/trace/transitions.py
+
+## mutants: plant known bugs in a copy of impl/; the state machines must kill each (slow)
+mutants: $(SETUP)
+	$(PY) tools/mutants.py
 
 ## test: ruff, mypy strict, pytest (unit, conformance kit, stateful machines, Spark)
 test: lint typecheck unit

@@ -35,8 +35,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--expect-header", action="store_true", help="files must be rejected as their header says"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print failures and a summary")
+    check.add_argument(
+        "--min-count", type=int, default=0, help="fail unless at least this many files are given"
+    )
     args = parser.parse_args(argv)
 
+    if len(args.files) < args.min_count:
+        print(f"only {len(args.files)} trace files, at least {args.min_count} expected")
+        return 1
     verdicts, seconds = validate_files(args.files, use_tlc=not args.no_tlc)
     failures = 0
     events = 0

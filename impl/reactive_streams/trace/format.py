@@ -35,6 +35,7 @@ __all__ = [
     "FormatError",
     "Header",
     "Trace",
+    "event_from_dict",
     "parse_lines",
     "read_trace",
     "write_trace",
@@ -182,6 +183,11 @@ def _header(raw: Mapping[str, Any]) -> Header:
         expect=raw.get("expect"),
         extra={k: v for k, v in raw.items() if k not in known},
     )
+
+
+def event_from_dict(raw: Mapping[str, Any], index: int, view: str = "full") -> Event:
+    """One event from its JSON object (e.g. an item of ``Tracer.events``)."""
+    return _event(raw, index, view)
 
 
 def parse_lines(lines: Iterable[str], name: str = "<trace>") -> Trace:

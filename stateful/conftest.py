@@ -1,0 +1,30 @@
+"""Hypothesis profiles for the state machines.
+
+``ci`` (the default): a fixed number of examples, derandomized, no deadline, so
+``make test`` is reproducible and bounded. ``long``: many more examples with fresh
+randomness (``HYPOTHESIS_PROFILE=long``), for runs outside CI. ``mutants``: used by
+``tools/mutants.py`` to hunt planted bugs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_common = settings(
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+settings.register_profile("ci", _common, max_examples=300, stateful_step_count=30, derandomize=True)
+settings.register_profile(
+    "mutants",
+    _common,
+    max_examples=1000,
+    stateful_step_count=30,
+    derandomize=True,
+    report_multiple_bugs=False,
+)
+settings.register_profile("long", _common, max_examples=3000, stateful_step_count=60)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
