@@ -386,3 +386,55 @@ def by_id(entry_id: str) -> Entry:
         if entry.id == entry_id:
             return entry
     raise KeyError(entry_id)
+
+
+@dataclass(frozen=True)
+class Kill:
+    """One row of the kill table: what a full run of the kit says about an entry."""
+
+    entry: Entry
+    caught: bool
+    on_rule: list[str]
+    """Failed checks whose rule is the entry's rule."""
+    ported_jvm_fails: bool
+    """A port of a JVM TCK test fails it (required or stochastic)."""
+    seconds: float
+
+
+def kill_table(**overrides: Any) -> list[Kill]:
+    """Run every reproducible entry through its whole suite (a few minutes)."""
+    import time
+
+    rows: list[Kill] = []
+    for entry in ENTRIES:
+        if entry.unreproducible:
+            rows.append(Kill(entry, False, [], False, 0.0))
+            continue
+        started = time.monotonic()
+        report = entry.run(**{"check_timeout": 5.0, "timeout": 1.0, **overrides})
+        on_rule = [r.name for r in report.failures() if r.rule == entry.rule]
+        caught = report.ok if entry.legal else bool(on_rule)
+        ported = any(r.jvm is not None and r.outcome == "failed" for r in report.results)
+        rows.append(Kill(entry, caught, on_rule, ported, time.monotonic() - started))
+    return rows
+
+
+def render_kill_table(rows: list[Kill]) -> str:
+    """Markdown: id, rule, bug, JVM TCK verdict, kit verdict and the checks that fail."""
+    out = [
+        "| id | rule | bug class | JVM TCK | kit | failing checks on the rule |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        e = row.entry
+        if e.unreproducible:
+            verdict = "not reproducible"
+        elif e.legal:
+            verdict = "passes (legal)" if row.caught else "FALSE FAILURE"
+        else:
+            verdict = "caught" if row.caught else "MISSED"
+        checks = ", ".join(f"`{name}`" for name in dict.fromkeys(row.on_rule))
+        if e.unreproducible:
+            checks = e.unreproducible
+        out.append(f"| {e.id} | {e.rule} | {e.summary} | {e.jvm} | {verdict} | {checks} |")
+    return "\n".join(out)
