@@ -274,3 +274,15 @@ def test_await_terminal_times_out_with_assertion() -> None:
         ts.await_terminal(0.01)
     ts.request(10)
     ts.await_terminal(1).assert_complete()
+
+
+def test_spec212_a_subscriber_given_a_second_subscription_cancels_it() -> None:
+    # rule 2.12 (onSubscribe at most once per Subscriber) seen from the Subscriber: rule 2.5
+    # makes it cancel a second Subscription while the first is active.
+    executor = rs.ManualExecutor()
+    received: list[int] = []
+    subscriber = rs.LambdaSubscriber(received.append, request=1)
+    rs.range(1, 3, executor=executor).subscribe(subscriber)
+    rs.range(100, 3, executor=executor).subscribe(subscriber)
+    executor.run_all()
+    assert received == [1, 2, 3]

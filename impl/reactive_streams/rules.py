@@ -4,9 +4,11 @@ This table is the single source of truth that links each rule to the places that
 enforce or check it:
 
 * ``tla``: invariants and temporal properties in ``spec/ReactiveStreams.tla``;
-* ``stateful``: their Python twins in ``stateful/invariants.py`` (snake_case names);
-* ``kit``: checks of the conformance kit (``reactive_streams.tck``);
-* ``tests``: the unit-test prefix (``test_spec309_``) in ``tests/``.
+* ``stateful``: their Python twins (snake_case names) in
+  ``reactive_streams.trace.invariants``, re-exported by ``stateful/invariants.py``;
+* the conformance kit's checks, whose names carry the rule code
+  (``required_spec309_...``), grouped by :func:`kit_checks_by_rule`;
+* unit tests, named after the rule code (``test_spec309_...``).
 
 ``docs/rules.md`` is rendered from it (``python -m reactive_streams.rules``) and
 ``tests/test_rules_registry.py`` keeps the table, the spec, the twins, the kit
@@ -29,7 +31,6 @@ class Rule:
     level: Level
     summary: str
     tla: tuple[str, ...] = field(default=())
-    kit: tuple[str, ...] = field(default=())
 
     @property
     def code(self) -> str:
@@ -59,6 +60,7 @@ RULES: tuple[Rule, ...] = (
         "1.1",
         "MUST",
         "The total number of onNext signals to a Subscriber is at most the total it requested.",
+        tla=("Spec101_DeliveredLeqRequestedInv",),
     ),
     Rule(
         "1.2",
@@ -69,16 +71,28 @@ RULES: tuple[Rule, ...] = (
         "1.3",
         "MUST",
         "onSubscribe, onNext, onError and onComplete to a Subscriber are signalled serially.",
+        tla=("Spec103_SerialSignalsInv",),
     ),
     Rule("1.4", "MUST", "A failed Publisher signals onError."),
-    Rule("1.5", "MUST", "A Publisher that terminates successfully signals onComplete."),
+    Rule(
+        "1.5",
+        "MUST",
+        "A Publisher that terminates successfully signals onComplete.",
+        tla=("Spec105_CompletesProp",),
+    ),
     Rule("1.6", "MUST", "After onError or onComplete the Subscription is considered cancelled."),
-    Rule("1.7", "MUST", "After a terminal signal no further signals occur."),
-    Rule("1.8", "MUST", "After cancel, signals eventually stop."),
+    Rule(
+        "1.7",
+        "MUST",
+        "After a terminal signal no further signals occur.",
+        tla=("Spec107_NothingAfterTerminalInv",),
+    ),
+    Rule("1.8", "MUST", "After cancel, signals eventually stop.", tla=("Spec108_CancelStopsProp",)),
     Rule(
         "1.9",
         "MUST",
         "subscribe calls onSubscribe before any other signal and returns normally, except for a null Subscriber (TypeError).",
+        tla=("Spec109_OnSubscribeFirstInv", "Spec109_OnSubscribeEventuallyProp"),
     ),
     Rule(
         "1.10", "MAY", "subscribe may be called many times, each time with a different Subscriber."
@@ -132,6 +146,7 @@ RULES: tuple[Rule, ...] = (
         "2.12",
         "MUST",
         "onSubscribe is called at most once per Subscriber (the same Subscriber is not subscribed twice).",
+        tla=("Spec212_OnSubscribeOnceInv",),
     ),
     Rule(
         "2.13",
@@ -145,6 +160,7 @@ RULES: tuple[Rule, ...] = (
         "3.3",
         "MUST",
         "request places an upper bound on recursion between Publisher and Subscriber.",
+        tla=("Spec303_BoundedRecursionInv",),
     ),
     Rule("3.4", "SHOULD", "request respects the responsiveness of its caller."),
     Rule(
@@ -152,15 +168,24 @@ RULES: tuple[Rule, ...] = (
         "MUST",
         "cancel respects the responsiveness of its caller, is idempotent and thread-safe.",
     ),
-    Rule("3.6", "MUST", "After the Subscription is cancelled, further request(n) are no-ops."),
+    Rule(
+        "3.6",
+        "MUST",
+        "After the Subscription is cancelled, further request(n) are no-ops.",
+        tla=("Spec306_RequestAfterCancelNopInv",),
+    ),
     Rule("3.7", "MUST", "After the Subscription is cancelled, further cancel() calls are no-ops."),
     Rule(
-        "3.8", "MUST", "While not cancelled, request(n) registers n more elements to be produced."
+        "3.8",
+        "MUST",
+        "While not cancelled, request(n) registers n more elements to be produced.",
+        tla=("Spec308_RequestAddsDemandInv", "Spec308_DemandServedProp"),
     ),
     Rule(
         "3.9",
         "MUST",
         "While not cancelled, request(n) with n <= 0 signals onError with an IllegalArgumentException (here ValueError).",
+        tla=("Spec309_InvalidRequestNoCompleteInv", "Spec309_InvalidRequestErrorsProp"),
     ),
     Rule(
         "3.10",
@@ -176,11 +201,13 @@ RULES: tuple[Rule, ...] = (
         "3.12",
         "MUST",
         "While not cancelled, cancel requests the Publisher to eventually stop signalling.",
+        tla=("Spec312_SilentAfterCancelInv",),
     ),
     Rule(
         "3.13",
         "MUST",
         "While not cancelled, cancel requests the Publisher to eventually drop references to the Subscriber.",
+        tla=("Spec313_DropReferenceProp",),
     ),
     Rule(
         "3.14",
@@ -193,6 +220,7 @@ RULES: tuple[Rule, ...] = (
         "3.17",
         "MUST",
         "Demand up to 2**63-1 is supported; reaching it is 'effectively unbounded' (saturate, never wrap).",
+        tla=("Spec317_DemandSaturatesInv",),
     ),
     # --- 4. Processor -------------------------------------------------------------------------
     Rule(
@@ -208,22 +236,41 @@ RULES: tuple[Rule, ...] = (
 BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 
 
+def kit_checks_by_rule() -> dict[str, list[str]]:
+    """Conformance-kit check names grouped by rule id (imports the kit lazily)."""
+    from .tck import all_check_names
+
+    grouped: dict[str, list[str]] = {rule.id: [] for rule in RULES}
+    for name in all_check_names():
+        code = name.split("_", 2)[1]  # "<status>_specXYY_<what>"
+        grouped[f"{code[4]}.{int(code[5:7])}"].append(name)
+    return grouped
+
+
 def render_markdown() -> str:
     """The table in ``docs/rules.md``."""
+    kit = kit_checks_by_rule()
     lines = [
         "# Rules",
         "",
-        "Generated by `python -m reactive_streams.rules` from `impl/reactive_streams/rules.py`.",
-        "Do not edit by hand; `tests/test_rules_registry.py` fails when this file is stale.",
+        "Generated by `python -m reactive_streams.rules` (`make docs`) from",
+        "`impl/reactive_streams/rules.py`; `tests/test_rules_registry.py` fails when it is stale.",
         "",
-        "| rule | level | summary | TLA+ (spec) | stateful twin | kit checks |",
+        "Each rule links the TLA+ operators that check it in `spec/ReactiveStreams.tla`,",
+        "their Python twins (same name in snake_case, in `reactive_streams.trace.invariants`,",
+        "used by the stateful machines, trace validation and the kit), and the conformance-kit",
+        "checks (`python -m reactive_streams.tck`). Unit tests carry the rule code in their",
+        "name (`test_spec309_...`).",
+        "",
+        "| rule | level | summary | TLA+ (spec) | Python twin | kit checks |",
         "|---|---|---|---|---|---|",
     ]
     for rule in RULES:
         tla = "<br>".join(f"`{name}`" for name in rule.tla) or "-"
         twin = "<br>".join(f"`{name}`" for name in rule.stateful) or "-"
-        kit = "<br>".join(f"`{name}`" for name in rule.kit) or "-"
-        lines.append(f"| {rule.id} | {rule.level} | {rule.summary} | {tla} | {twin} | {kit} |")
+        checks = kit[rule.id]
+        kit_cell = "<br>".join(f"`{name}`" for name in checks) if checks else "-"
+        lines.append(f"| {rule.id} | {rule.level} | {rule.summary} | {tla} | {twin} | {kit_cell} |")
     lines.append("")
     return "\n".join(lines)
 
