@@ -35,7 +35,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +75,12 @@ class Arm:
     signal: str  # on_subscribe | on_next | on_complete | on_error
     action: str  # request | cancel | raise
     n: Any = 1
+    skip: int = 0  # let this many matching calls pass first
 
     def __repr__(self) -> str:
         arg = f"({self.n!r})" if self.action == "request" else ""
-        return f"Arm({self.signal}: {self.action}{arg})"
+        later = f" after {self.skip}" if self.skip else ""
+        return f"Arm({self.signal}{later}: {self.action}{arg})"
 
 
 #: one instruction for a Probe's next on* call
@@ -87,6 +89,7 @@ arms: st.SearchStrategy[Arm] = st.builds(
     signal=st.sampled_from(["on_subscribe", "on_next", "on_next", "on_complete", "on_error"]),
     action=st.sampled_from(["request", "request", "cancel", "raise"]),
     n=request_sizes,
+    skip=st.integers(0, 3),
 )
 
 
@@ -151,6 +154,9 @@ class Probe:
 
     def _armed(self, signal: str) -> None:
         arm = next((a for a in self.arms if a.signal == signal), None)
+        if arm is not None and arm.skip > 0:
+            self.arms[self.arms.index(arm)] = replace(arm, skip=arm.skip - 1)
+            arm = None
         if arm is not None:
             self.arms.remove(arm)
             if arm.action == "request":
