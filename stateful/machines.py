@@ -14,10 +14,11 @@ How to write a machine for a publisher, operator or processor
    (``reactive_streams.trace.model``): an event whose spec action is not enabled
    fails the step with the rule it breaks, and the ``@invariant`` methods (named
    like the spec's invariants) check every subscription's state.
-3. When an example ends, ``teardown`` runs the executor until nothing is queued and
-   checks the properties at rest (onSubscribe answered, invalid requests answered,
-   cancel observed, references dropped, demand served, completion when everything
-   was requested). ``check_at_rest`` can be extended for your component.
+3. Whenever nothing is queued (always, in synchronous mode) and when an example ends
+   (``teardown`` first runs the executor dry), the properties at rest are checked:
+   onSubscribe answered, invalid requests answered, cancel observed, references
+   dropped, demand served, completion when everything was requested.
+   ``check_at_rest`` can be extended for your component.
 4. ``untraced = True`` (drawn by ``initialize``) switches the core tracer off so the
    fast paths run; the probe's own subscriber-side log is replayed instead (the
    subscriber view of docs/trace-format.md).
@@ -365,19 +366,30 @@ class TracedMachine(RuleBasedStateMachine):
         self._all_hold("Spec317_DemandSaturatesInv")
 
     # ----------------------------------------------------------------- at rest
+    @invariant()
+    def properties_at_rest(self) -> None:
+        """Whenever nothing is queued (always, in synchronous mode), the properties at
+        rest must hold: a lost request or a missed wake-up shows at once."""
+        if self._configured and (self.executor is None or len(self.executor) == 0):
+            self.check_at_rest()
+
     def check_at_rest(self) -> None:
         """Properties that must hold once nothing is running or queued."""
         self.check_trace(at_rest=True)
         end = self._replay.unfinished()
+        self._failed = end is not None
         assert end is None, f"at rest: {end}"
         for sub, state in self._replay.subs.items():
             broken = inv.check_at_rest(state)
+            self._failed = bool(broken)
             assert not broken, f"at rest, subscription {sub}: {broken}"
         for probe, length in zip(self.probes, self.lengths, strict=True):
+            self._failed = True  # reset below when all hold
             if probe.subscription is not None:
                 self.spec313_drop_reference_prop(probe, probe.subscription)
             self.spec308_demand_served_prop(probe, length)
             self.spec105_completes_prop(probe, length)
+        self._failed = False
 
     @staticmethod
     def spec313_drop_reference_prop(probe: Probe, subscription: Subscription) -> None:

@@ -15,7 +15,7 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.trace import __main__ as cli
 from reactive_streams.trace import invariants
-from reactive_streams.trace.format import FormatError, Header, parse_lines, read_trace
+from reactive_streams.trace.format import FormatError, Header, parse_lines, read_trace, write_trace
 from reactive_streams.trace.to_tla import MAX_DEMAND_TLA, clip_n
 from reactive_streams.trace.validate import find_spec_dir, validate_files
 from reactive_streams.tracing import tracing
@@ -44,8 +44,6 @@ def _record(tmp_path: Path, sync: bool, n: int) -> Path:
         subscriber.cancel()
     path = tmp_path / f"{'sync' if sync else 'async'}-{n}.jsonl"
     header = Header(mode="sync" if sync else "async", quiescent=True)
-    from reactive_streams.trace.format import write_trace
-
     write_trace(path, tracer.events, header)
     return path
 
