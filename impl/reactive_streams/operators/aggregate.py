@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._demand import MAX_DEMAND
-from ._base import CANCELLED, Operator
-from ._drained import DrainedOperator
+from ._base import Operator
+from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:
-    from ..api import Subscriber, Subscription
+    from ..api import Subscriber
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,7 +63,7 @@ class Buffer(Operator[T, list[T]]):
         super().cancel()
 
 
-class Reduce(DrainedOperator[R]):
+class Reduce(UnboundedUpstream[R]):
     """Folds every element into one value, emitted at completion when demanded.
 
     Upstream demand is unbounded (the fold consumes everything). Without an initial value
@@ -79,19 +79,6 @@ class Reduce(DrainedOperator[R]):
         self._fn = fn
         self._acc: Any = initial
         self._has_value = has_initial
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream is not CANCELLED or self._finished:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if self._done or self._finished:
@@ -111,21 +98,6 @@ class Reduce(DrainedOperator[R]):
             self._signal()
             return
         self._acc = acc
-
-    def on_error(self, error: BaseException) -> None:
-        if error is None:
-            raise TypeError("rule 2.13: on_error(None)")
-        if self._done:
-            return
-        self._error = error
-        self._done = True
-        self._signal()
-
-    def on_complete(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._signal()
 
     def _clear(self) -> None:
         self._acc = None

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._demand import MAX_DEMAND
-from ._base import CANCELLED, Operator
-from ._drained import DrainedOperator
+from ._base import Operator
+from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription
@@ -50,39 +50,7 @@ def _call_on_drop(on_drop: Callable[[Any], object] | None, item: Any) -> None:
             _log.exception("on_drop callback raised")
 
 
-class _UnboundedUpstream(DrainedOperator[T]):
-    __slots__ = ()
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream is not CANCELLED or self._finished:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
-
-    def on_error(self, error: BaseException) -> None:
-        if error is None:
-            raise TypeError("rule 2.13: on_error(None)")
-        if self._done:
-            return
-        self._error = error
-        self._done = True
-        self._signal()
-
-    def on_complete(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._signal()
-
-
-class OnBackpressureBuffer(_UnboundedUpstream[T]):
+class OnBackpressureBuffer(UnboundedUpstream[T]):
     """Buffers up to ``max_size`` undelivered elements; on overflow: ``"error"`` (cancel
     upstream, signal ``BufferOverflowError`` after the buffered elements), ``"drop_oldest"``
     or ``"drop_latest"`` (the dropped element goes to ``on_drop``)."""
@@ -144,7 +112,7 @@ class OnBackpressureBuffer(_UnboundedUpstream[T]):
         return emitted
 
 
-class OnBackpressureLatest(_UnboundedUpstream[T]):
+class OnBackpressureLatest(UnboundedUpstream[T]):
     """Keeps only the latest undelivered element; older undelivered ones are dropped."""
 
     __slots__ = ("_latest",)

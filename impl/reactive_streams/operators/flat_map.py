@@ -29,15 +29,14 @@ from __future__ import annotations
 
 import logging
 import operator
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._demand import MAX_DEMAND, check_request
-from .._serial import DrainLoop
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
 from ._base import CANCELLED, null_item_error
+from ._drained import DemandDrain, QueuedInner
 from .fused import fusion_enabled
 from .observe_on import replenish_size
 
@@ -65,26 +64,14 @@ def _flow() -> type:
     return _flow_type
 
 
-class _Inner(Generic[R]):
-    """One inner source: a real subscription, or (fused) an iterator pulled by the drain."""
+class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
+    """One inner source: a real subscription, or (fused) an iterator pulled by the drain
+    (``_allowed`` grows only then, so a subscribed inner asks for ``prefetch``)."""
 
-    __slots__ = (
-        "_allowed",
-        "_consumed",
-        "_limit",
-        "_parent",
-        "_pulled",
-        "done",
-        "it",
-        "queue",
-        "subscription",
-    )
+    __slots__ = ("_allowed", "_consumed", "_limit", "_pulled", "it")
 
     def __init__(self, parent: _FlatMap[Any, R], prefetch: int) -> None:
-        self._parent: _FlatMap[Any, R] | None = parent
-        self.queue: deque[R] = deque()
-        self.done = False
-        self.subscription: Subscription = CANCELLED
+        super().__init__(parent)
         self.it: Iterator[R] | None = None
         self._limit = replenish_size(prefetch)
         self._consumed = 0
@@ -92,21 +79,6 @@ class _Inner(Generic[R]):
         self._allowed = prefetch
 
     # ----------------------------------------------------- as a Subscriber
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self.subscription is not CANCELLED or self._parent is None:
-            subscription.cancel()  # rule 2.5
-            return
-        self.subscription = subscription
-        subscription.request(self._allowed)
-
-    def on_next(self, item: R) -> None:
-        parent = self._parent
-        if parent is not None:
-            self.queue.append(item)
-            parent._signal()
-
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
@@ -122,11 +94,8 @@ class _Inner(Generic[R]):
             parent._signal()
 
     def cancel(self) -> None:
-        self._parent = None
         self.it = None
-        self.queue.clear()
-        subscription, self.subscription = self.subscription, CANCELLED
-        subscription.cancel()
+        super().cancel()
 
     def consumed(self, count: int) -> None:
         """Replenish after 75 % of ``prefetch`` was delivered (rule 3.17: demand stays bounded)."""
@@ -186,26 +155,19 @@ class _Pulled:
             parent._up_factory = None
 
 
-class _FlatMap(DrainLoop, Generic[T, R]):
+class _FlatMap(DemandDrain[R], Generic[T, R]):
     __slots__ = (
-        "_bad_request",
-        "_cancelled",
         "_completed_inners",
-        "_downstream",
-        "_error",
         "_fast",
-        "_finished",
         "_fn",
         "_inners",
         "_main_done",
         "_main_limit",
         "_max_concurrency",
         "_prefetch",
-        "_requested",
         "_up_allowed",
         "_up_factory",
         "_up_it",
-        "_upstream",
     )
 
     def __init__(
@@ -216,21 +178,14 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         prefetch: int,
         fast: bool,
     ) -> None:
-        super().__init__()
-        self._downstream: Subscriber[R] | None = downstream
+        super().__init__(downstream)
         self._fn = fn
         self._max_concurrency = max_concurrency
         self._main_limit = replenish_size(max_concurrency)
         self._prefetch = prefetch
-        self._upstream: Subscription = CANCELLED
         self._inners: list[_Inner[R]] = []
         self._completed_inners = 0
-        self._requested = 0
         self._main_done = False
-        self._error: BaseException | None = None
-        self._cancelled = False
-        self._finished = False
-        self._bad_request: str | None = None
         self._fast = fast  # the fused paths (decided when the pipeline was built)
         self._up_factory: Callable[[], Iterable[T]] | None = None
         self._up_it: Iterator[T] | None = None
@@ -254,16 +209,7 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         self._signal()
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream is not CANCELLED or self._finished:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_subscribe(self)
-        if not self._cancelled:
+        if self._accept(subscription) and not self._cancelled:
             subscription.request(self._max_concurrency)
 
     def on_next(self, item: T) -> None:
@@ -388,33 +334,8 @@ class _FlatMap(DrainLoop, Generic[T, R]):
         self._main_done = True
         self._signal()
 
-    # ---------------------------------------------------- downstream side
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            message = check_request(n)
-            if message is not None:
-                self._bad_request = message  # rule 3.9: signalled by the drain
-                self._signal()
-                return
-        with self._lock:
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
-            wip = self._wip
-            self._wip = wip + 1
-        if wip == 0:
-            self._drain()
-
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        self._signal()
-
     # ----------------------------------------------------------- the drain
-    def _signal(self) -> None:
-        if self._enter():
-            self._drain()
-
+    # (downstream side: ``request``/``cancel``/``_signal`` of ``DemandDrain``)
     def _fail(self, error: BaseException) -> None:
         if self._error is None:
             self._error = error

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._demand import MAX_DEMAND, check_request
-from .._serial import DrainLoop
 from .._subscription import exact_length_types
 from ._base import CANCELLED, null_item_error
+from ._drained import DemandDrain
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -45,26 +45,19 @@ def replenish_size(prefetch: int) -> int:
     return max(1, prefetch - prefetch // 4)
 
 
-class _ObserveOn(DrainLoop, Generic[T]):
+class _ObserveOn(DemandDrain[T]):
     __slots__ = (
         "_allowed",
-        "_bad_request",
-        "_cancelled",
         "_consumed",
         "_done",
-        "_downstream",
-        "_error",
         "_executor",
         "_factory",
-        "_finished",
         "_it",
         "_limit",
         "_prefetch",
         "_pulled",
         "_queue",
-        "_requested",
         "_subscribed",
-        "_upstream",
         "_upstream_ready",
     )
 
@@ -75,22 +68,15 @@ class _ObserveOn(DrainLoop, Generic[T]):
         prefetch: int,
         factory: Callable[[], Iterable[T]] | None = None,
     ) -> None:
-        super().__init__()
-        self._downstream: Subscriber[T] | None = downstream
+        super().__init__(downstream)  # _finished: terminal signal sent, or cancel handled
         self._executor = executor
         self._prefetch = prefetch
         self._limit = replenish_size(prefetch)
         self._queue: deque[T] = deque()
-        self._requested = 0
         self._consumed = 0
-        self._upstream: Subscription = CANCELLED
         self._upstream_ready = False  # on_subscribe arrived; the drain requests prefetch
         self._subscribed = False  # on_subscribe delivered downstream
         self._done = False  # upstream terminated (error in _error)
-        self._error: BaseException | None = None
-        self._cancelled = False
-        self._finished = False  # our terminal signal was sent, or cancel handled
-        self._bad_request: str | None = None
         # micro-fusion: the source's iterator, pulled by the drain
         self._factory = factory
         self._it: Iterator[T] | None = None
@@ -98,7 +84,7 @@ class _ObserveOn(DrainLoop, Generic[T]):
         self._allowed = prefetch
 
     # ----------------------------------------------------------- scheduling
-    def _schedule(self) -> None:
+    def _signal(self) -> None:
         if self._enter():
             executor = self._executor
             if executor is None:
@@ -113,8 +99,19 @@ class _ObserveOn(DrainLoop, Generic[T]):
                 upstream, self._upstream = self._upstream, CANCELLED
                 upstream.cancel()
 
+    def _run_drain(self) -> None:
+        """``request`` took ``_wip`` from 0: drain here (limit_rate) or on the executor."""
+        executor = self._executor
+        if executor is None:
+            self._drain()
+        else:
+            try:
+                executor.execute(self._drain)
+            except Exception:
+                _log.exception("observe_on: executor rejected the drain task")
+
     def start_fused(self) -> None:
-        self._schedule()  # the first round delivers on_subscribe and pulls the prefetch
+        self._signal()  # the first round delivers on_subscribe and pulls the prefetch
 
     # ------------------------------------------------------- upstream side
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -125,52 +122,29 @@ class _ObserveOn(DrainLoop, Generic[T]):
             return
         self._upstream = subscription
         self._upstream_ready = True
-        self._schedule()
+        self._signal()
 
     def on_next(self, item: T) -> None:
         self._queue.append(item)
-        self._schedule()
+        self._signal()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         self._error = error
         self._done = True
-        self._schedule()
+        self._signal()
 
     def on_complete(self) -> None:
         self._done = True
-        self._schedule()
+        self._signal()
 
     # ----------------------------------------------------- downstream side
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            message = check_request(n)
-            if message is not None:
-                if self._bad_request is None:
-                    self._bad_request = message  # rule 3.9: signalled by the drain
-                self._schedule()
-                return
-        with self._lock:
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
-            wip = self._wip
-            self._wip = wip + 1
-        if wip == 0:
-            executor = self._executor
-            if executor is None:
-                self._drain()
-            else:
-                try:
-                    executor.execute(self._drain)
-                except Exception:
-                    _log.exception("observe_on: executor rejected the drain task")
-
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        self._schedule()  # the drain cancels upstream and drops references (rule 3.13)
+    # (``request``/``cancel`` of ``DemandDrain``; the drain cancels upstream, rule 3.13)
+    def _reject(self, message: str) -> None:
+        if self._bad_request is None:
+            self._bad_request = message  # rule 3.9: signalled by the drain
+        self._signal()
 
     # ------------------------------------------------------------ the drain
     def _release(self) -> None:

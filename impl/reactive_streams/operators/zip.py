@@ -9,15 +9,13 @@ from any source cancels the others and is signalled at once.
 from __future__ import annotations
 
 import logging
-from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._base import CANCELLED
-from ._drained import DrainedOperator
+from ._drained import DrainedOperator, QueuedInner
 from .observe_on import replenish_size
 
 if TYPE_CHECKING:
-    from ..api import Publisher, Subscriber, Subscription
+    from ..api import Publisher, Subscriber
 
 _log = logging.getLogger("reactive_streams")
 
@@ -26,32 +24,13 @@ T = TypeVar("T")
 __all__ = ["ZipPublisher"]
 
 
-class _ZipInner:
-    __slots__ = ("_consumed", "_limit", "_parent", "done", "queue", "subscription")
+class _ZipInner(QueuedInner["_Zip", Any]):
+    __slots__ = ("_consumed", "_limit")
 
     def __init__(self, parent: _Zip, prefetch: int) -> None:
-        self._parent: _Zip | None = parent
-        self.queue: deque[Any] = deque()
-        self.done = False
-        self.subscription: Subscription = CANCELLED
+        super().__init__(parent)
         self._limit = replenish_size(prefetch)
         self._consumed = 0
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        parent = self._parent
-        if self.subscription is not CANCELLED or parent is None:
-            subscription.cancel()  # rule 2.5
-            return
-        self.subscription = subscription
-        subscription.request(parent._prefetch)
-
-    def on_next(self, item: Any) -> None:
-        parent = self._parent
-        if parent is not None:
-            self.queue.append(item)
-            parent._signal()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -73,12 +52,6 @@ class _ZipInner:
         if self._consumed == self._limit:
             self._consumed = 0
             self.subscription.request(self._limit)
-
-    def cancel(self) -> None:
-        self._parent = None
-        self.queue.clear()
-        subscription, self.subscription = self.subscription, CANCELLED
-        subscription.cancel()
 
 
 class _Zip(DrainedOperator[tuple[Any, ...]]):
