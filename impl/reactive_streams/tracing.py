@@ -3,22 +3,30 @@
 Off by default. A subscription reads the module-global ``_tracer`` once, when it is
 created; when that is None the hot paths test one local and emit nothing.
 
-Event vocabulary (one JSON object per line: ``clock``, ``sub``, ``sig``, ``thread`` and
-the fields below). ``clock`` is a global logical clock, strictly increasing.
+Event vocabulary, format version 2 (docs/trace-format.md; one JSON object per line:
+``clock``, ``sub``, ``sig``, ``thread`` and the fields below). ``clock`` is a global
+logical clock, strictly increasing; ``thread`` is the calling thread's id.
 
 * subscriber side calls: ``subscribe``, ``request`` (``n``: the int passed, null for a
-  non-int or bool), ``cancel``;
+  non-int or bool), ``cancel``; these mark the START of the call, and ``end_request`` /
+  ``end_cancel`` (same sub, same thread) mark its return, so nesting (rule 3.3) and
+  overlapping calls (rule 2.7) can be told apart;
 * publisher side receipt: ``recv_request`` (``n``), ``recv_cancel``;
 * publisher commits a signal: ``send_on_subscribe``, ``send_on_next`` (``seq``: 1-based
-  element number), ``send_on_complete``, ``send_on_error`` (``error``: short text);
+  element number), ``send_on_complete``, ``send_on_error`` (``error``: short text,
+  ``error_type``: the exception's class name, which is how rule 3.9's answer is known);
 * subscriber runs it: ``begin_on_*`` / ``end_on_*`` (``end_*`` carries ``raised``).
+
+A version 1 trace (no ``end_request``/``end_cancel`` at all) is still valid: readers take
+every call as returning at once.
 
 Conventions of this implementation: a synchronous publisher logs ``recv_request`` /
 ``recv_cancel`` right after the call; an asynchronous one when its drain task takes the
 message. Once a publisher has sent a terminal signal or received a cancel, later (and
 still queued) ``request``/``cancel`` calls get no ``recv_*`` event (rule 3.6: no-ops), and
 a ``request`` after the subscriber's own ``cancel`` is never received either. When a
-subscriber method raises, the implementation calls ``cancel`` for it (a ``cancel`` event).
+subscriber method raises, the implementation calls ``cancel`` for it (a ``cancel`` event,
+then ``end_cancel``).
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ __all__ = [
     "SIGNALS",
     "Tracer",
     "current_tracer",
+    "error_text",
+    "error_type",
     "start_tracing",
     "stop_tracing",
     "tracing",
@@ -45,6 +55,8 @@ SIGNALS = frozenset(
         "subscribe",
         "request",
         "cancel",
+        "end_request",
+        "end_cancel",
         "recv_request",
         "recv_cancel",
         "send_on_subscribe",
@@ -146,3 +158,8 @@ def error_text(error: BaseException) -> str:
     """Short text for ``send_on_error`` events."""
     text = f"{type(error).__name__}: {error}"
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def error_type(error: BaseException) -> str:
+    """The ``error_type`` field of ``send_on_error`` events: the exception's class name."""
+    return type(error).__name__

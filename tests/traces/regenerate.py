@@ -93,10 +93,11 @@ def main() -> None:
     events.insert(second_begin + 1, end)
     save("overlapping_signals", events, "async", second_begin + 1, "1.3")
 
-    # request(0) never answered by onError: the trace ends (rule 3.9, end of trace)
+    # request(0) never answered by onError: the quiescent trace ends, which proves no
+    # answer came; the verdict names the request (rule 3.9)
     events = record(True, lambda ts, ex: ts.request(0))
     at = find(events, "send_on_error")
-    save("request_0_no_error", events[:at], "sync", 0, "3.9")
+    save("request_0_no_error", events[:at], "sync", find(events, "request", n=0) + 1, "3.9")
 
     # request(0) followed by more elements instead of onError (rule 3.9)
     def zero_then_more(ts: TestSubscriber[int], ex: ManualExecutor | None) -> None:

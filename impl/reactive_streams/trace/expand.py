@@ -6,7 +6,8 @@ A subscriber-side emitter logs only ``subscribe``, ``request``, ``cancel`` and
 * ``send_X`` right before each ``begin_X`` (the signal was committed just before the
   subscriber ran it);
 * a ``cancel`` right after an ``end_*`` that raised, unless the Subscriber had
-  cancelled already (rule 2.13: the implementation cancels for it);
+  cancelled already (rule 2.13: the implementation cancels for it), followed by an
+  ``end_cancel`` when the trace logs the return of calls (format version 2);
 * ``recv_request`` for every pending valid request right before the next
   ``send_on_next``/``send_on_complete`` (the most demand the publisher could have
   seen), up to the first invalid request (elements sent after it are covered by the
@@ -30,7 +31,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from .format import Event, Trace
+from .format import CALL_ENDS, Event, Trace
+from .model import has_call_ends
 from .transitions import is_valid_n
 
 __all__ = ["expand_subscriber_view"]
@@ -52,9 +54,17 @@ def expand_subscriber_view(trace: Trace) -> tuple[Event, ...]:
     subs: dict[int, _Sub] = {}
     out: list[Event] = []
     sync = trace.header.mode == "sync"
+    call_ends = has_call_ends(trace.events)
 
     def implied(at: Event, sig: str, **fields: object) -> Event:
-        values: dict[str, object] = {"n": None, "seq": None, "error": None, "raised": False}
+        values: dict[str, object] = {
+            "n": None,
+            "seq": None,
+            "error": None,
+            "raised": False,
+            "error_type": None,
+            "cause": None,
+        }
         values.update(fields)
         return replace(at, sig=sig, **values)  # type: ignore[arg-type]
 
@@ -82,11 +92,13 @@ def expand_subscriber_view(trace: Trace) -> tuple[Event, ...]:
                     receive(event, st, invalid_too=True)
         elif sig == "cancel":
             cancel(event, st)
-        elif sig.startswith("end_") and event.raised:
+        elif sig.startswith("end_") and sig not in CALL_ENDS and event.raised:
             st.faulted = True  # rule 2.13: the implementation cancels for the Subscriber
             if not st.cancelled:
                 out.append(implied(event, "cancel"))
                 cancel(event, st)
+                if call_ends:  # version 2: the implied call returns at once
+                    out.append(implied(event, "end_cancel"))
         elif sig.startswith("begin_"):
             out.pop()
             name = sig[len("begin_") :]
@@ -100,7 +112,9 @@ def expand_subscriber_view(trace: Trace) -> tuple[Event, ...]:
                 out.append(implied(event, "send_on_next", seq=seq))
                 event = replace(event, seq=seq)
             else:
-                out.append(implied(event, "send_" + name, error=event.error))
+                out.append(
+                    implied(event, "send_" + name, error=event.error, error_type=event.error_type)
+                )
             if name in ("on_complete", "on_error"):
                 st.done = True
                 st.pending.clear()

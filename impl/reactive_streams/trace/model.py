@@ -2,15 +2,27 @@
 
 Each event is one spec action (``subscribe`` -> ``Subscribe``, ``recv_request`` ->
 ``RecvRequest``, ``begin_on_next`` -> ``BeginOnNext``, ...). ``Replay.step`` checks the
-action's enabling condition exactly as the spec states it (with ``Bug = "None"``,
-``EarlyEnd``, ``SourceFails`` and ``Raises`` all TRUE, unbounded ``Elements`` and
-queues) and, when it does not hold, says which rule the event breaks. TLC is the
-judge of acceptance (:mod:`reactive_streams.trace.validate`); this replay names the
-rule and runs the invariant twins of :mod:`reactive_streams.trace.invariants`.
+action's enabling condition as the spec states it (unbounded ``Elements`` and queues)
+and, when it does not hold, says which rule the event breaks. TLC is the judge of
+acceptance (:mod:`reactive_streams.trace.validate`); this replay names the rule and runs
+the invariant twins of :mod:`reactive_streams.trace.invariants`.
 
-Demand is exact here (64-bit, saturating at 2**63-1); the TLA+ side maps every n to
-``min(n, MaxDemand)``, which accepts the same traces while fewer than ``MaxDemand``
-elements are delivered (docs/verification.md).
+Calls nest per thread (docs/trace-format.md, "Nesting and threads"):
+
+* a signal begun on the thread of an open ``request``/``cancel`` call is nested in it,
+  which is legal (rule 3.2) up to ``max_depth`` onNext frames open at once (rule 3.3,
+  the JVM TCK's ``boundedDepthOfOnNextAndRequestRecursion``, default 1);
+* a signal begun while another one runs on a different thread, or directly inside
+  another signal, breaks rule 1.3;
+* a ``request``/``cancel`` begun while one runs on a different thread breaks rule 2.7.
+
+``call_ends`` says how calls end: ``True`` (format version 2: ``end_request`` /
+``end_cancel`` close them), ``False`` (version 1: every call returns at once) or
+``None`` (not known in advance, e.g. a live recording: a call stays open until its end
+event or the next call on its thread, and 2.7 is checked once an end event was seen).
+
+Every step costs O(1) (amortised): the state keeps counters, not histories.
+Demand is exact here (64-bit, saturating at 2**63-1).
 """
 
 from __future__ import annotations
@@ -18,8 +30,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from .format import Event
+from .format import CALL_ENDS, Event
 from .transitions import (
     DONE,
     MAX_DEMAND,
@@ -30,7 +43,19 @@ from .transitions import (
     take_one,
 )
 
-__all__ = ["Open", "Replay", "Sent", "SubState", "Violation"]
+__all__ = [
+    "INVALID_ANSWER_TYPES",
+    "Msg",
+    "Open",
+    "Replay",
+    "Sent",
+    "SubState",
+    "Violation",
+    "error_cause",
+    "error_type_of",
+    "has_call_ends",
+    "replay",
+]
 
 _SIG = {
     "on_subscribe": "onSubscribe",
@@ -38,24 +63,45 @@ _SIG = {
     "on_complete": "onComplete",
     "on_error": "onError",
 }
+_CALLS = ("request", "cancel")
+
+#: rule 3.9's answer: the error classes that mean "illegal argument" (Python, Java)
+INVALID_ANSWER_TYPES = frozenset(
+    {"ValueError", "IllegalArgumentException", "java.lang.IllegalArgumentException"}
+)
 
 
 @dataclass(frozen=True)
 class Sent:
-    """A committed signal: the spec's ``Signal(sig, seq, err)``."""
+    """A committed signal: the spec's ``Signal(sig, seq, err)``; ``index``: its event."""
 
     sig: str
     seq: int = 0
     err: str = "none"
+    index: int = 0
+
+
+class Msg(NamedTuple):
+    """A request/cancel on its way to the Publisher; ``at``: the call's event index."""
+
+    kind: str
+    n: int | None
+    at: int = 0
 
 
 @dataclass
 class Open:
-    """An on* call in progress: the spec's ``[sig, depth, req]``."""
+    """A call in progress: a signal (``onNext``, ...) or ``request``/``cancel``.
+
+    ``depth`` is the number of onNext frames open once this one is (rule 3.3);
+    ``nested``: a signal begun inside a request/cancel made from within a signal."""
 
     sig: str
     depth: int
     req: bool = False
+    thread: int | None = None
+    index: int = 0
+    nested: bool = False
 
 
 @dataclass
@@ -70,16 +116,30 @@ class SubState:
     invalid: bool = False
     ref: bool = False
     cutoff: int = 0
-    up: deque[tuple[str, int | None]] = field(default_factory=deque)
-    sent: list[Sent] = field(default_factory=list)
+    up: deque[Msg] = field(default_factory=deque)
+    up_requests: int = 0  # requests in ``up``
+    up_late: int = 0  # requests in ``up`` behind a cancel (rule 3.6: must be 0)
+    pending: deque[Sent] = field(default_factory=deque)  # committed, not begun
+    sent_total: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    first_sent: str | None = None
+    after_terminal: int = 0  # signals committed after onComplete/onError (rule 1.7)
     delivered: int = 0
-    open: list[Open] = field(default_factory=list)
+    open: list[Open] = field(default_factory=list)  # signal frames, outermost first
+    top_level: int = 0  # open signal frames not nested in a call (rule 1.3: <= 1)
+    depth: int = 0  # open onNext frames (rule 3.3)
+    max_depth: int = 1
+    stacks: dict[int | None, list[Open]] = field(default_factory=dict)  # per thread
+    call_threads: dict[int | None, int] = field(default_factory=dict)  # open calls per thread
     cancels: int = 0
     calls: int = 0
     faulted: bool = False
+    subscribe_at: int = 0
+    cancel_at: int = 0
+    invalid_at: int = 0  # the request event of the first invalid request received
 
     def count(self, sig: str) -> int:
-        return sum(1 for m in self.sent if m.sig == sig)
+        return self.counts.get(sig, 0)
 
     @property
     def next_count(self) -> int:
@@ -87,20 +147,49 @@ class SubState:
 
     @property
     def in_flight(self) -> int:
-        return len(self.sent) - self.delivered
+        return self.sent_total - self.delivered
 
     @property
     def cancelled(self) -> bool:
         return self.cancels > 0
 
+    # ------------------------------------------------------------- the up queue
+    def push_up(self, msg: Msg) -> None:
+        if msg.kind == "request":
+            self.up_requests += 1
+            if any_cancel_queued(self):
+                self.up_late += 1
+        self.up.append(msg)
+
+    def pop_up(self) -> Msg:
+        msg = self.up.popleft()
+        if msg.kind == "request":
+            self.up_requests -= 1
+        else:
+            self.up_late = 0  # requests behind it are now first in line
+        return msg
+
+    def clear_up(self) -> None:
+        self.up.clear()
+        self.up_requests = self.up_late = 0
+
+
+def any_cancel_queued(s: SubState) -> bool:
+    """The spec's Cancel sends at most one cancel, so it is the last message if any."""
+    return bool(s.up) and s.up[-1].kind == "cancel"
+
 
 @dataclass(frozen=True)
 class Violation:
-    """The first event that cannot be matched: ``index`` is 1-based (0 = end of trace)."""
+    """The first event that cannot be matched: ``index`` is 1-based (0 = end of trace).
+
+    ``at_end``: found by the end-of-trace checks of a quiescent trace; ``index`` then
+    names the event the missing answer belongs to (e.g. the unanswered request)."""
 
     index: int
     sig: str
     message: str
+    at_end: bool = False
 
     def rule(self) -> str | None:
         """The rule id the message names first ("1.1"), if any."""
@@ -113,32 +202,90 @@ class Violation:
         return f"{where}: {self.message}"
 
 
+def error_type_of(event: Event) -> str | None:
+    """The exception class of an onError event: ``error_type``, or for a version 1
+    trace the ``Name`` of an ``error`` text of the form ``"Name: message"``."""
+    if event.error_type is not None:
+        return event.error_type
+    if event.error is None:
+        return None
+    name = event.error.split(":", 1)[0].strip()
+    return name if name and all(p.isidentifier() for p in name.split(".")) else None
+
+
+def _is_invalid_answer(event: Event) -> bool:
+    return error_type_of(event) in INVALID_ANSWER_TYPES
+
+
+def error_cause(event: Event) -> str:
+    """The spec's onError cause: ``event.cause`` when the validator resolved it, else
+    "invalid" for a rule 3.9 error class and "source" otherwise."""
+    if event.cause is not None:
+        return event.cause
+    return "invalid" if _is_invalid_answer(event) else "source"
+
+
+def has_call_ends(events: Iterable[Event]) -> bool:
+    """The trace logs the return of request/cancel calls (format version 2)."""
+    return any(e.sig in CALL_ENDS for e in events)
+
+
+def _thread(t: int | None) -> str:
+    return "?" if t is None else str(t)
+
+
 class Replay:
     """Steps the spec's state through a trace's events; ``sync`` selects the spec's Sync."""
 
-    def __init__(self, sync: bool = False) -> None:
+    def __init__(
+        self, sync: bool = False, max_depth: int = 1, call_ends: bool | None = None
+    ) -> None:
+        if max_depth < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
         self.sync = sync
+        self.max_depth = max_depth
+        self.call_ends = call_ends
+        self.ends_seen = call_ends is True
         self.subs: dict[int, SubState] = {}
 
     def state(self, sub: int) -> SubState:
         state = self.subs.get(sub)
         if state is None:
-            state = self.subs[sub] = SubState()
+            state = self.subs[sub] = SubState(max_depth=self.max_depth)
         return state
 
     # ---------------------------------------------------------------- helpers
-    def _sync_quiet(self, s: SubState) -> bool:
-        return not self.sync or (not s.up and s.in_flight == 0)
-
-    def _sync_top(self, s: SubState) -> bool:
-        return not self.sync or not s.open
-
     def _sync_refusal(self, s: SubState, what: str) -> str | None:
-        if self._sync_quiet(s):
+        if not self.sync or (not s.up and s.in_flight == 0):
             return None
         if s.up:
-            return f"rule 3.10: synchronous publisher did not receive {s.up[0][0]} before {what}"
+            return f"rule 3.10: synchronous publisher did not receive {s.up[0].kind} before {what}"
         return f"rule 1.3: synchronous {what} while a committed signal was not yet delivered"
+
+    def _lazy(self) -> bool:
+        """Calls may have returned without an end event (ends not seen yet)."""
+        return self.call_ends is None and not self.ends_seen
+
+    def _pop_frame(self, s: SubState, stack: list[Open]) -> Open:
+        frame = stack.pop()
+        if frame.sig in _CALLS:
+            left = s.call_threads[frame.thread] - 1
+            if left:
+                s.call_threads[frame.thread] = left
+            else:
+                del s.call_threads[frame.thread]
+        else:
+            s.open.pop()
+            if frame.sig == "onNext":
+                s.depth -= 1
+            if not frame.nested:
+                s.top_level -= 1
+        return frame
+
+    def _drop_returned_calls(self, s: SubState, stack: list[Open]) -> None:
+        """Lazy mode: a call still on top of its thread's stack returned long ago."""
+        while stack and stack[-1].sig in _CALLS:
+            self._pop_frame(s, stack)
 
     # ------------------------------------------------------------------ steps
     def step(self, event: Event) -> str | None:
@@ -146,11 +293,11 @@ class Replay:
         s = self.state(event.sub)
         sig = event.sig
         if sig == "subscribe":
-            return self._subscribe(s)
-        if sig == "request":
-            return self._request(s, event.n)
-        if sig == "cancel":
-            return self._cancel(s)
+            return self._subscribe(s, event)
+        if sig in _CALLS:
+            return self._call(s, sig, event)
+        if sig in CALL_ENDS:
+            return self._end_call(s, sig[4:], event)
         if sig == "recv_request":
             return self._recv_request(s, event.n)
         if sig == "recv_cancel":
@@ -160,38 +307,69 @@ class Replay:
         if sig.startswith("begin_"):
             return self._begin(s, _SIG[sig[6:]], event)
         if sig.startswith("end_"):
-            return self._end(s, _SIG[sig[4:]], event.raised)
+            return self._end(s, _SIG[sig[4:]], event)
         return f"unknown sig {sig!r}"
 
-    def _subscribe(self, s: SubState) -> str | None:
+    def _subscribe(self, s: SubState, event: Event) -> str | None:
         if s.pub != "idle":
             return "rule 1.10: subscribe twice on one subscription id"
         s.pub = "subscribed"
         s.ref = True
+        s.subscribe_at = event.index
         return None
 
-    def _request(self, s: SubState, n: int | None) -> str | None:
+    def _call(self, s: SubState, kind: str, event: Event) -> str | None:
         if s.delivered < 1:
-            return "rule 1.9: request before the Subscriber received onSubscribe"
-        refusal = self._sync_refusal(s, "request")
+            return f"rule 1.9: {kind} before the Subscriber received onSubscribe"
+        refusal = self._sync_refusal(s, kind)
         if refusal is not None:
             return refusal
-        s.calls += 1
-        if not (s.cancelled or s.faulted or s.pub in DONE):  # rule 3.6: else a no-op
-            s.up.append(("request", n))
-        if self.sync and s.open:
-            s.open[-1].req = True
+        thread = event.thread
+        stack = s.stacks.setdefault(thread, [])
+        if self._lazy():
+            self._drop_returned_calls(s, stack)
+        elif self.call_ends is not False:
+            others = [t for t in s.call_threads if t != thread]  # at most one
+            if others:
+                other = others[0]
+                busy = next(f for f in s.stacks[other] if f.sig in _CALLS)
+                return (
+                    f"rule 2.7: {kind} on thread {_thread(thread)} while {busy.sig} (event "
+                    f"{busy.index}) has not returned on thread {_thread(other)}; calls on a "
+                    "Subscription must be serial"
+                )
+        if kind == "request":
+            s.calls += 1
+            if not (s.cancelled or s.faulted or s.pub in DONE):  # rule 3.6: else a no-op
+                s.push_up(Msg("request", event.n, event.index))
+        else:
+            if s.cancels == 0:
+                s.cancel_at = event.index
+                if s.pub not in DONE:
+                    s.push_up(Msg("cancel", None, event.index))
+            s.cancels += 1  # later calls are no-ops (rule 3.7)
+        if self.call_ends is not False:
+            stack.append(Open(kind, s.depth, thread=thread, index=event.index))
+            s.call_threads[thread] = s.call_threads.get(thread, 0) + 1
         return None
 
-    def _cancel(self, s: SubState) -> str | None:
-        if s.delivered < 1:
-            return "rule 1.9: cancel before the Subscriber received onSubscribe"
-        refusal = self._sync_refusal(s, "cancel")
-        if refusal is not None:
-            return refusal
-        if s.cancels == 0 and s.pub not in DONE:
-            s.up.append(("cancel", None))
-        s.cancels += 1  # later calls are no-ops (rule 3.7)
+    def _end_call(self, s: SubState, kind: str, event: Event) -> str | None:
+        if self.call_ends is False:
+            return None  # a version 1 reader: the call returned at once
+        if not self.ends_seen:  # lazy mode learns that calls end explicitly
+            self.ends_seen = True
+            for sub in self.subs.values():
+                for thread, frames in sub.stacks.items():
+                    if thread != event.thread:
+                        self._drop_returned_calls(sub, frames)
+        stack = s.stacks.get(event.thread)
+        if not stack or stack[-1].sig != kind:
+            running = stack[-1].sig if stack else "nothing"
+            return (
+                f"end of {kind}() on thread {_thread(event.thread)} while {running} is "
+                "running there"
+            )
+        self._pop_frame(s, stack)
         return None
 
     def _recv_request(self, s: SubState, n: int | None) -> str | None:
@@ -201,18 +379,19 @@ class Replay:
             if s.pub in DONE:
                 return "rule 3.6: a request made after the terminal signal was received"
             return "recv_request without a pending request"
-        kind, pending = s.up[0]
-        if kind != "request":
+        head = s.up[0]
+        if head.kind != "request":
             return "rule 3.6: recv_request after the cancel (requests after cancel are no-ops)"
-        if pending != n:
-            return f"recv_request n={n} does not match the oldest pending request n={pending}"
-        s.up.popleft()
+        if head.n != n:
+            return f"recv_request n={n} does not match the oldest pending request n={head.n}"
+        s.pop_up()
         if not is_valid_n(n):
+            if not s.invalid:
+                s.invalid_at = head.at
             s.invalid = True  # rule 3.9
             return None
         assert n is not None
-        outstanding = s.demand
-        s.demand = sat_add(outstanding, n)  # rule 3.17
+        s.demand = sat_add(s.demand, n)  # rule 3.17
         if s.demand == MAX_DEMAND:
             s.unbounded = True  # rule 3.17: "effectively unbounded" for good
         s.requested += n
@@ -223,115 +402,222 @@ class Replay:
             if s.cancels == 0:
                 return "recv_cancel without a cancel"
             return "rule 3.7: the cancel was received twice, or after the Publisher finished"
-        if s.up[0][0] != "cancel":
+        if s.up[0].kind != "cancel":
             return "recv_cancel before the pending request(s) were received (FIFO)"
         s.pub = "cancelled"
         s.ref = False  # rule 3.13
-        s.up.clear()
-        s.cutoff = len(s.sent)
+        s.clear_up()
+        s.cutoff = s.sent_total
         return None
+
+    def _commit(self, s: SubState, sent: Sent) -> None:
+        if s.first_sent is None:
+            s.first_sent = sent.sig
+        if s.counts.get("onComplete", 0) + s.counts.get("onError", 0):
+            s.after_terminal += 1  # rule 1.7 (refused by signal_refusal; the twin checks)
+        s.sent_total += 1
+        s.counts[sent.sig] = s.counts.get(sent.sig, 0) + 1
+        s.pending.append(sent)
 
     def _send(self, s: SubState, sig: str, event: Event) -> str | None:
         refusal = signal_refusal(s.pub, sig)
         if refusal is not None:
             return refusal
+        cause = "none"
         if sig == "onNext":
             if event.seq != s.emitted + 1:
                 return (
                     f"onNext seq {event.seq}, expected {s.emitted + 1} (elements count 1, 2, ...)"
                 )
             if s.invalid:
-                return "rule 3.9: onNext after request(n <= 0) was received; onError is due"
+                return (
+                    f"rule 3.9: onNext after request(n <= 0) (event {s.invalid_at}) was "
+                    "received; onError is due"
+                )
             if s.demand <= 0:
                 return (
                     f"rule 1.1: onNext #{event.seq} exceeds the demand received "
                     f"(total {s.requested})"
                 )
         elif sig == "onComplete" and s.invalid:
-            return "rule 3.9: onComplete after request(n <= 0); it must be onError"
-        elif sig == "onError" and _error_cause(event) == "invalid" and not s.invalid:
-            return "rule 3.9: onError for an invalid request that was never received"
-        what = f"{sig}"
-        refusal = self._sync_refusal(s, what)
+            return (
+                f"rule 3.9: onComplete after request(n <= 0) (event {s.invalid_at}) was "
+                "received; it must be onError"
+            )
+        elif sig == "onError":
+            answer = _is_invalid_answer(event)
+            if s.invalid and not answer:
+                return (
+                    f"rule 3.9: request(n <= 0) (event {s.invalid_at}) must be answered by "
+                    f"onError(ValueError or IllegalArgumentException), got onError("
+                    f"{error_type_of(event) or 'unknown type'})"
+                )
+            cause = "invalid" if s.invalid and answer else "source"
+        refusal = self._sync_refusal(s, sig)
         if refusal is not None:
             return refusal
-        if not self._sync_top(s):
-            return f"rule 3.3: synchronous {sig} committed inside the Subscriber's {s.open[-1].sig}"
+        if self.sync:
+            stack = s.stacks.get(event.thread)
+            if stack and stack[-1].sig not in _CALLS:
+                return (
+                    f"rule 3.3: synchronous {sig} committed inside the Subscriber's {stack[-1].sig}"
+                )
         if sig == "onNext":
             s.emitted += 1
-            s.sent.append(Sent("onNext", s.emitted))
+            self._commit(s, Sent("onNext", s.emitted, index=event.index))
             s.demand = take_one(s.demand)
             return None
         s.pub = after_signal(s.pub, sig)
-        if sig == "onSubscribe":
-            s.sent.append(Sent("onSubscribe"))
-            return None
-        s.sent.append(Sent(sig, 0, _error_cause(event) if sig == "onError" else "none"))
-        s.ref = False  # Release: rules 3.13, 1.6
-        s.up.clear()
+        self._commit(s, Sent(sig, 0, cause, event.index))
+        if sig != "onSubscribe":
+            s.ref = False  # Release: rules 3.13, 1.6
+            s.clear_up()
         return None
 
     def _begin(self, s: SubState, sig: str, event: Event) -> str | None:
-        if s.delivered >= len(s.sent):
+        if not s.pending:
             return f"{sig} runs but the Publisher never committed it (no send_ event)"
-        pending = s.sent[s.delivered]
-        if pending.sig != sig:
-            return f"{sig} runs but the next committed signal is {pending.sig} (order)"
+        ready = s.pending[0]
+        if ready.sig != sig:
+            return f"{sig} runs but the next committed signal is {ready.sig} (order)"
         if self.sync and s.up:
-            return f"rule 3.10: synchronous publisher did not receive {s.up[0][0]} first"
-        if s.open:
+            return f"rule 3.10: synchronous publisher did not receive {s.up[0].kind} first"
+        thread = event.thread
+        if s.open and s.open[-1].thread != thread:
             top = s.open[-1]
-            if self.sync and top.req:
-                return f"rule 3.3: {sig} called recursively from request() inside {top.sig}"
-            return f"rule 1.3: {sig} overlaps {top.sig} (signals must be serial)"
-        if sig == "onNext" and event.seq is not None and event.seq != pending.seq:
-            return f"onNext seq {event.seq} runs, but seq {pending.seq} is next"
+            return (
+                f"rule 1.3: {sig} on thread {_thread(thread)} while {top.sig} (event "
+                f"{top.index}) runs on thread {_thread(top.thread)}: signals must not be "
+                "concurrent"
+            )
+        stack = s.stacks.setdefault(thread, [])
+        nested = False
+        if stack and stack[-1].sig in _CALLS:
+            nested = bool(s.open)  # rule 3.2: a signal inside a call made from a signal
+        elif stack:
+            top = stack[-1]
+            return f"rule 1.3: {sig} overlaps {top.sig} (event {top.index}); signals must be serial"
+        depth = s.depth + (sig == "onNext")
+        if depth > self.max_depth:
+            return (
+                f"rule 3.3: onNext nested {depth} deep (onNext -> request -> onNext); "
+                f"the bound is {self.max_depth}"
+            )
+        if sig == "onNext" and event.seq is not None and event.seq != ready.seq:
+            return f"onNext seq {event.seq} runs, but seq {ready.seq} is next"
+        s.pending.popleft()
         s.delivered += 1
-        s.open.append(Open(sig, 1))
+        frame = Open(sig, depth, thread=thread, index=event.index, nested=nested)
+        stack.append(frame)
+        s.open.append(frame)
+        s.depth = depth
+        s.top_level += not nested
         return None
 
-    def _end(self, s: SubState, sig: str, raised: bool) -> str | None:
-        if not s.open or s.open[-1].sig != sig:
-            running = s.open[-1].sig if s.open else "nothing"
-            return f"end of {sig} while {running} is running"
-        s.open.pop()
-        s.faulted = s.faulted or raised
+    def _end(self, s: SubState, sig: str, event: Event) -> str | None:
+        stack = s.stacks.get(event.thread)
+        if stack and self._lazy():
+            self._drop_returned_calls(s, stack)
+        if not stack or stack[-1].sig != sig:
+            running = stack[-1].sig if stack else "nothing"
+            if running in _CALLS:
+                assert stack
+                return (
+                    f"end of {sig} while the {running}() it made (event {stack[-1].index}) "
+                    "has not returned"
+                )
+            return f"end of {sig} on thread {_thread(event.thread)} while {running} is running"
+        self._pop_frame(s, stack)
+        s.faulted = s.faulted or event.raised
         return None
 
     # ------------------------------------------------------------ end of trace
-    def unfinished(self) -> str | None:
-        """End-of-trace checks for a quiescent recording (the spec's liveness, at rest)."""
+    def unfinished_at(self) -> Violation | None:
+        """End-of-trace checks for a quiescent recording (the spec's liveness, at rest).
+
+        The violation names the event whose answer never came."""
         for sub, s in self.subs.items():
-            if s.pub == "subscribed":
-                return f"rule 1.9: sub {sub}: subscribe was never answered by onSubscribe"
-            if s.in_flight or s.open:
-                return f"rule 1.3: sub {sub}: a committed signal was never (fully) delivered"
-            if s.invalid and s.count("onError") == 0 and s.pub != "cancelled":
-                return f"rule 3.9: sub {sub}: request(n <= 0) was never answered by onError"
-            if s.up and s.pub not in DONE:
-                kind, n = s.up[0]
-                if kind == "request" and not is_valid_n(n):
-                    return f"rule 3.9: sub {sub}: request({n}) was never answered by onError"
-                if kind == "cancel":
-                    return f"rule 1.8: sub {sub}: the cancel was never observed"
-                return f"rule 3.8: sub {sub}: request({n}) was never received (lost wake-up)"
+            why = self._at_rest(sub, s)
+            if why is not None:
+                index, sig, message = why
+                return Violation(index, sig, message, at_end=True)
+        return None
+
+    def unfinished(self) -> str | None:
+        """``unfinished_at()`` as text (None: nothing due)."""
+        found = self.unfinished_at()
+        return None if found is None else found.message
+
+    def _at_rest(self, sub: int, s: SubState) -> tuple[int, str, str] | None:
+        if s.pub == "subscribed":
+            return (
+                s.subscribe_at,
+                "subscribe",
+                f"rule 1.9: sub {sub}: subscribe was never answered by onSubscribe",
+            )
+        if s.pending:
+            sent = s.pending[0]
+            name = "send_" + _snake(sent.sig)
+            return (
+                sent.index,
+                name,
+                f"rule 1.3: sub {sub}: {sent.sig} was committed but never delivered",
+            )
+        if s.open:
+            top = s.open[-1]
+            return (
+                top.index,
+                "begin_" + _snake(top.sig),
+                f"rule 1.3: sub {sub}: {top.sig} never returned",
+            )
+        if not self._lazy():
+            for stack in s.stacks.values():
+                for frame in stack:
+                    rule = "3.4" if frame.sig == "request" else "3.5"
+                    return (
+                        frame.index,
+                        frame.sig,
+                        f"rule {rule}: sub {sub}: {frame.sig}() never returned",
+                    )
+        if s.invalid and s.count("onError") == 0 and s.pub != "cancelled":
+            return (
+                s.invalid_at,
+                "request",
+                f"rule 3.9: sub {sub}: request(n <= 0) was never answered by onError",
+            )
+        if s.up and s.pub not in DONE:
+            kind, n, index = s.up[0]
+            if kind == "request" and not is_valid_n(n):
+                return (
+                    index,
+                    kind,
+                    f"rule 3.9: sub {sub}: request({n}) was never answered by onError",
+                )
+            if kind == "cancel":
+                return index, kind, f"rule 1.8: sub {sub}: the cancel was never observed"
+            return (
+                index,
+                kind,
+                f"rule 3.8: sub {sub}: request({n}) was never received (lost wake-up)",
+            )
         return None
 
 
-def _error_cause(event: Event) -> str:
-    """The spec's onError cause: "invalid" for the rule 3.9 error, "source" otherwise."""
-    return "invalid" if event.error is not None and "rule 3.9" in event.error else "source"
+def _snake(sig: str) -> str:
+    return {v: k for k, v in _SIG.items()}.get(sig, sig)
 
 
-def error_cause(event: Event) -> str:
-    return _error_cause(event)
-
-
-def replay(events: Iterable[Event], sync: bool = False) -> tuple[Replay, Violation | None]:
+def replay(
+    events: Iterable[Event],
+    sync: bool = False,
+    *,
+    max_depth: int = 1,
+    call_ends: bool | None = None,
+) -> tuple[Replay, Violation | None]:
     """Replay ``events`` (without end-of-trace checks); the first violation, if any."""
     from .invariants import check_all
 
-    model = Replay(sync)
+    model = Replay(sync, max_depth, call_ends)
     for event in events:
         why = model.step(event)
         if why is None:

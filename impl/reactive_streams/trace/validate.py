@@ -22,24 +22,47 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .expand import expand_subscriber_view
-from .format import FormatError, Header, Trace, read_trace
-from .model import Replay, Violation
-from .to_tla import Prepared, render_module, renumber
+from .format import Event, FormatError, Trace, read_trace
+from .model import INVALID_ANSWER_TYPES, Replay, Violation, error_type_of, has_call_ends
+from .to_tla import MAX_DEMAND_TLA, Prepared, render_module
+from .transitions import is_valid_n
 
-__all__ = ["Verdict", "find_spec_dir", "prepare", "prepass", "validate_files", "validate_traces"]
+__all__ = [
+    "TlcUnavailable",
+    "Verdict",
+    "find_jar",
+    "find_spec_dir",
+    "prepare",
+    "prepass",
+    "validate_files",
+    "validate_traces",
+]
 
 _TRACE_LINE = re.compile(r'<<"TRACE", (\d+), "(accepted|stuck|unfinished)", (\d+)>>')
 _VIOLATED = re.compile(r"Invariant (\w+) is violated")
 _MAX_OUTPUT = 4 * 1024 * 1024
+_SPEC_MODULE = "TraceReactiveStreams"
+_STANDARD_MODULES = frozenset(
+    {"Integers", "Naturals", "Sequences", "FiniteSets", "TLC", "Bags", "Reals", "TraceData"}
+)
+#: TLC's 32-bit integers: element numbers must stay well below this (to_tla.MAX_DEMAND_TLA)
+_TLC_MAX_SEQ = MAX_DEMAND_TLA // 2 - 1
+
+
+class TlcUnavailable(RuntimeError):
+    """TLC cannot run here (no Java, no jar, no spec); the message names ``--no-tlc``."""
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome for one trace. ``index`` is 1-based; 0 means the end of the trace."""
+    """The outcome for one trace. ``index`` is 1-based; 0 means the end of the trace.
+
+    ``kind`` is ``"verdict"``, or ``"malformed"`` / ``"unreadable"`` for a file that
+    could not be read as a trace (``message`` says where and why)."""
 
     name: str
     events: int
@@ -48,6 +71,7 @@ class Verdict:
     sig: str | None = None
     message: str = ""
     judge: str = "tlc"  # "tlc", or "python" when TLC was not run
+    kind: str = "verdict"
 
     @property
     def rule(self) -> str | None:
@@ -56,8 +80,10 @@ class Verdict:
         return None
 
     def line(self) -> str:
+        if self.kind != "verdict":
+            return self.message
         if self.ok:
-            return f"valid ({self.events} events)"
+            return f"valid ({self.events} events)" + (f" {self.message}" if self.message else "")
         if self.index == 0:
             return f"invalid: end of trace (after event {self.events}): {self.message}"
         if self.index is None:
@@ -65,29 +91,108 @@ class Verdict:
         return f"invalid: event {self.index} ({self.sig}): {self.message}"
 
 
+def _package_spec_dir() -> Path:
+    return Path(__file__).resolve().parent / "spec"
+
+
 def find_spec_dir() -> Path | None:
-    """``spec/`` holding TraceReactiveStreams.tla: $RS_SPEC_DIR, or above cwd / this file."""
+    """The directory holding TraceReactiveStreams.tla: $RS_SPEC_DIR, the copy shipped in
+    the package (an installed wheel), or ``spec/`` above the working directory or this
+    file (a checkout)."""
     env = os.environ.get("RS_SPEC_DIR")
     if env:
         return Path(env)
+    shipped = _package_spec_dir()
+    if (shipped / f"{_SPEC_MODULE}.tla").is_file():
+        return shipped
     for start in (Path.cwd(), Path(__file__).resolve()):
         for parent in (start, *start.parents):
             candidate = parent / "spec"
-            if (candidate / "TraceReactiveStreams.tla").is_file():
+            if (candidate / f"{_SPEC_MODULE}.tla").is_file():
                 return candidate
     return None
 
 
+def find_jar(jar: str | os.PathLike[str] | None = None) -> Path | None:
+    """tla2tools.jar: ``jar``, else $RS_TLA_JAR, else ``.tools/tla2tools.jar`` above the
+    working directory or this file (a checkout)."""
+    if jar is not None:
+        return Path(jar)
+    env = os.environ.get("RS_TLA_JAR")
+    if env:
+        return Path(env)
+    for start in (Path.cwd(), Path(__file__).resolve()):
+        for parent in (start, *start.parents):
+            candidate = parent / ".tools" / "tla2tools.jar"
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _tlc_setup(spec_dir: Path | None, jar: Path | None) -> tuple[Path, Path]:
+    """Spec directory and jar, or TlcUnavailable with a one-line reason."""
+    hint = "pass --no-tlc to validate with the Python replay only"
+    spec_dir = spec_dir or find_spec_dir()
+    if spec_dir is None or not (spec_dir / f"{_SPEC_MODULE}.tla").is_file():
+        raise TlcUnavailable(f"{_SPEC_MODULE}.tla not found (set RS_SPEC_DIR), or {hint}")
+    jar = jar or find_jar()
+    if jar is None or not jar.is_file():
+        where = f" at {jar}" if jar is not None else ""
+        raise TlcUnavailable(
+            f"tla2tools.jar not found{where} (set --tla-jar or RS_TLA_JAR), or {hint}"
+        )
+    if shutil.which("java") is None:
+        raise TlcUnavailable(f"java not found on PATH (TLC needs Java 11+), or {hint}")
+    return spec_dir, jar
+
+
+def _renumber(events: Sequence[Event]) -> tuple[Event, ...]:
+    """Subscriptions renumbered 1, 2, ... and onError causes resolved (rule 3.9: the
+    answer to a received invalid request is a ValueError/IllegalArgumentException)."""
+    ids: dict[int, int] = {}
+    invalid: set[int] = set()
+    out = []
+    for e in events:
+        sub = ids.setdefault(e.sub, len(ids) + 1)
+        cause = e.cause
+        if e.sig == "recv_request" and not is_valid_n(e.n):
+            invalid.add(sub)
+        elif e.sig == "send_on_error":
+            answer = error_type_of(e) in INVALID_ANSWER_TYPES
+            cause = "invalid" if answer and sub in invalid else "source"
+        out.append(
+            Event(
+                e.index,
+                e.clock,
+                sub,
+                e.sig,
+                e.n,
+                e.seq,
+                e.error,
+                e.raised,
+                e.thread,
+                e.error_type,
+                cause,
+            )
+        )
+    return tuple(out)
+
+
 def prepare(trace: Trace) -> Prepared:
     events = expand_subscriber_view(trace) if trace.header.view == "subscriber" else trace.events
-    return Prepared(renumber(events), trace.header.quiescent)
+    return Prepared(_renumber(events), trace.header.quiescent)
 
 
-def prepass(trace: Trace, prepared: Prepared) -> Violation | None:
-    """The Python replay: first violation (index 0 = end-of-trace check), or None."""
+def prepass(trace: Trace, prepared: Prepared, *, max_depth: int = 1) -> Violation | None:
+    """The Python replay: first violation (``at_end``: found by the end-of-trace checks
+    of a quiescent trace), or None. Linear in the number of events."""
     from .invariants import check_all
 
-    model = Replay(sync=trace.header.mode == "sync")
+    model = Replay(
+        sync=trace.header.mode == "sync",
+        max_depth=max_depth,
+        call_ends=has_call_ends(prepared.events),
+    )
     for event in prepared.events:
         why = model.step(event)
         if why is None:
@@ -97,9 +202,7 @@ def prepass(trace: Trace, prepared: Prepared) -> Violation | None:
         if why is not None:
             return Violation(event.index, event.sig, why)
     if prepared.quiescent:
-        why = model.unfinished()
-        if why is not None:
-            return Violation(0, "end", why)
+        return model.unfinished_at()
     return None
 
 
@@ -139,6 +242,23 @@ def _read_bounded(path: Path) -> str:
         return head + "\n...\n" + f.read()
 
 
+def spec_files(spec_dir: Path, root: str = _SPEC_MODULE) -> list[str]:
+    """``root``.tla and the modules it EXTENDS or INSTANCEs, found in ``spec_dir``."""
+    found: list[str] = []
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        path = spec_dir / f"{name}.tla"
+        if f"{name}.tla" in found or not path.is_file():
+            continue
+        found.append(f"{name}.tla")
+        text = path.read_text(encoding="utf-8")
+        for line in re.findall(r"^\s*EXTENDS\s+([\w\s,]+)$", text, re.MULTILINE):
+            todo.extend(m.strip() for m in line.split(",") if m.strip())
+        todo.extend(re.findall(r"\bINSTANCE\s+(\w+)", text))
+    return [f for f in found if f[:-4] not in _STANDARD_MODULES]
+
+
 def run_tlc(
     batch: Sequence[Prepared], sync: bool, spec_dir: Path, jar: Path, timeout: float = 600.0
 ) -> list[_TlcResult]:
@@ -148,11 +268,7 @@ def run_tlc(
     while todo:
         with tempfile.TemporaryDirectory(prefix="rs-trace-") as tmp_name:
             tmp = Path(tmp_name)
-            for name in (
-                "ReactiveStreams.tla",
-                "TraceReactiveStreams.tla",
-                "TraceReactiveStreams.cfg",
-            ):
+            for name in (*spec_files(spec_dir), f"{_SPEC_MODULE}.cfg"):
                 shutil.copy(spec_dir / name, tmp / name)
             (tmp / "TraceData.tla").write_text(
                 render_module([batch[k] for k in todo], sync), encoding="utf-8"
@@ -210,8 +326,8 @@ def _combine(
             f"{python.message} [TLC accepted this trace: the replay and the spec disagree]",
         )
     if tlc.status == "unfinished":
-        if python is not None and python.index == 0:
-            return Verdict(trace.name, n, False, 0, "end", python.message)
+        if python is not None and python.at_end:
+            return Verdict(trace.name, n, False, python.index, python.sig, python.message)
         return Verdict(trace.name, n, False, 0, "end", "work still due at the end (TLC: AtRest)")
     event = prepared.events[tlc.step - 1] if 0 < tlc.step <= len(prepared.events) else None
     index = event.index if event is not None else tlc.step
@@ -227,6 +343,31 @@ def _combine(
     return Verdict(trace.name, n, False, index, sig, message)
 
 
+def _tlc_verdicts(
+    batch: Sequence[int], prepared: Sequence[Prepared], sync: bool, spec_dir: Path, jar: Path
+) -> dict[int, _TlcResult | str]:
+    """TLC's result per trace of ``batch``; a batch TLC fails on is split in halves, so
+    one trace it cannot take gets the reason and the others their verdicts."""
+    try:
+        results = run_tlc([prepared[k] for k in batch], sync, spec_dir, jar)
+    except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
+        if len(batch) == 1:
+            reason = str(exc).strip().splitlines()
+            return {batch[0]: reason[0] if reason else type(exc).__name__}
+        half = len(batch) // 2
+        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar)
+        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar))
+        return out
+    return dict(zip(batch, results, strict=True))
+
+
+def _tlc_range_problem(prepared: Prepared) -> str | None:
+    top = max((e.seq or 0 for e in prepared.events), default=0)
+    if top > _TLC_MAX_SEQ:
+        return f"element number {top} is beyond what TLC's 32-bit integers model"
+    return None
+
+
 def validate_traces(
     traces: Sequence[Trace],
     *,
@@ -234,43 +375,70 @@ def validate_traces(
     spec_dir: Path | None = None,
     jar: Path | None = None,
     batch_size: int = 400,
+    max_depth: int = 1,
 ) -> list[Verdict]:
-    """Verdicts in the order of ``traces``; TLC runs once per mode and batch."""
-    prepared = [prepare(t) for t in traces]
-    python = [prepass(t, p) for t, p in zip(traces, prepared, strict=True)]
-    tlc: list[_TlcResult | None] = [None] * len(traces)
+    """Verdicts in the order of ``traces``; TLC runs once per mode and batch.
+
+    Raises TlcUnavailable (before any work) when ``use_tlc`` and TLC cannot run."""
     if use_tlc and traces:
-        spec_dir = spec_dir or find_spec_dir()
-        if spec_dir is None:
-            raise FileNotFoundError("spec/TraceReactiveStreams.tla not found (set RS_SPEC_DIR)")
-        jar = jar or spec_dir.parent / ".tools" / "tla2tools.jar"
+        spec_dir, jar = _tlc_setup(spec_dir, jar)
+    prepared = [prepare(t) for t in traces]
+    python = [prepass(t, p, max_depth=max_depth) for t, p in zip(traces, prepared, strict=True)]
+    out: list[Verdict] = []
+    tlc: dict[int, _TlcResult | str] = {}
+    if use_tlc and traces:
+        assert spec_dir is not None
+        assert jar is not None
+        checkable = []
+        for k, p in enumerate(prepared):
+            problem = _tlc_range_problem(p)
+            if problem is None:
+                checkable.append(k)
+            else:
+                tlc[k] = f"not checked by TLC: {problem}"
         for sync in (False, True):
-            idx = [k for k, t in enumerate(traces) if (t.header.mode == "sync") == sync]
+            idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
             for start in range(0, len(idx), batch_size):
-                chunk = idx[start : start + batch_size]
-                for k, result in zip(
-                    chunk, run_tlc([prepared[k] for k in chunk], sync, spec_dir, jar), strict=True
-                ):
-                    tlc[k] = result
-    return [_combine(t, p, v, r) for t, p, v, r in zip(traces, prepared, python, tlc, strict=True)]
+                tlc.update(
+                    _tlc_verdicts(idx[start : start + batch_size], prepared, sync, spec_dir, jar)
+                )
+    for k, (t, p, v) in enumerate(zip(traces, prepared, python, strict=True)):
+        result = tlc.get(k)
+        if isinstance(result, str):  # TLC could not take it: the replay's verdict, marked
+            verdict = _combine(t, p, v, None)
+            note = f"[{result}; replay only]"
+            message = f"{verdict.message} {note}" if verdict.message else note
+            ok = verdict.ok and result.startswith("not checked")  # a TLC failure is no pass
+            out.append(replace(verdict, message=message, ok=ok))
+        else:
+            out.append(_combine(t, p, v, result))
+    return out
+
+
+def read_verdict(path: str | os.PathLike[str]) -> Trace | Verdict:
+    """The trace in ``path``, or the verdict of a file that cannot be read as a trace."""
+    name = os.fspath(path)
+    try:
+        return read_trace(path)
+    except FormatError as exc:
+        return Verdict(name, 0, False, None, "format", str(exc), "format", "malformed")
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return Verdict(name, 0, False, None, "file", f"cannot read: {reason}", "file", "unreadable")
 
 
 def validate_files(
-    paths: Iterable[str | os.PathLike[str]], *, use_tlc: bool = True
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    use_tlc: bool = True,
+    jar: Path | None = None,
+    max_depth: int = 1,
 ) -> tuple[list[Verdict], float]:
-    """Read and validate files; a malformed file gets a verdict naming its bad line."""
+    """Read and validate files; a file that cannot be read as a trace gets a verdict
+    naming its bad line, and the other files are judged as if it were absent."""
     started = time.monotonic()
-    traces: list[Trace] = []
-    bad: dict[int, Verdict] = {}
-    for k, path in enumerate(paths):
-        try:
-            traces.append(read_trace(path))
-        except FormatError as exc:
-            bad[k] = Verdict(
-                os.fspath(path), 0, False, exc.index, "format", f"format: {exc.detail}"
-            )
-            traces.append(Trace(Header(), (), os.fspath(path)))
-    good = [t for k, t in enumerate(traces) if k not in bad]
-    verdicts = iter(validate_traces(good, use_tlc=use_tlc))
-    out = [bad[k] if k in bad else next(verdicts) for k in range(len(traces))]
+    read = [read_verdict(p) for p in paths]
+    good = [t for t in read if isinstance(t, Trace)]
+    verdicts = iter(validate_traces(good, use_tlc=use_tlc, jar=jar, max_depth=max_depth))
+    out = [next(verdicts) if isinstance(t, Trace) else t for t in read]
     return out, time.monotonic() - started
