@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Drives {@link TraceSubscriber} against the JDK's SubmissionPublisher and writes a trace:
  * {@code java TraceDemo OUT.jsonl [ITEMS]}. Subscription 1 requests one element at a time
- * until completion; subscription 2 requests 5 and cancels inside its third onNext. The
+ * until completion; subscription 2 requests 5 and cancels inside its third onNext;
+ * subscription 3 requests 0, which the publisher answers with onError(IllegalArgumentException)
+ * (rule 3.9). The
  * executor is shut down and awaited before the file is closed, so the trace is quiescent.
  */
 public final class TraceDemo {
@@ -60,11 +62,12 @@ public final class TraceDemo {
   public static void main(String[] args) throws Exception {
     int items = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     ExecutorService executor = Executors.newFixedThreadPool(2);
-    CountDownLatch done = new CountDownLatch(2);
+    CountDownLatch done = new CountDownLatch(3);
     try (TraceSubscriber.Log log = new TraceSubscriber.Log(new FileWriter(args[0]), "async")) {
       SubmissionPublisher<Integer> publisher = new SubmissionPublisher<>(executor, 8);
       TraceSubscriber.subscribe(publisher, new Consumer(1, -1, done), log);
       TraceSubscriber.subscribe(publisher, new Consumer(5, 3, done), log);
+      TraceSubscriber.subscribe(publisher, new Consumer(0, -1, done), log);
       for (int i = 0; i < items; i++) {
         publisher.submit(i);
       }

@@ -6,9 +6,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Wraps any java.util.concurrent.Flow.Subscriber and writes the subscriber-side events of
- * the Reactive Streams trace format (JSON Lines, docs/trace-format.md): subscribe, request,
- * cancel, begin_on_* and end_on_*. The resulting file is checked against the TLA+
- * specification by {@code python -m reactive_streams.trace validate FILE}.
+ * the Reactive Streams trace format, version 2 (JSON Lines, docs/trace-format.md):
+ * subscribe, request/end_request and cancel/end_cancel around each call, begin_on_* and
+ * end_on_* around each signal, every event with its thread, and the error's class as
+ * error_type. The resulting file is checked against the TLA+ specification by
+ * {@code python -m reactive_streams.trace validate FILE}.
  *
  * <p>Use {@link #subscribe} instead of {@code publisher.subscribe(subscriber)}, so the
  * subscribe call is recorded too. All subscriptions sharing one {@link Log} share its
@@ -24,7 +26,7 @@ public final class TraceSubscriber<T> implements Flow.Subscriber<T> {
 
     public Log(Writer out, String mode) {
       this.out = out;
-      line("{\"format\":\"reactive-streams-trace\",\"version\":1,\"mode\":\"" + mode
+      line("{\"format\":\"reactive-streams-trace\",\"version\":2,\"mode\":\"" + mode
           + "\",\"view\":\"subscriber\",\"quiescent\":true}");
     }
 
@@ -84,13 +86,21 @@ public final class TraceSubscriber<T> implements Flow.Subscriber<T> {
     @Override
     public void request(long n) {
       log.event(id, "request", ",\"n\":" + n);
-      inner.request(n);
+      try {
+        inner.request(n);
+      } finally {
+        log.event(id, "end_request", ""); // rules 2.7, 3.3: the call's extent
+      }
     }
 
     @Override
     public void cancel() {
       log.event(id, "cancel", "");
-      inner.cancel();
+      try {
+        inner.cancel();
+      } finally {
+        log.event(id, "end_cancel", "");
+      }
     }
   }
 
@@ -131,11 +141,37 @@ public final class TraceSubscriber<T> implements Flow.Subscriber<T> {
     if (error == null) {
       throw new NullPointerException("rule 2.13: onError(null)");
     }
-    traced("on_error", "", () -> delegate.onError(error));
+    // rule 3.9's answer is known by its class (IllegalArgumentException)
+    String fields =
+        ",\"error_type\":" + quote(error.getClass().getName()) + ",\"error\":"
+            + quote(error.getClass().getSimpleName() + ": " + error.getMessage());
+    traced("on_error", fields, () -> delegate.onError(error));
   }
 
   @Override
   public void onComplete() {
     traced("on_complete", "", delegate::onComplete);
+  }
+
+  /** A JSON string literal (control characters and lone surrogates escaped). */
+  static String quote(String text) {
+    StringBuilder out = new StringBuilder("\"");
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20 || Character.isSurrogate(c)) {
+        boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length()
+            && Character.isLowSurrogate(text.charAt(i + 1));
+        if (pair) {
+          out.append(c).append(text.charAt(++i));
+        } else {
+          out.append(Character.isSurrogate(c) ? '?' : ' ');
+        }
+      } else {
+        out.append(c);
+      }
+    }
+    return out.append('"').toString();
   }
 }
