@@ -15,6 +15,7 @@ replay's; when only TLC rejects, the message gives the event TLC could not match
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import shutil
@@ -24,11 +25,12 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from .expand import expand_subscriber_view
 from .format import Event, FormatError, Trace, read_trace
 from .model import INVALID_ANSWER_TYPES, Replay, Violation, error_type_of, has_call_ends
-from .to_tla import MAX_DEMAND_TLA, Prepared, render_module
+from .to_tla import MAX_DEMAND_TLA, Prepared, render_module, renumber
 from .transitions import is_valid_n
 
 __all__ = [
@@ -146,54 +148,50 @@ def _tlc_setup(spec_dir: Path | None, jar: Path | None) -> tuple[Path, Path]:
     return spec_dir, jar
 
 
-def _renumber(events: Sequence[Event]) -> tuple[Event, ...]:
-    """Subscriptions renumbered 1, 2, ... and onError causes resolved (rule 3.9: the
-    answer to a received invalid request is a ValueError/IllegalArgumentException)."""
-    ids: dict[int, int] = {}
+def _with_causes(events: Sequence[Event]) -> tuple[Event, ...]:
+    """onError causes resolved (rule 3.9: the answer to a received invalid request is a
+    ValueError/IllegalArgumentException; any other onError is a source failure)."""
     invalid: set[int] = set()
     out = []
     for e in events:
-        sub = ids.setdefault(e.sub, len(ids) + 1)
-        cause = e.cause
         if e.sig == "recv_request" and not is_valid_n(e.n):
-            invalid.add(sub)
+            invalid.add(e.sub)
         elif e.sig == "send_on_error":
             answer = error_type_of(e) in INVALID_ANSWER_TYPES
-            cause = "invalid" if answer and sub in invalid else "source"
-        out.append(
-            Event(
-                e.index,
-                e.clock,
-                sub,
-                e.sig,
-                e.n,
-                e.seq,
-                e.error,
-                e.raised,
-                e.thread,
-                e.error_type,
-                cause,
-            )
-        )
+            e = replace(e, cause="invalid" if answer and e.sub in invalid else "source")
+        out.append(e)
     return tuple(out)
 
 
-def prepare(trace: Trace) -> Prepared:
+def full_events(trace: Trace) -> tuple[Event, ...]:
+    """The trace as full-view events (a subscriber view expanded), causes resolved."""
     events = expand_subscriber_view(trace) if trace.header.view == "subscriber" else trace.events
-    return Prepared(_renumber(events), trace.header.quiescent)
+    return _with_causes(events)
 
 
-def prepass(trace: Trace, prepared: Prepared, *, max_depth: int = 1) -> Violation | None:
-    """The Python replay: first violation (``at_end``: found by the end-of-trace checks
-    of a quiescent trace), or None. Linear in the number of events."""
+def prepare(trace: Trace, events: Sequence[Event] | None = None) -> Prepared:
+    """The trace ready for TLC (:func:`reactive_streams.trace.to_tla.renumber`)."""
+    full = full_events(trace) if events is None else events
+    return Prepared(renumber(full), trace.header.quiescent)
+
+
+def prepass(
+    trace: Trace,
+    prepared: Prepared | None = None,
+    *,
+    max_depth: int = 1,
+    events: Sequence[Event] | None = None,
+) -> Violation | None:
+    """The Python replay of ``trace`` (``events``: its :func:`full_events`, if known):
+    the first violation (``at_end``: found by the end-of-trace checks of a quiescent
+    trace), or None. Linear in the number of events; ``prepared`` is not needed."""
     from .invariants import check_all
 
+    full = full_events(trace) if events is None else events
     model = Replay(
-        sync=trace.header.mode == "sync",
-        max_depth=max_depth,
-        call_ends=has_call_ends(prepared.events),
+        sync=trace.header.mode == "sync", max_depth=max_depth, call_ends=has_call_ends(full)
     )
-    for event in prepared.events:
+    for event in full:
         why = model.step(event)
         if why is None:
             broken = check_all(model.state(event.sub))
@@ -201,7 +199,7 @@ def prepass(trace: Trace, prepared: Prepared, *, max_depth: int = 1) -> Violatio
                 why = f"{broken[0]} (invariant broken after the step)"
         if why is not None:
             return Violation(event.index, event.sig, why)
-    if prepared.quiescent:
+    if trace.header.quiescent:
         return model.unfinished_at()
     return None
 
@@ -259,8 +257,24 @@ def spec_files(spec_dir: Path, root: str = _SPEC_MODULE) -> list[str]:
     return [f for f in found if f[:-4] not in _STANDARD_MODULES]
 
 
+def _depth_supported() -> bool:
+    return "depth" in inspect.signature(render_module).parameters
+
+
+def _render(batch: Sequence[Prepared], sync: bool, depth: int) -> str:
+    if depth == 1:
+        return render_module(batch, sync)
+    render: Any = render_module  # rule 3.3's bound, where the TLA+ side takes it
+    return str(render(batch, sync, depth=depth))
+
+
 def run_tlc(
-    batch: Sequence[Prepared], sync: bool, spec_dir: Path, jar: Path, timeout: float = 600.0
+    batch: Sequence[Prepared],
+    sync: bool,
+    spec_dir: Path,
+    jar: Path,
+    timeout: float = 600.0,
+    depth: int = 1,
 ) -> list[_TlcResult]:
     """One TLC run over ``batch``; returns one result per trace (re-runs after a violation)."""
     results: dict[int, _TlcResult] = {}
@@ -271,7 +285,7 @@ def run_tlc(
             for name in (*spec_files(spec_dir), f"{_SPEC_MODULE}.cfg"):
                 shutil.copy(spec_dir / name, tmp / name)
             (tmp / "TraceData.tla").write_text(
-                render_module([batch[k] for k in todo], sync), encoding="utf-8"
+                _render([batch[k] for k in todo], sync, depth), encoding="utf-8"
             )
             out_path = tmp / "tlc.out"
             with open(out_path, "w", encoding="utf-8") as out:
@@ -344,19 +358,24 @@ def _combine(
 
 
 def _tlc_verdicts(
-    batch: Sequence[int], prepared: Sequence[Prepared], sync: bool, spec_dir: Path, jar: Path
+    batch: Sequence[int],
+    prepared: Sequence[Prepared],
+    sync: bool,
+    spec_dir: Path,
+    jar: Path,
+    depth: int,
 ) -> dict[int, _TlcResult | str]:
     """TLC's result per trace of ``batch``; a batch TLC fails on is split in halves, so
     one trace it cannot take gets the reason and the others their verdicts."""
     try:
-        results = run_tlc([prepared[k] for k in batch], sync, spec_dir, jar)
+        results = run_tlc([prepared[k] for k in batch], sync, spec_dir, jar, depth=depth)
     except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
         if len(batch) == 1:
             reason = str(exc).strip().splitlines()
             return {batch[0]: reason[0] if reason else type(exc).__name__}
         half = len(batch) // 2
-        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar)
-        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar))
+        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth)
+        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth))
         return out
     return dict(zip(batch, results, strict=True))
 
@@ -382,8 +401,17 @@ def validate_traces(
     Raises TlcUnavailable (before any work) when ``use_tlc`` and TLC cannot run."""
     if use_tlc and traces:
         spec_dir, jar = _tlc_setup(spec_dir, jar)
-    prepared = [prepare(t) for t in traces]
-    python = [prepass(t, p, max_depth=max_depth) for t, p in zip(traces, prepared, strict=True)]
+        if max_depth != 1 and not _depth_supported():
+            raise TlcUnavailable(
+                "this TLA+ trace check bounds the recursion depth at 1; "
+                "pass --no-tlc to use --max-recursion-depth"
+            )
+    full = [full_events(t) for t in traces]
+    python = [prepass(t, max_depth=max_depth, events=e) for t, e in zip(traces, full, strict=True)]
+    prepared = [
+        prepare(t, e) if use_tlc else Prepared(e, t.header.quiescent)
+        for t, e in zip(traces, full, strict=True)
+    ]
     out: list[Verdict] = []
     tlc: dict[int, _TlcResult | str] = {}
     if use_tlc and traces:
@@ -400,7 +428,9 @@ def validate_traces(
             idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
             for start in range(0, len(idx), batch_size):
                 tlc.update(
-                    _tlc_verdicts(idx[start : start + batch_size], prepared, sync, spec_dir, jar)
+                    _tlc_verdicts(
+                        idx[start : start + batch_size], prepared, sync, spec_dir, jar, max_depth
+                    )
                 )
     for k, (t, p, v) in enumerate(zip(traces, prepared, python, strict=True)):
         result = tlc.get(k)
