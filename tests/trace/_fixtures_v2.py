@@ -50,7 +50,9 @@ def fixtures() -> dict[str, str]:
         ev("end_on_next", seq=1, raised=False),
         ev("end_request"),
     ]
-    save("recursion_depth_2", depth_two, expect={"event": 12, "rule": "3.3"})
+    # synchronous: the nested onNext is delivered at once, so committing it is the error
+    save("recursion_depth_2_sync", depth_two, expect={"event": 11, "rule": "3.3"})
+    save("recursion_depth_2", depth_two, mode="async", expect={"event": 12, "rule": "3.3"})
     # onNext on thread 2 while onSubscribe still runs on thread 1 (rule 1.3)
     save(
         "signal_on_another_thread",

@@ -33,8 +33,14 @@ def _depth_two() -> list[dict[str, object]]:
     ]
 
 
+def test_a_synchronous_depth_beyond_the_bound_is_rule_303_at_the_commit() -> None:
+    result = verdict(_depth_two(), mode="sync")
+    assert (result.ok, result.index, result.sig) == (False, 11, "send_on_next"), result.line()
+    assert result.rule == "3.3"
+
+
 def test_depth_beyond_the_bound_is_rule_303() -> None:
-    result = verdict(_depth_two())
+    result = verdict(_depth_two(), mode="async")
     assert not result.ok
     assert (result.index, result.sig, result.rule) == (12, "begin_on_next", "3.3"), result.line()
     assert "nested 2 deep" in result.message
@@ -42,7 +48,8 @@ def test_depth_beyond_the_bound_is_rule_303() -> None:
 
 
 def test_the_bound_is_an_option() -> None:
-    result = verdict(_depth_two(), max_depth=2)
+    assert verdict(_depth_two(), max_depth=2).ok
+    result = verdict(_depth_two(), mode="async", max_depth=2)
     assert result.ok, result.line()
 
 

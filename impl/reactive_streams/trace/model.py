@@ -456,11 +456,21 @@ class Replay:
         refusal = self._sync_refusal(s, sig)
         if refusal is not None:
             return refusal
-        if self.sync:
+        if self.sync:  # delivered at once (rule 3.10): it must be deliverable now
             stack = s.stacks.get(event.thread)
             if stack and stack[-1].sig not in _CALLS:
                 return (
                     f"rule 3.3: synchronous {sig} committed inside the Subscriber's {stack[-1].sig}"
+                )
+            if s.open and s.open[-1].thread != event.thread:
+                return (
+                    f"rule 1.3: synchronous {sig} committed on thread {_thread(event.thread)} "
+                    f"while {s.open[-1].sig} runs on thread {_thread(s.open[-1].thread)}"
+                )
+            if sig == "onNext" and s.depth + 1 > self.max_depth:
+                return (
+                    f"rule 3.3: synchronous onNext would be nested {s.depth + 1} deep "
+                    f"(onNext -> request -> onNext); the bound is {self.max_depth}"
                 )
         if sig == "onNext":
             s.emitted += 1
