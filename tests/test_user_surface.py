@@ -52,12 +52,13 @@ def test_on_next_callback_error_is_raised_by_to_list_and_iteration() -> None:
 
 # ------------------------------------------------------- 4. to_list has a total deadline
 def test_to_list_timeout_is_a_total_deadline() -> None:
-    slow = Flow.generate(0, _tick)  # an element every 50 ms, for ever
-    started = time.monotonic()
-    with rs.NewThreadExecutor() as executor, pytest.raises(TimeoutError):
-        slow.subscribe_on(executor).to_list(timeout=0.5)
-    # per element it would never time out; a total deadline stops near 0.5 s
-    assert time.monotonic() - started < 5
+    with rs.NewThreadExecutor() as executor:
+        slow = Flow.generate(0, _tick, executor=executor)  # an element every 50 ms, for ever
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            slow.to_list(timeout=0.5)
+        # per element it would never time out; a total deadline stops near 0.5 s
+        assert time.monotonic() - started < 5
 
 
 def _tick(state: int, sink: rs.Sink[int]) -> int:
@@ -128,7 +129,8 @@ def test_flow_is_iterable_with_bounded_prefetch() -> None:
         if x == 2:
             break
     assert got == [0, 1, 2]
-    assert requests and max(requests) < 1000
+    assert requests
+    assert max(requests) < 1000
 
 
 def test_flow_is_async_iterable() -> None:
@@ -162,9 +164,39 @@ def test_library_logger_has_a_null_handler() -> None:
 def test_await_first_last_and_to_list() -> None:
     async def main() -> tuple[int, int, list[int]]:
         flow = Flow.from_iterable(range(5))
-        return await flow.first(), await flow.last(), await flow.to_list()
+        return await flow.aio.first(), await flow.aio.last(), await flow.aio.to_list()
 
     assert asyncio.run(main()) == (0, 4, [0, 1, 2, 3, 4])
+
+
+def test_await_does_not_block_the_loop_and_flat_map_awaits_coroutines() -> None:
+    async def double(x: int) -> int:
+        await asyncio.sleep(0)
+        return 2 * x
+
+    async def main() -> list[int]:
+        return await Flow.from_iterable(range(4)).concat_map(double).aio.to_list()
+
+    assert asyncio.run(main()) == [0, 2, 4, 6]
+
+
+def test_first_and_last_block_and_say_when_empty() -> None:
+    assert Flow.range(3, 9).first() == 3
+    assert Flow.range(3, 9).last() == 8
+    with pytest.raises(LookupError, match="first"):
+        Flow.empty().first()
+
+
+def test_break_out_of_async_for_cancels_without_async_with() -> None:
+    cancelled = threading.Event()
+
+    async def main() -> None:
+        async for x in Flow.from_iterable(range(10**9)).do_on_cancel(cancelled.set):
+            if x == 3:
+                break
+        assert cancelled.is_set()
+
+    asyncio.run(main())
 
 
 def test_hot_bounded_push_source_fed_from_a_coroutine() -> None:
