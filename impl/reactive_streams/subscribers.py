@@ -87,6 +87,14 @@ class LambdaSubscriber(Generic[T]):
         subscription, self._subscription = self._subscription, None
         if subscription is not None:
             subscription.cancel()  # rule 2.13 / 3.5
+        if self._on_error is None:
+            _log.error(
+                "rule 2.13: the on_next callback of %r raised; subscription cancelled",
+                self,
+                exc_info=exc,
+            )
+            self.done.set()
+            return
         self._deliver_error(exc)
 
     def on_error(self, error: BaseException) -> None:
