@@ -115,7 +115,7 @@ def test_flat_map_accepts_iterables() -> None:
     reason="the null-element message is produced in operators/ and _subscription.py",
 )
 def test_map_returning_none_names_the_map_and_the_function() -> None:
-    ts: TestSubscriber[int | None] = TestSubscriber()
+    ts: TestSubscriber[int | None] = TestSubscriber(10)
     Flow.from_iterable(["1", "x"]).map(_parse).subscribe(ts)
     ts.assert_error(TypeError, "map(_parse)")
 
