@@ -184,7 +184,8 @@ class Flow(Generic[T]):
     ) -> LambdaSubscriber[T] | None:
         """``subscribe(subscriber)`` (the Publisher method, rule 1.9), or callbacks:
         ``subscribe(on_next, on_error, on_complete, request=batch)`` returns the
-        ``LambdaSubscriber`` (``cancel()``, ``done``)."""
+        ``LambdaSubscriber`` (``cancel()``, ``done``). An ``on_next`` that raises
+        cancels upstream and its exception goes to ``on_error``."""
         if on_next is None:
             # rule 1.9: null plays None; a Publisher rejects it with TypeError
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
