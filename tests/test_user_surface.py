@@ -2,7 +2,8 @@
 
 Each test names the problem a user hit (what went wrong, then what should happen).
 Executor adaptation and cancel through ``subscribe_on`` are tested with the executors
-and operators (tests/test_executors.py, tests/operators/).
+and operators (tests/test_executors.py, tests/operators/); docs that run, in
+tests/test_docs.py; the public surface, in tests/test_exports.py.
 """
 
 from __future__ import annotations
@@ -153,6 +154,20 @@ def test_break_out_of_async_for_cancels_at_once() -> None:
         assert cancelled.is_set()
 
     asyncio.run(main())
+
+
+def test_tracing_a_fused_pipeline_records_its_subscription_and_says_so() -> None:
+    from pathlib import Path
+
+    from reactive_streams.tracing import tracing
+
+    with tracing() as tracer:
+        assert Flow.range(5).map(lambda x: x + 1).to_list() == [1, 2, 3, 4, 5]
+    sigs = [event["sig"] for event in tracer.events]
+    assert sigs.count("send_on_next") == 5
+    assert "send_on_complete" in sigs
+    operators_doc = Path(__file__).resolve().parent.parent / "docs" / "operators.md"
+    assert "Tracing sees subscriptions, not iterators" in operators_doc.read_text("utf-8")
 
 
 def test_library_logger_has_a_null_handler() -> None:
