@@ -195,6 +195,16 @@ def test_await_does_not_block_the_loop_and_flat_map_awaits_coroutines() -> None:
     assert asyncio.run(main()) == [0, 2, 4, 6]
 
 
+def test_flat_map_names_itself_and_the_mapper_when_it_cannot_adapt() -> None:
+    async def fetch(x: int) -> int:
+        return x
+
+    with pytest.raises(TypeError, match=r"flat_map\(.*fetch\): returned an awaitable outside"):
+        Flow.range(2).flat_map(fetch).to_list(timeout=10)
+    with pytest.raises(TypeError, match=r"concat_map\(.*: returned int; expected"):
+        Flow.range(2).concat_map(lambda x: x).to_list(timeout=10)  # type: ignore[arg-type, return-value]
+
+
 def test_first_and_last_block_and_say_when_empty() -> None:
     assert Flow.range(3, 9).first() == 3
     assert Flow.range(3, 9).last() == 8
