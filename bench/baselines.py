@@ -152,7 +152,7 @@ def aiter_flat_map_one(n: int) -> Run:
     "aiter_flat_map_two",
     n=M,
     group="baseline",
-    title="async generators flat_map to range(x, 2)",
+    title="async generators flat_map to range(x, x + 2)",
     expect=twice,
 )
 def aiter_flat_map_two(n: int) -> Run:

@@ -103,7 +103,7 @@ def _sources() -> Any:
     "rs_range_1",
     n=100_000,
     group="ours",
-    title="`range(0, 1)`, unbounded demand, one subscription each (subscribe overhead)",
+    title="`range(i, i + 1)`, unbounded demand, one subscription each (subscribe overhead)",
     unit="subscriptions",
 )
 def rs_range_1(n: int) -> Run:
@@ -114,7 +114,7 @@ def rs_range_1(n: int) -> Run:
         range_ = src.range
         for i in range(n):
             s = CountingSubscriber()
-            range_(i, 1).subscribe(s)
+            range_(i, i + 1).subscribe(s)
             total += s.result()
         return total
 
@@ -365,7 +365,7 @@ def _flat_map(inner: str, fused: bool) -> Callable[[int], Run]:
     def setup(n: int) -> Run:
         flow = _flow(fused)
         just, range_ = flow.just, flow.range
-        mapper = just if inner == "one" else (lambda x: range_(x, 2))
+        mapper = just if inner == "one" else (lambda x: range_(x, x + 2))
 
         def run() -> int:
             s = CountingSubscriber()
@@ -389,7 +389,7 @@ workload(
     n=FLAT_N,
     group="ours",
     requires=FLAT_MAP,
-    title="`Flow.range(0, n).flat_map(lambda x: Flow.range(x, 2))`",
+    title="`Flow.range(0, n).flat_map(lambda x: Flow.range(x, x + 2))`",
     expect=twice,
 )(_flat_map("two", True))
 workload(

@@ -19,7 +19,7 @@ from hypothesis.stateful import initialize, precondition, rule
 import reactive_streams as rs
 from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor
-from reactive_streams.sources import Sink
+from reactive_streams.sources import IterablePublisher, Sink
 
 from .machines import Arm, TracedMachine, arms, request_sizes
 
@@ -37,11 +37,11 @@ def _failing(length: int) -> Iterator[int]:
 
 def make_publisher(kind: str, length: int, executor: Executor | None, batch: int) -> Publisher[Any]:
     if kind == "range":
-        return rs.range(10, length, executor=executor, batch_size=batch)
+        return rs.range(10, 10 + length, executor=executor, batch_size=batch)
     if kind == "from_iterable":
         return rs.from_iterable(list(range(length)), executor=executor, batch_size=batch)
     if kind == "failing_iterable":
-        return rs.IterablePublisher(lambda: _failing(length), executor=executor, batch_size=batch)
+        return IterablePublisher(lambda: _failing(length), executor=executor, batch_size=batch)
     fails = kind == "generate_fails"
 
     def step(state: int, sink: Sink[int]) -> int:

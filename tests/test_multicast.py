@@ -91,7 +91,7 @@ def publish_conn(flow: ConnectableFlow[Any]) -> PublishConnection[Any]:
 
 # ---------------------------------------------------------------- publish: lockstep
 def test_spec101_lockstep_gives_no_subscriber_more_than_it_requested() -> None:
-    flow = publish(rs.range(1, 10), buffer_size=4)
+    flow = publish(rs.range(1, 11), buffer_size=4)
     a, b = TestSubscriber[int](3), TestSubscriber[int](1)
     flow.subscribe(a)
     flow.subscribe(b)
@@ -243,7 +243,7 @@ def test_completion_waits_for_the_buffer_then_late_subscribers_get_it_at_once() 
 # ---------------------------------------------------------------- disconnect strategies
 def test_disconnect_error_overtakes_buffer() -> None:
     ts = TestSubscriber[int](5)
-    flow = publish(rs.range(1, 10), on_disconnect="error")
+    flow = publish(rs.range(1, 11), on_disconnect="error")
     flow.subscribe(ts)
     conn = flow.connect()
     conn.disconnect()

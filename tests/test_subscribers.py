@@ -15,7 +15,7 @@ from reactive_streams.testing import TestSubscriber
 def test_subscribe_callbacks_unbounded() -> None:
     got: list[int] = []
     completed: list[bool] = []
-    sub = rs.subscribe(rs.range(1, 5), got.append, on_complete=lambda: completed.append(True))
+    sub = rs.subscribe(rs.range(1, 6), got.append, on_complete=lambda: completed.append(True))
     assert got == [1, 2, 3, 4, 5]
     assert completed == [True]
     assert sub.done.is_set()
@@ -282,7 +282,7 @@ def test_spec212_a_subscriber_given_a_second_subscription_cancels_it() -> None:
     executor = rs.ManualExecutor()
     received: list[int] = []
     subscriber = rs.LambdaSubscriber(received.append, request=1)
-    rs.range(1, 3, executor=executor).subscribe(subscriber)
-    rs.range(100, 3, executor=executor).subscribe(subscriber)
+    rs.range(1, 4, executor=executor).subscribe(subscriber)
+    rs.range(100, 103, executor=executor).subscribe(subscriber)
     executor.run_all()
     assert received == [1, 2, 3]

@@ -1,12 +1,21 @@
 """Reactive Streams 1.0.4 for Python.
 
-Publishers (``range``, ``from_iterable``, ``just``, ``empty``, ``error``,
-``from_callable``, ``generate``), subscribers (``subscribe``, ``LambdaSubscriber``,
-``AsyncSubscriber``), executors and the tracing hook. ``reactive_streams.testing``
+``Flow`` is the way in: sources (``range``, ``from_iterable``, ``just``, ``empty``,
+``error``, ``from_callable``, ``generate``; also here at the top level, returning a
+Flow), operators, and terminals (``to_list``, ``for``, ``async for``, ``aio``).
+``Emitter`` is a hot, bounded push source. Executors decide where signals run
+(``reactive_streams.schedulers`` has the named ones); ``reactive_streams.testing``
 holds ``TestSubscriber``.
+
+The protocol-level pieces stay in their modules: the raw publishers in
+``reactive_streams.sources``, the operators in ``reactive_streams.operators``.
 """
 
-from ._demand import MAX_DEMAND, add_demand, check_request, take
+import logging as _logging
+
+from . import schedulers
+from ._demand import MAX_DEMAND
+from ._emitter import Emitter
 from .api import Processor, Publisher, Subscriber, Subscription
 from .executors import (
     Executor,
@@ -17,28 +26,34 @@ from .executors import (
     ThreadPoolExecutor,
     default_executor,
 )
-from .flow import Flow
-from .sources import (
-    IterablePublisher,
-    Sink,
-    empty,
-    error,
-    from_callable,
-    from_iterable,
-    generate,
-    just,
-    range,
-)
+from .flow import AsyncTerminals, Flow
+from .operators.backpressure import BufferOverflowError
+from .sources import Sink
 from .subscribers import AsyncSubscriber, LambdaSubscriber, subscribe
 from .tracing import Tracer, start_tracing, stop_tracing
+
+# A library logs, the application decides where it goes (logging HOWTO).
+_logging.getLogger("reactive_streams").addHandler(_logging.NullHandler())
+
+# Sources, as Flows.
+empty = Flow.empty
+error = Flow.error
+from_callable = Flow.from_callable
+from_iterable = Flow.from_iterable
+generate = Flow.generate
+just = Flow.just
+range = Flow.range  # Python's range arguments, as a Flow
+range_count = Flow.range_count
 
 __all__ = [
     "MAX_DEMAND",
     "AsyncSubscriber",
+    "AsyncTerminals",
+    "BufferOverflowError",
+    "Emitter",
     "Executor",
     "Flow",
     "ImmediateExecutor",
-    "IterablePublisher",
     "LambdaSubscriber",
     "ManualExecutor",
     "NewThreadExecutor",
@@ -50,8 +65,6 @@ __all__ = [
     "Subscription",
     "ThreadPoolExecutor",
     "Tracer",
-    "add_demand",
-    "check_request",
     "default_executor",
     "empty",
     "error",
@@ -60,8 +73,9 @@ __all__ = [
     "generate",
     "just",
     "range",
+    "range_count",
+    "schedulers",
     "start_tracing",
     "stop_tracing",
     "subscribe",
-    "take",
 ]

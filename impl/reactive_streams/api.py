@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar, runtime_checkable
 
+__all__ = ["Processor", "Publisher", "Subscriber", "Subscription"]
+
 T_contra = TypeVar("T_contra", contravariant=True)
 T_co = TypeVar("T_co", covariant=True)
 

@@ -1,7 +1,8 @@
 """Bridges between publishers and Python iteration.
 
 * ``to_iterable(publisher, prefetch)``: a blocking iterator for plain ``for`` loops;
-* ``to_async_iterator(publisher, prefetch)``: an async iterator for ``async for``;
+* ``to_async_iterator(publisher, prefetch)``: an async iterator for ``async for``
+  (``async with`` it to cancel on exit);
 * ``from_async_iterable(aiterable, loop=...)``: a Publisher fed by an async iterable.
 
 The iterators keep at most ``prefetch`` elements outstanding (requested and not yet
@@ -17,13 +18,19 @@ import contextlib
 import logging
 import threading
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import Generic, TypeVar
 
 from ._demand import MAX_DEMAND, add_demand, check_request
 from .api import Publisher, Subscriber, Subscription
 
-__all__ = ["AsyncIterablePublisher", "from_async_iterable", "to_async_iterator", "to_iterable"]
+__all__ = [
+    "AsyncFlowIterator",
+    "AsyncIterablePublisher",
+    "from_async_iterable",
+    "to_async_iterator",
+    "to_iterable",
+]
 
 _log = logging.getLogger("reactive_streams")
 
@@ -137,8 +144,9 @@ def to_iterable(
 ) -> Iterator[T]:
     """Iterate ``publisher`` with a blocking ``for`` loop.
 
-    Subscribes on the first ``next()``. ``timeout`` bounds each wait for an element
-    (``TimeoutError``). Breaking out of the loop (or closing the generator) cancels.
+    Subscribes on the first ``next()``. ``timeout`` bounds each wait for the next
+    element, not the whole loop (``TimeoutError``). Breaking out of the loop (or
+    closing the generator) cancels.
     """
     _replenish_size(prefetch)
     return _iterate(publisher, prefetch, timeout)
@@ -191,19 +199,184 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
         return True, item
 
 
-async def to_async_iterator(publisher: Publisher[T], prefetch: int = 128) -> AsyncIterator[T]:
-    """Iterate ``publisher`` with ``async for``; breaking out (or ``aclose``) cancels."""
-    _replenish_size(prefetch)
-    subscriber: _LoopSubscriber[T] = _LoopSubscriber(prefetch, asyncio.get_running_loop())
+class AsyncFlowIterator(Generic[T]):
+    """The async iterator of a publisher: ``async for``, and ``async with`` to cancel.
+
+    Subscribes on the first ``__anext__`` (inside a running loop). Cancels upstream when
+    the stream ends, when ``aclose()`` is called, when an ``async with`` block exits, and
+    when the iterator is dropped: breaking out of ``async for`` over an iterator that
+    nothing else references cancels at once (no garbage-collection cycle is involved).
+    """
+
+    __slots__ = ("__weakref__", "_prefetch", "_publisher", "_subscriber")
+
+    def __init__(self, publisher: Publisher[T], prefetch: int = 128) -> None:
+        _replenish_size(prefetch)
+        self._publisher: Publisher[T] | None = publisher
+        self._prefetch = prefetch
+        self._subscriber: _LoopSubscriber[T] | None = None
+
+    def __aiter__(self) -> AsyncFlowIterator[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        subscriber = self._subscriber
+        if subscriber is None:
+            publisher = self._publisher
+            if publisher is None:
+                raise StopAsyncIteration
+            self._publisher = None
+            subscriber = _LoopSubscriber(self._prefetch, asyncio.get_running_loop())
+            self._subscriber = subscriber
+            publisher.subscribe(subscriber)
+        try:
+            ok, item = await subscriber.take()
+        except BaseException:
+            self.close()
+            raise
+        if not ok:
+            self.close()
+            raise StopAsyncIteration
+        return item  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Cancel upstream (idempotent, callable from any thread)."""
+        self._publisher = None
+        subscriber = self._subscriber
+        if subscriber is not None:
+            subscriber.cancel()
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> AsyncFlowIterator[T]:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def to_async_iterator(publisher: Publisher[T], prefetch: int = 128) -> AsyncFlowIterator[T]:
+    """Iterate ``publisher`` with ``async for`` (call inside a running event loop).
+
+    ``break`` cancels at once when the loop held the only reference; otherwise use
+    ``async with to_async_iterator(p) as items:`` (or ``aclose()``) to cancel on exit.
+    """
+    return AsyncFlowIterator(publisher, prefetch)
+
+
+class _ResultSubscriber(Generic[T]):
+    """Unbounded demand (one for ``first``); keeps the first, the last or every element
+    and calls ``finished`` once (from the signalling thread)."""
+
+    def __init__(self, mode: str, finished: Callable[[], None]) -> None:
+        self._mode = mode
+        self._finished = finished
+        self.items: list[T] = []
+        self.error: BaseException | None = None
+        self._subscription: Subscription | None = None
+        self._over = False
+        self._lock = threading.Lock()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        with self._lock:
+            duplicate = self._subscription is not None or self._over
+            if not duplicate:
+                self._subscription = subscription
+        if duplicate:
+            subscription.cancel()  # rule 2.5
+            return
+        subscription.request(1 if self._mode == "first" else MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        if self._over:
+            return  # rule 2.8
+        if self._mode == "list":
+            self.items.append(item)
+        elif self._mode == "last":
+            self.items[:] = (item,)
+        else:
+            self.items.append(item)
+            self.cancel()
+            self._finished()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        if self._end():
+            self.error = error
+            self._finished()
+
+    def on_complete(self) -> None:
+        if self._end():
+            self._finished()
+
+    def _end(self) -> bool:
+        with self._lock:
+            was_over, self._over = self._over, True
+            self._subscription = None  # rule 2.4
+        return not was_over
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._over = True
+            subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.cancel()
+
+    def result(self, what: str) -> object:
+        if self.error is not None:
+            raise self.error
+        if self._mode == "list":
+            return self.items
+        if not self.items:
+            raise LookupError(f"{what}: the flow completed without an element")
+        return self.items[0]
+
+
+def wait_result(publisher: Publisher[T], mode: str, what: str, timeout: float | None) -> object:
+    """Block until ``publisher`` ends (``first``: its first element); ``timeout`` bounds
+    the whole wait (``TimeoutError``, after cancelling)."""
+    done = threading.Event()
+    subscriber: _ResultSubscriber[T] = _ResultSubscriber(mode, done.set)
+    publisher.subscribe(subscriber)
+    if not done.wait(timeout):
+        subscriber.cancel()
+        raise TimeoutError(
+            f"{what}: not complete within {timeout}s ({len(subscriber.items)} elements so far)"
+        )
+    return subscriber.result(what)
+
+
+async def await_result(publisher: Publisher[T], mode: str, what: str) -> object:
+    """``wait_result`` for asyncio: the loop is never blocked; cancelling the awaiting
+    task cancels the subscription (wrap in ``asyncio.timeout`` for a deadline)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def finished() -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is waiting any more
+            loop.call_soon_threadsafe(_resolve, done)
+
+    subscriber: _ResultSubscriber[T] = _ResultSubscriber(mode, finished)
     publisher.subscribe(subscriber)
     try:
-        while True:
-            ok, item = await subscriber.take()
-            if not ok:
-                return
-            yield item  # type: ignore[misc]
+        await done
     finally:
         subscriber.cancel()
+    return subscriber.result(what)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class _AsyncIterableSubscription(Generic[T]):

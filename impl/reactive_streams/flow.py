@@ -3,15 +3,17 @@
 ``Flow.range(1, 10).map(f).filter(p).observe_on(executor).subscribe(print)``
 
 A Flow wraps any Publisher and is one itself (``subscribe(subscriber)``); every operator
-returns a new cold Flow, and nothing runs until a subscriber arrives. Pipelines over
+returns a new cold Flow, and nothing runs until a subscriber arrives. A Flow is also an
+iterable (``for x in flow``, blocking, bounded prefetch) and an async iterable
+(``async for x in flow``); ``flow.aio`` holds the awaitable terminals. Pipelines over
 synchronous sources are fused (see :mod:`reactive_streams.operators.fused`); the switch
 is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from . import sources as _sources
 from ._demand import MAX_DEMAND
@@ -32,16 +34,15 @@ from .operators.fused import (
     fusion_enabled,
     set_fusion,
 )
-from .sources import IterablePublisher, ScalarPublisher, Sink
+from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, ScalarPublisher, Sink
 from .subscribers import LambdaSubscriber
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-
+    from .bridges import AsyncFlowIterator
     from .executors import Executor
     from .multicast import ConnectableFlow, OnDisconnect
 
-__all__ = ["Flow", "fusion_enabled", "set_fusion"]
+__all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -80,7 +81,7 @@ class _DeferPublisher(Generic[T]):
         try:
             publisher = self._make()
             if publisher is None:
-                raise TypeError("rule 2.13: the mapper returned None instead of a Publisher")
+                raise TypeError("rule 2.13: flat_map's mapper returned None instead of a Publisher")
         except Exception as exc:
             deliver_subscribe_then_error(subscriber, exc)
             return
@@ -88,6 +89,56 @@ class _DeferPublisher(Generic[T]):
 
 
 _NO_CALLBACK: Any = object()  # subscribe() with callbacks but no on_next
+
+Inner = Publisher[R] | Iterable[R] | Awaitable[R]
+"""What ``flat_map``'s mapper may return for one element."""
+
+
+def _name_of(fn: object) -> str:
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+def _adapt_mapper(operator: str, fn: Callable[[T], Inner[R]]) -> Callable[[T], Publisher[R]]:
+    """``fn`` with iterables and awaitables turned into Publishers (a Publisher passes as is)."""
+
+    def mapper(item: T) -> Publisher[R]:
+        result = fn(item)
+        if hasattr(result, "subscribe"):
+            return cast("Publisher[R]", result)
+        if hasattr(result, "__await__"):
+            return _awaitable_flow(cast("Awaitable[R]", result), operator, fn)
+        if hasattr(result, "__iter__"):
+            return Flow.from_iterable(result)
+        if result is None:
+            raise TypeError(f"rule 2.13: {operator}({_name_of(fn)}): returned None")
+        raise TypeError(
+            f"{operator}({_name_of(fn)}): returned {type(result).__name__}; expected a "
+            "Publisher, an iterable or an awaitable"
+        )
+
+    return mapper
+
+
+def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[R]:
+    """One element: the awaitable's result, awaited on this thread's running event loop."""
+    import asyncio  # only when an awaitable is actually returned
+
+    from .bridges import from_async_iterable
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        close = getattr(awaitable, "close", None)
+        if close is not None:
+            close()  # a coroutine never awaited: no "never awaited" warning
+        raise TypeError(
+            f"{operator}({_name_of(fn)}): returned an awaitable outside a running event loop"
+        ) from None
+
+    async def one() -> Any:
+        yield await awaitable
+
+    return Flow(from_async_iterable(one(), loop=loop))
 
 
 class Flow(Generic[T]):
@@ -133,7 +184,8 @@ class Flow(Generic[T]):
     ) -> LambdaSubscriber[T] | None:
         """``subscribe(subscriber)`` (the Publisher method, rule 1.9), or callbacks:
         ``subscribe(on_next, on_error, on_complete, request=batch)`` returns the
-        ``LambdaSubscriber`` (``cancel()``, ``done``)."""
+        ``LambdaSubscriber`` (``cancel()``, ``done``). An ``on_next`` that raises
+        cancels upstream and its exception goes to ``on_error``."""
         if on_next is None:
             # rule 1.9: null plays None; a Publisher rejects it with TypeError
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
@@ -147,6 +199,14 @@ class Flow(Generic[T]):
         )
         self._source.subscribe(subscriber)
         return subscriber
+
+    def __iter__(self) -> Iterator[T]:
+        """``for x in flow``: ``blocking_iter()`` (prefetch 128, no timeout)."""
+        return self.blocking_iter()
+
+    def __aiter__(self) -> AsyncFlowIterator[T]:
+        """``async for x in flow``: ``to_async_iterator()`` (prefetch 128)."""
+        return self.to_async_iterator()
 
     # ============================================================= constructors
     @staticmethod
@@ -165,19 +225,72 @@ class Flow(Generic[T]):
             return Flow(publisher, _sync=SyncSource(publisher._factory))
         return Flow(publisher)
 
+    @overload
     @staticmethod
-    def range(start: int, count: int) -> Flow[int]:
-        """``count`` consecutive ints from ``start``."""
-        return Flow.from_publisher(_sources.range(start, count))
+    def range(
+        stop: int, /, *, executor: Executor | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> Flow[int]: ...
+
+    @overload
+    @staticmethod
+    def range(
+        start: int,
+        stop: int,
+        step: int = 1,
+        /,
+        *,
+        executor: Executor | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> Flow[int]: ...
 
     @staticmethod
-    def from_iterable(iterable: Iterable[T]) -> Flow[T]:
-        """The elements of ``iterable`` (``iter()`` per subscription)."""
-        return Flow.from_publisher(_sources.from_iterable(iterable))
+    def range(
+        start: int,
+        stop: int | None = None,
+        step: int = 1,
+        /,
+        *,
+        executor: Executor | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> Flow[int]:
+        """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``."""
+        if stop is None:
+            start, stop = 0, start
+        return Flow.from_publisher(
+            _sources.range(start, stop, step, executor=executor, batch_size=batch_size)
+        )
 
     @staticmethod
-    def just(*items: T) -> Flow[T]:
+    def range_count(
+        start: int,
+        count: int,
+        *,
+        executor: Executor | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> Flow[int]:
+        """``count`` consecutive ints from ``start`` (Reactor's and RxJava's ``range``)."""
+        if type(count) is not int or count < 0:
+            raise ValueError(f"range_count: count must be an int >= 0, got {count!r}")
+        return Flow.range(start, start + count, executor=executor, batch_size=batch_size)
+
+    @staticmethod
+    def from_iterable(
+        iterable: Iterable[T],
+        *,
+        executor: Executor | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> Flow[T]:
+        """The elements of ``iterable`` (``iter()`` per subscription); with ``executor``,
+        signals are delivered there, ``batch_size`` elements per task."""
+        return Flow.from_publisher(
+            _sources.from_iterable(iterable, executor=executor, batch_size=batch_size)
+        )
+
+    @staticmethod
+    def just(*items: T, executor: Executor | None = None) -> Flow[T]:
         """The given items, then completion."""
+        if executor is not None:
+            return Flow.from_publisher(_sources.just(*items, executor=executor))
         publisher = _sources.just(*items)
         if type(publisher) is ScalarPublisher:
             # the common inner of flat_map: built without __init__; _sync_source() describes it
@@ -188,26 +301,38 @@ class Flow(Generic[T]):
         return Flow.from_publisher(publisher)
 
     @staticmethod
-    def empty() -> Flow[Any]:
+    def empty(*, executor: Executor | None = None) -> Flow[Any]:
         """Completes at once, without demand."""
+        if executor is not None:
+            return Flow(_sources.empty(executor=executor))
         publisher = _sources.empty()
         return Flow(publisher, _sync=SyncSource(publisher._factory, "empty"))
 
     @staticmethod
-    def error(exc: BaseException) -> Flow[Any]:
+    def error(exc: BaseException, *, executor: Executor | None = None) -> Flow[Any]:
         """Fails at once with ``exc``, without demand."""
+        if executor is not None:
+            return Flow(_sources.error(exc, executor=executor))
         publisher = _sources.error(exc)
         return Flow(publisher, _sync=SyncSource(publisher._factory, "error", error=exc))
 
     @staticmethod
-    def from_callable(fn: Callable[[], T]) -> Flow[T]:
+    def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> Flow[T]:
         """One element, ``fn()``, computed per subscription on the first demand."""
-        return Flow.from_publisher(_sources.from_callable(fn))
+        return Flow.from_publisher(_sources.from_callable(fn, executor=executor))
 
     @staticmethod
-    def generate(initial_state: S, generator: Callable[[S, Sink[T]], S]) -> Flow[T]:
+    def generate(
+        initial_state: S,
+        generator: Callable[[S, Sink[T]], S],
+        *,
+        executor: Executor | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> Flow[T]:
         """Elements produced on demand by ``generator(state, sink) -> state``."""
-        return Flow.from_publisher(_sources.generate(initial_state, generator))
+        return Flow.from_publisher(
+            _sources.generate(initial_state, generator, executor=executor, batch_size=batch_size)
+        )
 
     @staticmethod
     def from_async_iterable(iterable: AsyncIterable[T], *, loop: Any = None) -> Flow[T]:
@@ -300,12 +425,20 @@ class Flow(Generic[T]):
     # ================================================= combining publishers
     def flat_map(
         self,
-        fn: Callable[[T], Publisher[R]],
+        fn: Callable[[T], Inner[R]],
         max_concurrency: int = 256,
         prefetch: int = 32,
     ) -> Flow[R]:
         """Map each element to a Publisher and merge their elements (at most
-        ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``)."""
+        ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``).
+
+        ``fn`` may also return an iterable (its elements) or an awaitable (its result,
+        awaited on the running event loop of the thread that calls ``fn``)."""
+        return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch)
+
+    def _flat_map(
+        self, fn: Callable[[T], Publisher[R]], max_concurrency: int, prefetch: int
+    ) -> Flow[R]:
         same = self._terminal_or_none()
         if same is not None:
             return same
@@ -318,9 +451,9 @@ class Flow(Generic[T]):
             _flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, factory)
         )
 
-    def concat_map(self, fn: Callable[[T], Publisher[R]], prefetch: int = 32) -> Flow[R]:
+    def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
-        return self.flat_map(fn, 1, prefetch)
+        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch)
 
     def merge_with(self, *others: Publisher[T]) -> Flow[T]:
         """Elements of this flow and ``others``, interleaved as they arrive."""
@@ -331,7 +464,7 @@ class Flow(Generic[T]):
         """Elements of every publisher, interleaved as they arrive (all subscribed at once)."""
         if not publishers:
             return Flow.empty()
-        return Flow.from_iterable(publishers).flat_map(_identity, len(publishers), prefetch)
+        return Flow.from_iterable(publishers)._flat_map(_identity, len(publishers), prefetch)
 
     @staticmethod
     def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:
@@ -447,18 +580,77 @@ class Flow(Generic[T]):
         return replay(self, bound, on_disconnect)
 
     # ================================================================ terminals
-    def to_list(self, timeout: float | None = 10.0) -> list[T]:
-        """Block until completion and return every element (raises the stream's error)."""
-        return list(self.blocking_iter(timeout=timeout))
+    def to_list(self, timeout: float | None = None) -> list[T]:
+        """Block until completion and return every element (raises the stream's error).
+
+        ``timeout`` (seconds) bounds the whole call: ``TimeoutError`` after cancelling.
+        Inside a coroutine use ``await flow.aio.to_list()``."""
+        from .bridges import wait_result
+
+        return cast("list[T]", wait_result(self, "list", "to_list", timeout))
+
+    def first(self, timeout: float | None = None) -> T:
+        """Block for the first element, then cancel (``LookupError`` if there is none)."""
+        from .bridges import wait_result
+
+        return cast("T", wait_result(self, "first", "first", timeout))
+
+    def last(self, timeout: float | None = None) -> T:
+        """Block until completion and return the last element (``LookupError`` if none)."""
+        from .bridges import wait_result
+
+        return cast("T", wait_result(self, "last", "last", timeout))
 
     def blocking_iter(self, prefetch: int = 128, *, timeout: float | None = None) -> Iterator[T]:
-        """A blocking iterator (``timeout`` bounds each wait); breaking out cancels."""
+        """A blocking iterator keeping at most ``prefetch`` elements requested ahead.
+
+        ``timeout`` bounds each wait for the next element (not the whole loop);
+        breaking out of the loop cancels."""
         from .bridges import to_iterable
 
         return to_iterable(self, prefetch, timeout=timeout)
 
-    def to_async_iterator(self, prefetch: int = 128) -> AsyncIterator[T]:
-        """An async iterator for ``async for`` (call inside a running event loop)."""
+    def to_async_iterator(self, prefetch: int = 128) -> AsyncFlowIterator[T]:
+        """An async iterator for ``async for`` (iterate inside a running event loop).
+
+        Cancels when the stream ends, on ``aclose()``, when an ``async with`` block over it
+        exits, and when it is dropped (so ``break`` cancels at once when the loop held the
+        only reference)."""
         from .bridges import to_async_iterator
 
         return to_async_iterator(self, prefetch)
+
+    @property
+    def aio(self) -> AsyncTerminals[T]:
+        """Awaitable terminals: ``await flow.aio.first()``, ``.last()``, ``.to_list()``."""
+        return AsyncTerminals(self)
+
+
+class AsyncTerminals(Generic[T]):
+    """The terminals of a Flow for asyncio code; none of them blocks the event loop.
+
+    Cancelling the awaiting task cancels the subscription; for a deadline wrap the
+    await in ``asyncio.timeout(seconds)``."""
+
+    __slots__ = ("_flow",)
+
+    def __init__(self, flow: Flow[T]) -> None:
+        self._flow = flow
+
+    async def to_list(self) -> list[T]:
+        """Every element, at completion (raises the stream's error)."""
+        from .bridges import await_result
+
+        return cast("list[T]", await await_result(self._flow, "list", "to_list"))
+
+    async def first(self) -> T:
+        """The first element, then cancel (``LookupError`` if the flow is empty)."""
+        from .bridges import await_result
+
+        return cast("T", await await_result(self._flow, "first", "first"))
+
+    async def last(self) -> T:
+        """The last element, at completion (``LookupError`` if the flow is empty)."""
+        from .bridges import await_result
+
+        return cast("T", await await_result(self._flow, "last", "last"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Generic, Never, TypeVar
+from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._subscription import IteratorSubscription, exact_length_types
 from .executors import Executor
@@ -103,20 +103,45 @@ class ScalarPublisher(IterablePublisher[T_co]):
 _new_scalar = object.__new__
 
 
-def range(  # the Reactive Streams / Rx name, shadowing the builtin on purpose
+@overload
+def range(
+    stop: int, /, *, executor: Executor | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+) -> IterablePublisher[int]: ...
+
+
+@overload
+def range(
     start: int,
-    count: int,
+    stop: int,
+    step: int = 1,
+    /,
+    *,
+    executor: Executor | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> IterablePublisher[int]: ...
+
+
+def range(  # shadows the builtin on purpose: same arguments, same elements
+    start: int,
+    stop: int | None = None,
+    step: int = 1,
+    /,
     *,
     executor: Executor | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[int]:
-    """``count`` consecutive ints from ``start`` (Rx semantics, not Python's ``range``)."""
-    if count < 0:
-        raise ValueError(f"range: count must be >= 0, got {count}")
-    stop = start + count
-    return IterablePublisher(
-        lambda: builtins.range(start, stop), executor=executor, batch_size=batch_size, name="range"
-    )
+    """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``.
+
+    Arguments are checked here, as the builtin checks them (``TypeError`` for a
+    non-int, ``ValueError`` for a zero step). ``Flow.range_count(start, count)`` is
+    the Reactor/RxJava form.
+    """
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("range: step must not be zero")
+    ints = builtins.range(start, stop, step)  # a range is re-iterable: one per publisher
+    return IterablePublisher(lambda: ints, executor=executor, batch_size=batch_size, name="range")
 
 
 def from_iterable(

@@ -28,7 +28,9 @@ class LambdaSubscriber(Generic[T]):
 
     ``request`` is the batch: it requests that many on subscription and again each
     time that many have arrived (``MAX_DEMAND``, the default, means unbounded).
-    ``done`` is set after the terminal signal or ``cancel``.
+    If ``on_next`` raises, the subscription is cancelled and the exception goes to
+    ``on_error`` (logged when there is none). ``done`` is set after the terminal
+    callback has returned, or by ``cancel``.
     """
 
     def __init__(
@@ -48,6 +50,7 @@ class LambdaSubscriber(Generic[T]):
         self._batch = request
         self._received = 0
         self._subscription: Subscription | None = None
+        self._failed = False
         self.done = threading.Event()
 
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -62,8 +65,14 @@ class LambdaSubscriber(Generic[T]):
     def on_next(self, item: T) -> None:
         if item is None:
             raise TypeError("rule 2.13: on_next(None)")
+        if self._failed:
+            return  # rule 2.8: signals after our own cancel are ignored
         if self._on_next is not None:
-            self._on_next(item)
+            try:
+                self._on_next(item)
+            except Exception as exc:  # rule 2.13: the subscriber must not throw; it fails instead
+                self._fail(exc)
+                return
         if self._batch != MAX_DEMAND:
             self._received += 1
             if self._received == self._batch:
@@ -72,21 +81,51 @@ class LambdaSubscriber(Generic[T]):
                 if subscription is not None:
                     subscription.request(self._batch)
 
+    def _fail(self, exc: Exception) -> None:
+        """The on_next callback raised: cancel upstream, then report it as the error."""
+        self._failed = True
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.cancel()  # rule 2.13 / 3.5
+        if self._on_error is None:
+            _log.error(
+                "rule 2.13: the on_next callback of %r raised; subscription cancelled",
+                self,
+                exc_info=exc,
+            )
+            self.done.set()
+            return
+        self._deliver_error(exc)
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         self._subscription = None  # rule 2.4: the subscription is over
-        self.done.set()
-        if self._on_error is not None:
-            self._on_error(error)
-        else:
-            _log.error("unhandled on_error in %r", self, exc_info=error)
+        if not self._failed:
+            self._deliver_error(error)
+
+    def _deliver_error(self, error: BaseException) -> None:
+        try:
+            if self._on_error is not None:
+                self._on_error(error)
+            else:
+                _log.error("unhandled on_error in %r", self, exc_info=error)
+        except Exception:
+            _log.exception("the on_error callback of %r raised", self)  # rule 2.13: nobody else
+        finally:
+            self.done.set()  # after the callback: waiting on done sees its effects
 
     def on_complete(self) -> None:
         self._subscription = None
-        self.done.set()
-        if self._on_complete is not None:
-            self._on_complete()
+        if self._failed:
+            return
+        try:
+            if self._on_complete is not None:
+                self._on_complete()
+        except Exception:
+            _log.exception("the on_complete callback of %r raised", self)  # rule 2.13
+        finally:
+            self.done.set()
 
     def cancel(self) -> None:
         """Cancel the subscription (rule 3.5: safe to call more than once)."""
@@ -128,7 +167,8 @@ class AsyncSubscriber(Generic[T]):
 
     The ``on_*`` methods only queue the signal; the ``when_*`` hooks run later, one at
     a time, in order, on ``executor`` (rules 1.3 and 2.7 through ``SerialQueue``).
-    Override ``when_next`` (return False to cancel), and optionally ``when_subscribe``
+    Override ``when_next`` (return False to cancel; raising cancels and calls
+    ``when_error`` with the exception), and optionally ``when_subscribe``
     (default: ``request(1)``), ``when_complete`` and ``when_error``. ``when_next``
     calling nothing means no more demand: call ``request`` to ask for more.
     """
@@ -197,9 +237,11 @@ class AsyncSubscriber(Generic[T]):
         elif kind == "next":
             try:
                 keep = self.when_next(signal.value)  # type: ignore[arg-type]
-            except Exception:
-                _log.exception("%r.when_next raised; cancelling (rule 2.13)", self)
-                keep = False
+            except Exception as exc:  # rule 2.13: cancel, then report it as the error
+                self.cancel()
+                failure = exc
+                self._guard(lambda: self.when_error(failure))
+                return
             if not keep:
                 self.cancel()
         elif kind == "complete":

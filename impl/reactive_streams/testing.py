@@ -33,6 +33,9 @@ class TestSubscriber(Generic[T]):
     the protocol breaches it saw: a signal before ``on_subscribe`` or after a terminal
     one (rules 1.3, 1.7), a second ``on_subscribe`` (2.12), more elements than requested
     (1.1), None arguments (2.13), overlapping calls (1.3).
+
+    The ``await_*`` methods wait 10 s by default, unlike the library's terminals: in a
+    test a missing signal must fail (``AssertionError`` with what did arrive), not hang.
     """
 
     __test__ = False  # not a pytest test class
@@ -169,6 +172,7 @@ class TestSubscriber(Generic[T]):
         return self
 
     def await_subscribed(self, timeout: float = 10.0) -> TestSubscriber[T]:
+        """Wait for on_subscribe; AssertionError after ``timeout`` seconds."""
         with self._changed:
             ok = self._changed.wait_for(lambda: self.subscription is not None, timeout)
         if not ok:

@@ -29,12 +29,12 @@ def test_window_emits_flows_of_count() -> None:
 
 def test_reduce_fold_collect_wait_for_demand(fusion: bool) -> None:
     ts: TestSubscriber[int] = TestSubscriber(0)
-    Flow.range(1, 4).reduce(lambda a, b: a + b).subscribe(ts)
+    Flow.range(1, 5).reduce(lambda a, b: a + b).subscribe(ts)
     ts.assert_values().assert_no_terminal()  # rule 1.1: the value waits for request
     ts.request(1)
     ts.assert_values(10).assert_complete()
-    assert Flow.range(1, 3).fold(lambda acc, x: acc * x, 10).to_list() == [60]
-    assert Flow.range(1, 3).collect().to_list() == [[1, 2, 3]]
+    assert Flow.range(1, 4).fold(lambda acc, x: acc * x, 10).to_list() == [60]
+    assert Flow.range(1, 4).collect().to_list() == [[1, 2, 3]]
     assert Flow.empty().reduce(lambda a, b: a).to_list() == []
 
 

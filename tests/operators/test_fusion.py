@@ -35,7 +35,7 @@ def _mixed_inner(x: int) -> Flow[int]:
     if kind == 1:
         return Flow.empty()
     if kind == 2:
-        return Flow.range(x * 10, 2)
+        return Flow.range_count(x * 10, 2)
     if kind == 3:
         return Flow.just(x, x + 1, x + 2).map(lambda y: y * 100)
     return Flow(rs_range(x, 3)).do_on_next(lambda y: None)  # never fused
@@ -44,8 +44,8 @@ def _mixed_inner(x: int) -> Flow[int]:
 def _mixed_async(manual: ManualExecutor, x: int) -> Flow[int]:
     """Scalars and sync inners behind inners that emit later, on the executor."""
     if x % 3 == 0:
-        return Flow.range(x * 10, 3).observe_on(manual, 2)
-    return Flow.just(x) if x % 3 == 1 else Flow.range(x * 10, 2)
+        return Flow.range_count(x * 10, 3).observe_on(manual, 2)
+    return Flow.just(x) if x % 3 == 1 else Flow.range_count(x * 10, 2)
 
 
 PIPELINES: dict[str, Callable[[ManualExecutor], Flow[Any]]] = {

@@ -17,13 +17,13 @@ class Boom(Exception):
 
 def test_map_filter_values_and_completion(fusion: bool) -> None:
     ts: TestSubscriber[int] = TestSubscriber(100)
-    Flow.range(1, 10).map(lambda x: x * 3).filter(lambda x: x % 2 == 0).subscribe(ts)
+    Flow.range(1, 11).map(lambda x: x * 3).filter(lambda x: x % 2 == 0).subscribe(ts)
     ts.assert_values(6, 12, 18, 24, 30).assert_complete()
 
 
 def test_spec101_map_delivers_no_more_than_requested(fusion: bool) -> None:
     ts: TestSubscriber[int] = TestSubscriber(2)
-    Flow.range(1, 10).map(lambda x: x + 1).subscribe(ts)
+    Flow.range(1, 11).map(lambda x: x + 1).subscribe(ts)
     ts.assert_values(2, 3).assert_no_terminal().assert_no_violations()
     ts.request(3)
     ts.assert_values(2, 3, 4, 5, 6).assert_no_terminal()
@@ -97,7 +97,7 @@ def test_spec213_map_returning_none_fails_with_type_error(fusion: bool) -> None:
 
 def test_scan_emits_running_accumulation() -> None:
     ts: TestSubscriber[int] = TestSubscriber(10)
-    Flow.range(1, 4).scan(lambda acc, x: acc + x, 0).subscribe(ts)
+    Flow.range(1, 5).scan(lambda acc, x: acc + x, 0).subscribe(ts)
     ts.assert_values(1, 3, 6, 10).assert_complete()
 
 
