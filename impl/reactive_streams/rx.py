@@ -66,8 +66,14 @@ class _ObservableSubscription(Generic[T]):
 
     def _on_next(self, item: T) -> None:
         subscriber = self._subscriber
-        if subscriber is not None:
-            subscriber.on_next(item)
+        if subscriber is None:
+            return
+        if item is None:  # Rx allows None; rule 2.13 does not: fail the stream
+            self._cancelled = True  # ``start`` disposes a subscription still being made
+            self._dispose()
+            self._on_error(TypeError("rule 2.13: from_observable: the Observable sent None"))
+            return
+        subscriber.on_next(item)
 
     def _on_error(self, error: BaseException) -> None:
         subscriber, self._subscriber = self._subscriber, None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from .. import tracing as _tracing
 from .._demand import MAX_DEMAND, check_request
 from .._serial import DrainLoop
-from ..executors import Executor
+from ..executors import Executor, as_executor, default_executor
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -126,7 +126,7 @@ class Child(Generic[T]):
             wip = conn._wip
             conn._wip = wip + 1
         if wip == 0:
-            conn._start_drain()  # the drain removes this child: its pressure is released
+            conn._start_drain(pump=False)  # removes this child; never pumps here (rule 3.5)
 
     # ------------------------------------------------- signals (drain thread only)
     @property
@@ -295,7 +295,7 @@ class Connection(DrainLoop, Generic[T]):
         self._flow = flow
         self._source = source
         self._on_disconnect = on_disconnect
-        self._executor = executor
+        self._executor = as_executor(executor) if executor is not None else None
         self._batch = batch_size if batch_size > 0 else 1
         self._pending: deque[Child[T]] = deque()  # arrived, on_subscribe not yet delivered
         self._children: list[Child[T]] = []  # drain thread only
@@ -309,6 +309,8 @@ class Connection(DrainLoop, Generic[T]):
         self._done = False  # the source (or a disconnect) ended the stream
         self._error: BaseException | None = None
         self._cut_ahead = False  # the error overtakes buffered elements
+        self._pump_budget = -1  # elements a cancel's drain may still request (-1: any)
+        self._pump_due = False  # a cancel's drain left the source's demand to top up
 
     # ------------------------------------------------------------------ public
     @property
@@ -337,12 +339,18 @@ class Connection(DrainLoop, Generic[T]):
 
         Idempotent. Subscribers arriving afterwards wait for the next ``connect()``.
         """
+        if self._detach():
+            self._kick()
+
+    def _detach(self) -> bool:
+        """Mark the connection disconnected and let newcomers join a fresh one; False if
+        it already was. The drain (``_kick``) then cancels the source."""
         with self._lock:
             if self._disconnect_requested:
-                return
+                return False
             self._disconnect_requested = True
         self._flow._forget(self)
-        self._kick()
+        return True
 
     dispose = disconnect
 
@@ -374,27 +382,25 @@ class Connection(DrainLoop, Generic[T]):
         if self._enter():
             self._start_drain()
 
-    def _start_drain(self) -> None:
+    def _start_drain(self, pump: bool = True) -> None:
+        """We took ``_wip`` from 0. ``pump=False`` (a cancel): this thread requests at most
+        ``batch_size`` elements from the source, which may emit synchronously for ever;
+        the drain then moves to the shared pool and the cancel returns (rule 3.5)."""
         executor = self._executor
-        if executor is None:
+        if executor is None or not self._submit(executor):
+            self._pump_budget = -1 if pump else self._batch
             self._drain()
-            return
-        try:
-            executor.execute(self._drain)
-        except Exception:
-            _log.exception("%r: executor rejected the drain task", self)
 
     def _continue(self) -> bool:
         """Executor mode, a batch is done but work remains: re-schedule and keep ``_wip``."""
         executor = self._executor
-        if executor is None:
-            return False
-        try:
-            executor.execute(self._drain)
-        except Exception:
-            _log.exception("%r: executor rejected the drain task", self)
-            return False
-        return True
+        return executor is not None and self._submit(executor)
+
+    def _rejected(self, error: Exception) -> None:
+        # the drain is ours and runs here from now on; it signals ``error`` to every child
+        _log.error("%r: the executor rejected the drain task", self, exc_info=error)
+        self._executor = None
+        self._upstream_terminal_locked(error, cut_ahead=True)
 
     # ------------------------------------------------------------ upstream side
     def _upstream_subscribe(self, subscription: Subscription) -> None:
@@ -420,13 +426,20 @@ class Connection(DrainLoop, Generic[T]):
         self._kick()
 
     def _upstream_terminal(self, error: BaseException | None) -> None:
+        if self._upstream_terminal_locked(error):
+            self._kick()
+
+    def _upstream_terminal_locked(
+        self, error: BaseException | None, cut_ahead: bool = False
+    ) -> bool:
         with self._lock:
             if self._done:
-                return
+                return False
             self._error = error
             self._done = True
+            self._cut_ahead = cut_ahead
             self._on_source_terminal(error)
-        self._kick()
+        return True
 
     def _control_upstream(self) -> None:
         """Drain thread: cancel the source after a disconnect, otherwise top up its demand."""
@@ -443,6 +456,11 @@ class Connection(DrainLoop, Generic[T]):
         if upstream is None or self._done:
             return
         n = self._upstream_demand()
+        if n > 0 and self._pump_budget >= 0:
+            if n > self._pump_budget:
+                self._pump_due = True  # a cancel's drain: the rest runs elsewhere (rule 3.5)
+                return
+            self._pump_budget -= n
         if n > 0:
             total = self._upstream_requested + n
             self._upstream_requested = total if total < MAX_DEMAND else MAX_DEMAND
@@ -505,6 +523,11 @@ class Connection(DrainLoop, Generic[T]):
         more = self._emit()
         self._prune()
         self._control_upstream()
+        if self._pump_due:
+            # the cancel returns; the source is pumped on the shared pool, keeping the drain
+            self._pump_due = False
+            self._pump_budget = -1
+            return self._submit(default_executor())
         if more and not self._continue():
             return False
         return more

@@ -40,6 +40,7 @@ class Buffer(Operator[T, list[T]]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         buffer = self._buffer
         buffer.append(item)
@@ -82,6 +83,7 @@ class Reduce(UnboundedUpstream[R]):
 
     def on_next(self, item: Any) -> None:
         if self._done or self._finished:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if not self._has_value:
             self._acc = item

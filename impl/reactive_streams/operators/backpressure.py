@@ -72,6 +72,7 @@ class OnBackpressureBuffer(UnboundedUpstream[T]):
 
     def on_next(self, item: T) -> None:
         if self._done or self._finished:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         queue = self._queue
         if len(queue) >= self._max_size:
@@ -125,6 +126,7 @@ class OnBackpressureLatest(UnboundedUpstream[T]):
 
     def on_next(self, item: T) -> None:
         if self._done or self._finished:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         self._latest = item  # one reference assignment: atomic
         self._signal()
@@ -172,6 +174,7 @@ class OnBackpressureDrop(Operator[T, T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if self._requested != MAX_DEMAND:
             with self._demand_lock:
@@ -197,6 +200,7 @@ class OnBackpressureError(OnBackpressureDrop[T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if self._requested != MAX_DEMAND:
             with self._demand_lock:
