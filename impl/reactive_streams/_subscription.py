@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from . import tracing as _tracing
-from ._demand import MAX_DEMAND, check_request
+from ._demand import MAX_DEMAND, add_demand, check_request, take
 from ._serial import DrainLoop
 from .executors import Executor
 
@@ -180,8 +180,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
             else:
                 if tracer is not None:
                     tracer.emit(self._id, "recv_request", n=n)  # before the demand is visible
-                requested = self._requested + n
-                self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # 3.17
+                self._requested = add_demand(self._requested, n)  # rule 3.17
                 wip = self._wip
                 self._wip = wip + 1
         if inbound is not None:
@@ -259,8 +258,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
             elif type(message) is int:
                 if tracer is not None:
                     tracer.emit(self._id, "recv_request", n=message)
-                requested = self._requested + message
-                self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND
+                self._requested = add_demand(self._requested, message)  # rule 3.17
             else:
                 assert isinstance(message, _BadRequest)
                 if tracer is not None:
@@ -372,13 +370,9 @@ class IteratorSubscription(DrainLoop, Generic[T]):
     def _after_batch(self, it: Iterator[T], sent: int, exhausted: bool) -> bool:
         if self._executor is None:
             with self._lock:
-                requested = self._requested
-                if requested != MAX_DEMAND:
-                    self._requested = requested - sent  # rule 3.17: unbounded stays
+                self._requested = take(self._requested, sent)  # rule 3.17: unbounded stays
         else:
-            requested = self._requested
-            if requested != MAX_DEMAND:
-                self._requested = requested - sent
+            self._requested = take(self._requested, sent)  # the drain alone writes it
         if self._bad_request is not None:
             self._signal_error(ValueError(self._bad_request.message))  # rule 3.9
             return False

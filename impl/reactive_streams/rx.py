@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .flow import Flow
 from .operators import backpressure as _bp
@@ -147,7 +148,7 @@ class _ObserverSubscriber(Generic[T]):
             subscription.cancel()  # rule 2.5
             return
         self._subscription = subscription
-        subscription.request(2**63 - 1)  # rule 3.17: an Observer takes everything
+        subscription.request(MAX_DEMAND)  # rule 3.17: an Observer takes everything
 
     def on_next(self, item: T) -> None:
         self._observer.on_next(item)

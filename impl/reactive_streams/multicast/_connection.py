@@ -18,7 +18,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .. import tracing as _tracing
-from .._demand import MAX_DEMAND, check_request
+from .._demand import add_demand, check_request
+from .._demand import take as take_demand
 from .._serial import DrainLoop
 from ..executors import Executor, as_executor, default_executor
 
@@ -105,10 +106,8 @@ class Child(Generic[T]):
                 if self.bad_request is None:
                     self.bad_request = message  # rule 3.9: signalled by the drain, never raised
             else:
-                requested = self.requested + n
-                self.requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # 3.17
-                total = self.total + n
-                self.total = total if total < MAX_DEMAND else MAX_DEMAND
+                self.requested = add_demand(self.requested, n)  # rule 3.17
+                self.total = add_demand(self.total, n)
             wip = conn._wip
             conn._wip = wip + 1
         if wip == 0:
@@ -185,9 +184,7 @@ class Child(Generic[T]):
         """``k`` elements were delivered: take them from the demand (rule 3.17: MAX stays)."""
         if k:
             with self._conn._lock:
-                requested = self.requested
-                if requested != MAX_DEMAND:
-                    self.requested = requested - k
+                self.requested = take_demand(self.requested, k)
 
     def deliver_terminal(self, error: BaseException | None) -> None:
         """``on_error(error)``, or ``on_complete`` for None (rules 1.4, 1.5); at most once (1.7)."""
@@ -462,8 +459,7 @@ class Connection(DrainLoop, Generic[T]):
                 return
             self._pump_budget -= n
         if n > 0:
-            total = self._upstream_requested + n
-            self._upstream_requested = total if total < MAX_DEMAND else MAX_DEMAND
+            self._upstream_requested = add_demand(self._upstream_requested, n)
             upstream.request(n)
 
     def _apply_disconnect(self) -> None:

@@ -12,7 +12,7 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .._demand import MAX_DEMAND, check_request
+from .._demand import MAX_DEMAND, add_demand, check_request
 from .._serial import DrainLoop, SerialSubscription
 from ._base import CANCELLED
 
@@ -112,8 +112,7 @@ class DemandDrain(DrainLoop, Generic[R]):
                 self._reject(message)
                 return
         with self._lock:
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+            self._requested = add_demand(self._requested, n)  # rule 3.17
             wip = self._wip
             self._wip = wip + 1
         if wip == 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._demand import MAX_DEMAND
+from .._demand import add_demand
 from ._base import Operator
 from ._drained import UnboundedUpstream
 
@@ -34,8 +34,7 @@ class Buffer(Operator[T, list[T]]):
 
     def request(self, n: int) -> None:
         if type(n) is int and n > 0:
-            total = n * self._count
-            n = total if total < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+            n = add_demand(0, n * self._count)  # rule 3.17: saturates
         self._upstream.request(n)
 
     def on_next(self, item: T) -> None:

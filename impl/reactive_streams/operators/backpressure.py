@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._demand import MAX_DEMAND
+from .._demand import MAX_DEMAND, add_demand
 from ._base import Operator
 from ._drained import UnboundedUpstream
 
@@ -169,8 +169,7 @@ class OnBackpressureDrop(Operator[T, T], Generic[T]):
             self._upstream.request(n)  # rule 3.9: upstream signals the error
             return
         with self._demand_lock:
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND
+            self._requested = add_demand(self._requested, n)  # rule 3.17
 
     def on_next(self, item: T) -> None:
         if self._done:
