@@ -379,7 +379,8 @@ def test_rejecting_executor_publish_signals_on_error() -> None:
 
 
 # ---------------------------------------------------------------- bug 9: 2.13
-def test_request_racing_a_fault_is_not_received_after_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["range", "publish"])
+def test_request_racing_a_fault_is_not_received_after_it(tmp_path: Path, kind: str) -> None:
     holder: list[TestSubscriber[int]] = []
     done: list[threading.Thread] = []
 
@@ -402,14 +403,20 @@ def test_request_racing_a_fault_is_not_received_after_it(tmp_path: Path) -> None
     try:
         subscriber: TestSubscriber[int] = TestSubscriber(on_next_hook=hook)
         holder.append(subscriber)
-        sources.range(0, 10).subscribe(subscriber)
+        if kind == "range":
+            sources.range(0, 10).subscribe(subscriber)
+        else:
+            shared = Flow(sources.range(0, 10)).publish(buffer_size=4)
+            shared.subscribe(subscriber)
+            shared.connect()
         subscriber.request(1)
     finally:
         _tracing._tracer = previous
     done[0].join(DEADLINE)
     assert not done[0].is_alive()
     path = tmp_path / "fault.jsonl"
-    write_trace(path, tracer.events, Header(mode="sync", quiescent=True))
+    mode = "sync" if kind == "range" else "async"  # children receive cancel in the drain
+    write_trace(path, tracer.events, Header(mode=mode, quiescent=True))
     [verdict], _ = validate_files([path], use_tlc=False)
     assert verdict.ok, verdict.line()
 

@@ -91,15 +91,13 @@ class Child(Generic[T]):
     # ------------------------------------------------------------ Subscription API
     def request(self, n: int) -> None:
         tracer = self.tracer
-        if tracer is not None:
-            tracer.emit(self.id, "request", n=_traced_n(n))
-        if self.cancelled or self.finished:
-            return  # rule 3.6
         message = check_request(n) if type(n) is not int or n <= 0 else None
         conn = self._conn
-        with conn._lock:
-            if self.finished:
-                return
+        with conn._lock:  # the call is recorded atomically with its effect (rule 2.13)
+            if tracer is not None:
+                tracer.emit(self.id, "request", n=_traced_n(n))
+            if self.cancelled or self.finished:
+                return  # rule 3.6
             if tracer is not None:
                 tracer.emit(self.id, "recv_request", n=_traced_n(n))
             if message is not None:
@@ -114,11 +112,18 @@ class Child(Generic[T]):
             conn._start_drain()
 
     def cancel(self) -> None:
+        self._cancel(None)
+
+    def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
+        """Cancel; ``fault`` = (end event, its fields) of a subscriber method that raised,
+        recorded atomically with the cancel, so no request is received after it (2.13)."""
         tracer = self.tracer
-        if tracer is not None:
-            tracer.emit(self.id, "cancel")
         conn = self._conn
         with conn._lock:
+            if tracer is not None:
+                if fault is not None:
+                    tracer.emit(self.id, fault[0], **fault[1])
+                tracer.emit(self.id, "cancel")
             if self.cancelled:
                 return  # rule 3.5: idempotent
             self.cancelled = True
@@ -144,9 +149,7 @@ class Child(Generic[T]):
         try:
             subscriber.on_subscribe(self)
         except Exception as exc:
-            if tracer is not None:
-                tracer.emit(self.id, "end_on_subscribe", raised=True)
-            self._raised("on_subscribe", exc)
+            self._raised("on_subscribe", exc, None)
             return
         if tracer is not None:
             tracer.emit(self.id, "end_on_subscribe", raised=False)
@@ -161,7 +164,7 @@ class Child(Generic[T]):
             try:
                 subscriber.on_next(item)
             except Exception as exc:
-                self._raised("on_next", exc)
+                self._raised("on_next", exc, None)
                 return False
             return True
         with self._conn._lock:  # commit atomically with respect to a concurrent cancel
@@ -174,8 +177,7 @@ class Child(Generic[T]):
         try:
             subscriber.on_next(item)
         except Exception as exc:
-            tracer.emit(self.id, "end_on_next", seq=seq, raised=True)
-            self._raised("on_next", exc)
+            self._raised("on_next", exc, seq)
             return False
         tracer.emit(self.id, "end_on_next", seq=seq, raised=False)
         return True
@@ -211,9 +213,7 @@ class Child(Generic[T]):
             else:
                 subscriber.on_error(error)
         except Exception as exc:
-            if tracer is not None:
-                tracer.emit(self.id, "end_" + method, raised=True)
-            self._raised(method, exc)
+            self._raised(method, exc, None)
             return
         if tracer is not None:
             tracer.emit(self.id, "end_" + method, raised=False)
@@ -238,12 +238,13 @@ class Child(Generic[T]):
         self.subscriber = None  # rule 3.13
         self.node = None
 
-    def _raised(self, method: str, exc: BaseException) -> None:
+    def _raised(self, method: str, exc: BaseException, seq: int | None) -> None:
         # rule 2.13: a subscriber that raises is cancelled and the fault logged
         _log.error(
             "rule 2.13: %s raised from %r; subscription cancelled", method, self, exc_info=exc
         )
-        self.cancel()
+        fields: dict[str, Any] = {"raised": True} if seq is None else {"seq": seq, "raised": True}
+        self._cancel(("end_" + method, fields))
 
 
 class _SourceSubscriber(Generic[T]):
