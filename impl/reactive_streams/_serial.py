@@ -21,9 +21,12 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .executors import Executor
+
+if TYPE_CHECKING:
+    from .api import Subscription
 
 _log = logging.getLogger("reactive_streams")
 
@@ -67,6 +70,20 @@ class DrainLoop:
         """One round of work. Return True after scheduling a continuation of ``_drain``."""
         raise NotImplementedError
 
+    def _submit(self, executor: Executor) -> bool:
+        """Hand ``_drain`` to ``executor`` (the caller holds the drain). A rejected task
+        becomes ``_rejected(error)``, run here: the drain is still ours (rule 1.3)."""
+        try:
+            executor.execute(self._drain)
+        except Exception as exc:
+            self._rejected(exc)
+            return False
+        return True
+
+    def _rejected(self, error: Exception) -> None:
+        """The executor refused the drain task: signal ``error`` to whoever waits."""
+        _log.error("%r: the executor rejected the drain task", self, exc_info=error)
+
 
 class SerialQueue(DrainLoop, Generic[M]):
     """Messages handed to ``handler`` one at a time, in order, on ``executor``.
@@ -76,20 +93,34 @@ class SerialQueue(DrainLoop, Generic[M]):
     per task before the drain re-schedules itself, so one busy queue cannot hog a pool.
     """
 
-    __slots__ = ("_batch", "_executor", "_handler", "_queue")
+    __slots__ = ("_batch", "_executor", "_handler", "_on_reject", "_queue")
 
-    def __init__(self, executor: Executor, handler: Callable[[M], None], batch: int = 256) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        handler: Callable[[M], None],
+        batch: int = 256,
+        on_reject: Callable[[Exception], None] | None = None,
+    ) -> None:
         super().__init__()
         self._executor = executor
         self._handler = handler
         self._queue: deque[M] = deque()
         self._batch = batch
+        self._on_reject = on_reject
 
     def offer(self, message: M) -> None:
         """Queue ``message`` and make sure a drain task is scheduled."""
         self._queue.append(message)
         if self._enter():
-            self._executor.execute(self._drain)
+            self._submit(self._executor)
+
+    def _rejected(self, error: Exception) -> None:
+        self._queue.clear()
+        if self._on_reject is None:
+            super()._rejected(error)
+        else:
+            self._on_reject(error)
 
     def _drain_round(self) -> bool:
         queue = self._queue
@@ -103,9 +134,84 @@ class SerialQueue(DrainLoop, Generic[M]):
             except Exception:
                 _log.exception("serial queue handler raised")
         if queue:
-            self._executor.execute(self._drain)
-            return True
+            return self._submit(self._executor)
         return False
 
     def __len__(self) -> int:
         return len(self._queue)
+
+
+class SerialSubscription:
+    """Calls on an upstream Subscription made serial (rule 2.7).
+
+    An operator's own calls (filter's replacement ``request(1)``, take's ``cancel``, a
+    fault's ``cancel``) and the requests it forwards from downstream may come from
+    different threads. A caller that holds ``_busy`` (a re-entrant lock, taken without
+    waiting) calls upstream; a call from another thread meanwhile is queued, and whoever
+    next holds ``_busy`` makes the queued calls, in order. Calls on the holding thread from
+    inside a signal are legal nesting and go straight through (rule 3.3 bounds them
+    upstream). A queued ``cancel`` makes later requests no-ops at once, and it is made as
+    soon as the holding thread calls in again: an operator that receives an element after
+    its downstream cancelled calls ``cancel`` from inside that emission, so an endless
+    synchronous emission stops (rule 3.12).
+    """
+
+    __slots__ = ("_busy", "_calls", "_cancel", "_upstream")
+
+    def __init__(self, upstream: Subscription) -> None:
+        self._upstream = upstream
+        self._busy = threading.RLock()
+        self._calls: deque[int] = deque()
+        self._cancel = 0  # 1: cancel queued, 2: cancel made
+
+    def request(self, n: int) -> None:
+        if self._cancel:
+            return  # rule 3.6
+        busy = self._busy
+        if busy.acquire(False):
+            try:
+                self._upstream.request(n)
+            finally:
+                busy.release()
+        else:
+            self._calls.append(n)
+        if self._pending():
+            self._run_queued()  # queued by another thread meanwhile (no lost wake-up)
+
+    def cancel(self) -> None:
+        if self._cancel == 2:
+            return  # rule 3.7
+        busy = self._busy
+        if busy.acquire(False):
+            try:
+                if self._cancel == 2:
+                    return
+                self._cancel = 2
+                self._calls.clear()
+                self._upstream.cancel()
+            finally:
+                busy.release()
+        else:
+            self._cancel = 1
+            self._run_queued()
+
+    def _pending(self) -> bool:
+        return bool(self._calls) or self._cancel == 1  # (written by other threads)
+
+    def _run_queued(self) -> None:
+        busy = self._busy
+        calls = self._calls
+        while (calls or self._cancel == 1) and busy.acquire(False):
+            try:
+                while True:
+                    if self._cancel == 1:
+                        self._cancel = 2
+                        calls.clear()
+                        self._upstream.cancel()
+                        break
+                    if not calls or self._cancel:
+                        calls.clear()
+                        break
+                    self._upstream.request(calls.popleft())  # rule 3.9 is upstream's
+            finally:
+                busy.release()
