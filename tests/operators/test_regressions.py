@@ -127,14 +127,16 @@ def test_do_on_request_fault_waits_for_the_on_next_in_flight(pool: ThreadPoolExe
 
 # ---------------------------------------------------------------- bug 3: 1.9, 2.13
 @pytest.mark.usefixtures("no_fusion")
-@pytest.mark.parametrize("kind", ["list", "raising"])
+@pytest.mark.parametrize("kind", ["not_a_publisher", "raising"])
 def test_flat_map_unsubscribable_inner_becomes_on_error(kind: str) -> None:
     class Raising:
         def subscribe(self, subscriber: Subscriber[int]) -> None:
             raise RuntimeError("cannot subscribe")
 
     def mapper(x: int) -> Any:
-        return [x] if kind == "list" else Raising()
+        return (
+            x if kind == "not_a_publisher" else Raising()
+        )  # an int: no publisher, iterable or awaitable
 
     subscriber: TestSubscriber[int] = TestSubscriber(10)
     Flow.just(1, 2).flat_map(mapper).subscribe(subscriber)
@@ -145,7 +147,7 @@ def test_flat_map_unsubscribable_inner_becomes_on_error(kind: str) -> None:
 
 def test_flat_map_unsubscribable_inner_async_upstream(manual: ManualExecutor) -> None:
     subscriber: TestSubscriber[int] = TestSubscriber(10)
-    Flow(sources.range(0, 3, executor=manual)).flat_map(lambda x: [x]).subscribe(  # type: ignore[arg-type, return-value]
+    Flow(sources.range(0, 3, executor=manual)).flat_map(lambda x: x).subscribe(  # type: ignore[arg-type, return-value]
         subscriber
     )
     manual.run_all()
