@@ -28,6 +28,7 @@ class FakeSubscription:
 
 
 def memory_sink(storage: MemoryStorage, executor: Any = None, **kw: Any) -> SparkSink:
+    kw.setdefault("max_latency", None)
     return SparkSink(
         writer=MemoryBatchWriter(storage, "u"),
         sink_id="u",
@@ -47,9 +48,9 @@ def test_importing_the_package_does_not_import_pyspark() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
-def test_max_delay_seals_a_partial_batch() -> None:
+def test_max_latency_seals_a_partial_batch() -> None:
     storage = MemoryStorage()
-    sink = memory_sink(storage, batch_rows=1_000, max_delay_s=0.05)
+    sink = memory_sink(storage, batch_rows=1_000, max_latency=0.05)
     sub = FakeSubscription()
     sink.on_subscribe(sub)
     for i in range(3):

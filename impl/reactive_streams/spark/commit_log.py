@@ -29,6 +29,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 _SINK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _COMMIT_NAME = re.compile(r"^(\d{12})\.json$")
@@ -54,6 +55,8 @@ class CommitRecord:
     # (staged name relative to ``staging``, final name relative to the table path)
     files: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     bytes: int = 0
+    # the source position after the batch's last element (JSON; None without positions)
+    position: Any = None
 
     @property
     def rows(self) -> int:
@@ -86,8 +89,13 @@ class Recovery:
 
     @property
     def resume_offset(self) -> int:
-        """Number of upstream records committed: where a replayable source resumes."""
+        """Number of elements the sink has committed (received, not source positions)."""
         return self.committed[-1].offset_after if self.committed else 0
+
+    @property
+    def resume_position(self) -> Any:
+        """The committed source position (``None``: nothing committed, or no positions)."""
+        return self.committed[-1].position if self.committed else None
 
 
 def _fsync_dir(path: str) -> None:
@@ -168,8 +176,10 @@ class CommitLog:
                     f"batch {record.batch_id}: committed file {final} is missing "
                     f"(neither {src} nor {dst} exists)"
                 )
-        _fsync_dir(self.path)
-        shutil.rmtree(record.staging, ignore_errors=True)
+        if record.files:
+            _fsync_dir(self.path)
+        if record.staging:
+            shutil.rmtree(record.staging, ignore_errors=True)
 
     def recover(self) -> Recovery:
         """Roll committed batches forward and delete uncommitted staging directories."""
