@@ -192,7 +192,9 @@ def run_chaos(
 
 
 def read_back(spark: Any, table: Path, report: Report) -> Report:
-    df = spark.read.parquet(str(table))
+    from reactive_streams.spark.writer import read_committed
+
+    df = read_committed(spark, str(table), sink_id=SINK_ID)
     row = df.selectExpr("count(*) AS c", "count(DISTINCT id) AS d", "sum(id) AS s").collect()[0]
     report.count, report.distinct, report.id_sum = int(row["c"]), int(row["d"]), int(row["s"] or 0)
     return report

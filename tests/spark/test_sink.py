@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from reactive_streams.spark.commit_log import CommitLog, CommitRecord
+from reactive_streams.spark.hadoop_fs import HadoopFS
 from reactive_streams.spark.memory import SimulatedCrash
 from reactive_streams.spark.records import SchemaError
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
-from reactive_streams.spark.writer import Payload, SparkBatchWriter, StagedBatch
+from reactive_streams.spark.writer import Payload, SparkBatchWriter, StagedBatch, read_committed
 
 from . import chaos
 from .conftest import RecordSource, event
@@ -95,15 +96,17 @@ def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: 
     source.subscribe(first)
     assert writer.crashed.wait(WAIT), "the injected crash did not happen"
     source.cancel()  # the process is gone: its source goes with it
-    log = CommitLog(str(tmp_path), "crashy")
+    log = writer.log
     before = [r.batch_id for r in log.records()]
     assert before == ([0, 1, 2] if step == "commit" else [0, 1])
-    # a crash after commit leaves batch 2 unpublished; after stage, an orphan staging dir
-    assert os.listdir(log.staging_root)
+    batch2 = tmp_path / "rs_batch=crashy-000000000002"
+    assert batch2.is_dir()  # written; committed only if the crash came after the commit
 
     second = SparkSink(spark, str(tmp_path), sink_id="crashy", batch_rows=batch, progress=False)
     assert second.resume_offset == len(before) * batch
-    assert not os.listdir(log.staging_root), "recovery cleans or rolls staging forward"
+    # recovery deletes the uncommitted batch directory and keeps committed ones
+    assert batch2.is_dir() == (step == "commit")
+    assert second.recovery.removed_staging == (() if step == "commit" else (batch2.name,))
     RecordSource(second.resume_offset, n).subscribe(second)
     result = second.result(WAIT)
     assert result.status == "completed"
@@ -125,7 +128,7 @@ def test_filtering_pipeline_killed_and_resumed_by_position_is_exact(
     assert report.expected_count == 80_000
     assert (report.count, report.distinct) == (report.expected_count, report.expected_count)
     assert report.id_sum == report.expected_sum
-    records = CommitLog(str(tmp_path / "table"), "chaos").records()
+    records = CommitLog(HadoopFS(spark), str(tmp_path / "table"), "chaos").records()
     assert records[-1].position == {"file": "part-009.jsonl", "row": 10_000}
 
 
@@ -204,7 +207,7 @@ def test_cancel_mid_stream(spark: Any, tmp_path: Path) -> None:
     committed = result.metrics.committed_offset
     assert committed >= 1_000
     assert ids_in(spark, tmp_path) == list(range(committed))
-    assert CommitLog(str(tmp_path), "cancel").records()[-1].offset_after == committed
+    assert writer.log.records()[-1].offset_after == committed
 
 
 class WatchedSource(RecordSource):
@@ -259,3 +262,51 @@ def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) ->
     rows = spark.sql("SELECT count(*) AS c, sum(id) AS s FROM rs_tuples").collect()[0]
     assert (rows["c"], rows["s"]) == (2_500, 2_500 * 2_499 // 2)
     spark.sql("DROP TABLE rs_tuples")
+
+
+def test_torn_commit_record_is_not_a_commit(spark: Any, tmp_path: Path) -> None:
+    """A create cut short by a crash leaves a record that does not parse: recovery
+    deletes it and the batch directory, and the batch is written again."""
+    sink = SparkSink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
+    RecordSource(0, 300).subscribe(sink)
+    assert sink.result(WAIT).metrics.batches == 3
+    commits = tmp_path / "_rs_sink" / "torn" / "commits"
+    last = commits / "000000000002.json"
+    last.write_text(last.read_text()[:40])  # the record of batch 2, cut short
+    for crc in commits.glob(".*.crc"):
+        crc.unlink()
+    again = SparkSink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
+    assert [r.batch_id for r in again.recovery.committed] == [0, 1]
+    assert again.recovery.removed_staging == ("rs_batch=torn-000000000002",)
+    RecordSource(again.resume_offset, 300).subscribe(again)
+    assert again.result(WAIT).status == "completed"
+    assert ids_in(spark, tmp_path) == list(range(300))
+
+
+def test_foreign_files_in_the_table_are_refused(spark: Any, tmp_path: Path) -> None:
+    (tmp_path / "notes.csv").write_text("a,b\n")
+    with pytest.raises(RuntimeError, match=r"holds 1 file\(s\) no sink wrote .*notes\.csv"):
+        SparkSink(spark, str(tmp_path), sink_id="foreign", progress=False)
+
+
+@pytest.mark.parametrize("uri", ["hdfs:/x/t", "s3:/bucket/y"])
+def test_cluster_uris_go_to_hadoop_not_to_local_folders(
+    spark: Any, tmp_path: Path, uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OSError, match=re.escape(uri)):
+        SparkSink(spark, uri, sink_id="remote", progress=False)
+    assert list(tmp_path.iterdir()) == [], "no local folder named after the scheme"
+
+
+def test_read_committed_sees_only_committed_batches(spark: Any, tmp_path: Path) -> None:
+    writer = FaultyWriter(spark, str(tmp_path), "rc")
+    writer.crash_after = ("stage", 1)
+    sink = SparkSink(writer=writer, sink_id="rc", batch_rows=100, executor=CrashingExecutor())
+    source = RecordSource(0, 1_000)
+    source.subscribe(sink)
+    assert writer.crashed.wait(WAIT)
+    source.cancel()
+    assert (tmp_path / "rs_batch=rc-000000000001").is_dir()  # written, never committed
+    df = read_committed(spark, str(tmp_path), sink_id="rc")
+    assert sorted(r["id"] for r in df.select("id").collect()) == list(range(100))

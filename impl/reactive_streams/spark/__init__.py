@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from reactive_streams.spark.session import java_available, local_session
     from reactive_streams.spark.sink import SinkResult, SparkSink, SparkSinkError
     from reactive_streams.spark.source import SparkSource
-    from reactive_streams.spark.writer import BatchWriter, SparkBatchWriter
+    from reactive_streams.spark.writer import BatchWriter, SparkBatchWriter, read_committed
 
 _EXPORTS = {
     "CommitLog": "commit_log",
@@ -60,6 +60,7 @@ _EXPORTS = {
     "SparkSource": "source",
     "BatchWriter": "writer",
     "SparkBatchWriter": "writer",
+    "read_committed": "writer",
 }
 
 __all__ = [
@@ -90,6 +91,7 @@ __all__ = [
     "keep_if",
     "local_session",
     "map_value",
+    "read_committed",
 ]
 
 
