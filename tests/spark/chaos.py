@@ -12,6 +12,8 @@ every kept id once: ``count == distinct == expected`` and the id sum matches.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import json
 import os
 import random
@@ -65,7 +67,10 @@ def job(argv: list[str]) -> int:
     from reactive_streams.spark.session import local_session
     from reactive_streams.spark.sink import SparkSink
 
-    spark = local_session(master, fast_start=True, driver_memory="1g")
+    conf = {}
+    if master.startswith("spark://"):  # two 1-core workers with 1g each
+        conf = {"spark.executor.memory": "640m", "spark.cores.max": "2"}
+    spark = local_session(master, fast_start=True, driver_memory="1g", conf=conf)
     files = sorted(data_dir.glob("part-*.jsonl"))
     sink = SparkSink(
         spark,
@@ -115,8 +120,11 @@ def _commits(table: Path) -> int:
 
 
 def _staging_busy(table: Path) -> bool:
-    d = table / "_rs_sink" / SINK_ID / "staging"
-    return d.exists() and any(d.iterdir())
+    """A batch directory exists that has no commit record yet: Spark is writing it."""
+    if not table.exists():
+        return False
+    batches = [p for p in table.iterdir() if p.name.startswith(f"rs_batch={SINK_ID}-")]
+    return len(batches) > _commits(table)
 
 
 def _tail(fh: Any) -> str:
@@ -161,6 +169,7 @@ def run_chaos(
                     raise RuntimeError(f"final run failed ({child.returncode}): {_tail(errfile)}")
                 break
             mode = rng.choice(MODES)
+            target = max(target, _commits(table) + 1)  # every run makes progress first
             deadline = time.monotonic() + timeout
             while _commits(table) < target and child.poll() is None:
                 if time.monotonic() > deadline:
@@ -210,15 +219,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=40_000)
     parser.add_argument("--master", default="local[1]")
     parser.add_argument("--work", type=Path, required=True)
-    opts = parser.parse_args(args)
-    report = run_chaos(
-        opts.work,
-        rows=opts.rows,
-        kills=opts.kills,
-        master=opts.master,
-        batch=opts.batch,
-        log=lambda m: print(m, flush=True),
+    parser.add_argument(
+        "--cluster", action="store_true", help="start a standalone master + 2 workers on loopback"
     )
+    opts = parser.parse_args(args)
+    with contextlib.ExitStack() as stack:
+        if opts.cluster:
+            sys.path.insert(0, str(Path(__file__).parent))
+            cluster = importlib.import_module("cluster")  # tests/spark/cluster.py
+            opts.master = stack.enter_context(cluster.standalone_cluster(opts.work / "cluster"))
+            print(f"cluster up: {opts.master}", flush=True)
+        report = run_chaos(
+            opts.work,
+            rows=opts.rows,
+            kills=opts.kills,
+            master=opts.master,
+            batch=opts.batch,
+            log=lambda m: print(m, flush=True),
+        )
     from reactive_streams.spark.session import local_session
 
     spark = local_session("local[1]", fast_start=True, driver_memory="1g")
