@@ -310,3 +310,28 @@ def test_read_committed_sees_only_committed_batches(spark: Any, tmp_path: Path) 
     assert (tmp_path / "rs_batch=rc-000000000001").is_dir()  # written, never committed
     df = read_committed(spark, str(tmp_path), sink_id="rc")
     assert sorted(r["id"] for r in df.select("id").collect()) == list(range(100))
+
+
+def test_arrow_and_pandas_batches_are_records(spark: Any, tmp_path: Path) -> None:
+    import pandas as pd
+    import pyarrow as pa
+
+    def make(i: int) -> Any:
+        ids = list(range(i * 10, i * 10 + 10))
+        if i % 3 == 0:
+            return pa.RecordBatch.from_pylist([event(k) for k in ids])
+        if i % 3 == 1:
+            return pd.DataFrame([event(k) for k in ids])
+        return [event(k) for k in ids]
+
+    sink = SparkSink(
+        spark,
+        str(tmp_path),
+        sink_id="tab",
+        batch_rows=25,
+        schema="id long, key string, value double",
+        progress=False,
+    )
+    RecordSource(0, 30, make).subscribe(sink)
+    assert sink.result(WAIT).metrics.records == 300
+    assert ids_in(spark, tmp_path) == list(range(300))

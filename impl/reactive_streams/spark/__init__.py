@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from reactive_streams.spark.session import java_available, local_session
     from reactive_streams.spark.sink import SinkResult, SparkSink, SparkSinkError
-    from reactive_streams.spark.source import SparkSource
+    from reactive_streams.spark.source import SparkSource, SparkSourceError
     from reactive_streams.spark.writer import BatchWriter, SparkBatchWriter, read_committed
 
 _EXPORTS = {
@@ -58,6 +58,7 @@ _EXPORTS = {
     "SparkSink": "sink",
     "SparkSinkError": "sink",
     "SparkSource": "source",
+    "SparkSourceError": "source",
     "BatchWriter": "writer",
     "SparkBatchWriter": "writer",
     "read_committed": "writer",
@@ -86,6 +87,7 @@ __all__ = [
     "SparkSink",
     "SparkSinkError",
     "SparkSource",
+    "SparkSourceError",
     "expand",
     "java_available",
     "keep_if",

@@ -40,6 +40,21 @@ Task = Callable[[], None]
 
 _NO_FILES = StagedBatch("", (), 0)
 
+# element types taken as a batch of records (one slot per row): type -> to list of dicts
+_TABULAR: dict[type, Callable[[Any], list[Any]]] = {}
+
+
+def _register_tabular() -> None:
+    """Accept Arrow record batches and tables, and pandas DataFrames, if loaded."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        _TABULAR[pa.RecordBatch] = _TABULAR[pa.Table] = lambda t: t.to_pylist()
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        _TABULAR[pd.DataFrame] = lambda df: df.to_dict("records")
+
 
 def _unwrap(entries: list[Any]) -> list[Any] | None:
     """The records of a batch of envelopes (skips dropped); ``None`` if not envelopes."""
@@ -316,6 +331,7 @@ class SparkSink:
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
             raise TypeError("rule 2.13: on_subscribe(None)")
+        _register_tabular()
         with self._lock:
             duplicate = self._subscription is not None or self._state != "active"
             if not duplicate:
@@ -329,6 +345,8 @@ class SparkSink:
     def on_next(self, item: Any) -> None:
         if item is None:
             raise TypeError("rule 2.13: on_next(None)")
+        if type(item) in _TABULAR:  # an Arrow RecordBatch/Table or a pandas DataFrame
+            item = _TABULAR[type(item)](item)
         with self._lock:
             if self._state != "active" or self._upstream_done:
                 return  # rule 2.8: signals after cancel are dropped
