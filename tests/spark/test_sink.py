@@ -22,9 +22,15 @@ from reactive_streams.spark.writer import Payload, SparkBatchWriter, StagedBatch
 from . import chaos
 from .conftest import RecordSource, event
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(360)]
 
-WAIT = 120.0
+WAIT = 300.0
+
+
+def size_sink(*args: Any, **kwargs: Any) -> SparkSink:
+    """A sink that batches by size only: these tests assert batch boundaries."""
+    kwargs.setdefault("max_latency", None)
+    return SparkSink(*args, **kwargs)
 
 
 class FaultyWriter(SparkBatchWriter):
@@ -89,7 +95,7 @@ def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: 
     n, batch = 5_000, 1_000
     writer = FaultyWriter(spark, str(tmp_path), "crashy")
     writer.crash_after = (step, 2)
-    first = SparkSink(
+    first = size_sink(
         writer=writer, sink_id="crashy", batch_rows=batch, executor=CrashingExecutor()
     )
     source = RecordSource(0, n)
@@ -102,7 +108,7 @@ def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: 
     batch2 = tmp_path / "rs_batch=crashy-000000000002"
     assert batch2.is_dir()  # written; committed only if the crash came after the commit
 
-    second = SparkSink(spark, str(tmp_path), sink_id="crashy", batch_rows=batch, progress=False)
+    second = size_sink(spark, str(tmp_path), sink_id="crashy", batch_rows=batch, progress=False)
     assert second.resume_offset == len(before) * batch
     # recovery deletes the uncommitted batch directory and keeps committed ones
     assert batch2.is_dir() == (step == "commit")
@@ -135,7 +141,7 @@ def test_filtering_pipeline_killed_and_resumed_by_position_is_exact(
 def test_write_failure_is_retried_then_cancels_upstream(spark: Any, tmp_path: Path) -> None:
     writer = FaultyWriter(spark, str(tmp_path), "failing")
     writer.stage_failures = {1: 1, 3: 99}  # batch 1 recovers on retry; batch 3 never does
-    sink = SparkSink(
+    sink = size_sink(
         writer=writer, sink_id="failing", batch_rows=500, max_attempts=3, retry_backoff_s=0.01
     )
     source = RecordSource(0, 10_000)
@@ -160,7 +166,7 @@ def test_schema_error_names_the_field(spark: Any, tmp_path: Path) -> None:
             rec["value"] = "not a number"
         return rec
 
-    sink = SparkSink(
+    sink = size_sink(
         spark,
         str(tmp_path),
         sink_id="schema",
@@ -185,7 +191,7 @@ def test_unexpected_field_is_named(spark: Any, tmp_path: Path) -> None:
     def make(i: int) -> dict[str, Any]:
         return {**event(i), "extra": 1} if i == 7 else event(i)
 
-    sink = SparkSink(spark, str(tmp_path), sink_id="extra", batch_rows=100)
+    sink = size_sink(spark, str(tmp_path), sink_id="extra", batch_rows=100)
     RecordSource(0, 50, make).subscribe(sink)
     with pytest.raises(SparkSinkError) as info:
         sink.result(WAIT)
@@ -195,7 +201,7 @@ def test_unexpected_field_is_named(spark: Any, tmp_path: Path) -> None:
 
 def test_cancel_mid_stream(spark: Any, tmp_path: Path) -> None:
     writer = FaultyWriter(spark, str(tmp_path), "cancel")
-    sink = SparkSink(writer=writer, sink_id="cancel", batch_rows=1_000)
+    sink = size_sink(writer=writer, sink_id="cancel", batch_rows=1_000)
     source = RecordSource(0, None)  # endless
     source.subscribe(sink)
     assert writer.committed.wait(WAIT)
@@ -227,7 +233,7 @@ class WatchedSource(RecordSource):
 
 
 def test_demand_never_exceeds_free_buffer(spark: Any, tmp_path: Path) -> None:
-    sink = SparkSink(spark, str(tmp_path), sink_id="demand", batch_rows=1_000)
+    sink = size_sink(spark, str(tmp_path), sink_id="demand", batch_rows=1_000)
     source = WatchedSource(0, 12_345, on_emit=lambda _i: source._check())
     source.sink = sink
     source.subscribe(sink)
@@ -247,14 +253,14 @@ class Reading:
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "orc"])
 def test_other_formats_and_record_kinds(spark: Any, tmp_path: Path, fmt: str) -> None:
-    sink = SparkSink(spark, str(tmp_path), sink_id=f"f{fmt}", format=fmt, batch_rows=300)
+    sink = size_sink(spark, str(tmp_path), sink_id=f"f{fmt}", format=fmt, batch_rows=300)
     RecordSource(0, 1_000, lambda i: Reading(i, f"s{i % 3}", i / 10)).subscribe(sink)
     assert sink.result(WAIT).metrics.records == 1_000
     assert ids_in(spark, tmp_path, fmt) == list(range(1_000))
 
 
 def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) -> None:
-    sink = SparkSink(
+    sink = size_sink(
         spark, str(tmp_path / "tbl"), sink_id="tbl", table="rs_tuples", columns=["id", "name"]
     )
     RecordSource(0, 2_500, lambda i: (i, f"n{i}")).subscribe(sink)
@@ -267,7 +273,7 @@ def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) ->
 def test_torn_commit_record_is_not_a_commit(spark: Any, tmp_path: Path) -> None:
     """A create cut short by a crash leaves a record that does not parse: recovery
     deletes it and the batch directory, and the batch is written again."""
-    sink = SparkSink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
+    sink = size_sink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
     RecordSource(0, 300).subscribe(sink)
     assert sink.result(WAIT).metrics.batches == 3
     commits = tmp_path / "_rs_sink" / "torn" / "commits"
@@ -275,7 +281,7 @@ def test_torn_commit_record_is_not_a_commit(spark: Any, tmp_path: Path) -> None:
     last.write_text(last.read_text()[:40])  # the record of batch 2, cut short
     for crc in commits.glob(".*.crc"):
         crc.unlink()
-    again = SparkSink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
+    again = size_sink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
     assert [r.batch_id for r in again.recovery.committed] == [0, 1]
     assert again.recovery.removed_staging == ("rs_batch=torn-000000000002",)
     RecordSource(again.resume_offset, 300).subscribe(again)
@@ -286,7 +292,7 @@ def test_torn_commit_record_is_not_a_commit(spark: Any, tmp_path: Path) -> None:
 def test_foreign_files_in_the_table_are_refused(spark: Any, tmp_path: Path) -> None:
     (tmp_path / "notes.csv").write_text("a,b\n")
     with pytest.raises(RuntimeError, match=r"holds 1 file\(s\) no sink wrote .*notes\.csv"):
-        SparkSink(spark, str(tmp_path), sink_id="foreign", progress=False)
+        size_sink(spark, str(tmp_path), sink_id="foreign", progress=False)
 
 
 @pytest.mark.parametrize("uri", ["hdfs:/x/t", "s3:/bucket/y"])
@@ -295,14 +301,14 @@ def test_cluster_uris_go_to_hadoop_not_to_local_folders(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(OSError, match=re.escape(uri)):
-        SparkSink(spark, uri, sink_id="remote", progress=False)
+        size_sink(spark, uri, sink_id="remote", progress=False)
     assert list(tmp_path.iterdir()) == [], "no local folder named after the scheme"
 
 
 def test_read_committed_sees_only_committed_batches(spark: Any, tmp_path: Path) -> None:
     writer = FaultyWriter(spark, str(tmp_path), "rc")
     writer.crash_after = ("stage", 1)
-    sink = SparkSink(writer=writer, sink_id="rc", batch_rows=100, executor=CrashingExecutor())
+    sink = size_sink(writer=writer, sink_id="rc", batch_rows=100, executor=CrashingExecutor())
     source = RecordSource(0, 1_000)
     source.subscribe(sink)
     assert writer.crashed.wait(WAIT)
@@ -324,7 +330,7 @@ def test_arrow_and_pandas_batches_are_records(spark: Any, tmp_path: Path) -> Non
             return pd.DataFrame([event(k) for k in ids])
         return [event(k) for k in ids]
 
-    sink = SparkSink(
+    sink = size_sink(
         spark,
         str(tmp_path),
         sink_id="tab",
@@ -335,3 +341,14 @@ def test_arrow_and_pandas_batches_are_records(spark: Any, tmp_path: Path) -> Non
     RecordSource(0, 30, make).subscribe(sink)
     assert sink.result(WAIT).metrics.records == 300
     assert ids_in(spark, tmp_path) == list(range(300))
+
+
+def test_overwrite_mode_replaces_this_sinks_rows(spark: Any, tmp_path: Path) -> None:
+    for run in range(2):  # the same job twice, from the start
+        sink = size_sink(
+            spark, str(tmp_path), sink_id="rerun", mode="overwrite", batch_rows=40, progress=False
+        )
+        assert sink.resume_position is None
+        RecordSource(0, 100).subscribe(sink)
+        assert sink.result(WAIT).metrics.records == 100, run
+    assert ids_in(spark, tmp_path) == list(range(100))

@@ -213,6 +213,17 @@ class CommitLog:
             )
         return Recovery(tuple(committed), tuple(removed), ())
 
+    def reset(self) -> list[str]:
+        """Forget this sink: delete its commit records and batch directories (for
+        ``mode="overwrite"``); other sinks' batches stay. Returns what was deleted."""
+        prefix = f"{BATCH_DIR}{self.sink_id}-"
+        gone = [e.name for e in self.fs.list(self.uri) if e.name.startswith(prefix)]
+        for name in gone:
+            self.fs.delete(join(self.uri, name))
+        self.fs.delete(join(self.uri, "_rs_sink", self.sink_id))
+        self.fs.mkdirs(self.commits_dir)
+        return gone
+
     def committed_files(self) -> list[str]:
         """URIs of every committed data file of this sink, in batch order."""
         return [join(self.uri, f) for r in self.records() for _, f in r.files]

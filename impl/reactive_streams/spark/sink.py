@@ -204,6 +204,7 @@ class SparkSink:
         columns: Sequence[str] | None = None,
         table: str | None = None,
         options: Mapping[str, str] | None = None,
+        mode: str = "append",
         batch_rows: int = 131_072,
         batch_bytes: int = 64 * 1024 * 1024,
         max_latency: float | None = 2.0,
@@ -230,6 +231,7 @@ class SparkSink:
                 columns=columns,
                 options=options,
                 table=table,
+                mode=mode,
             )
         self.writer = writer
         self.sink_id = sink_id

@@ -81,10 +81,13 @@ class SparkBatchWriter:
         columns: Sequence[str] | None = None,
         options: Mapping[str, str] | None = None,
         table: str | None = None,
+        mode: str = "append",
         tune_session: bool = True,
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+        if mode not in ("append", "overwrite"):
+            raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         if path is None:
             if table is None:
                 raise ValueError("give a path, a table name, or both")
@@ -96,6 +99,8 @@ class SparkBatchWriter:
             self.options.setdefault("header", "true")
         self.table = table
         self.log = CommitLog(HadoopFS(spark), path, sink_id)
+        if mode == "overwrite":  # a re-run from the start replaces this sink's rows
+            self.log.reset()
         self.converter = RecordConverter(schema, columns)
         self._table_registered = False
         if tune_session:
