@@ -17,7 +17,8 @@
 (* Readers see the files the log names (recovery deletes the rest).  A     *)
 (* crash loses memory; files, log and the upstream's acknowledged position *)
 (* survive, and the restarted sink replays the source from the committed   *)
-(* position.  Latency: a timer may seal a partial batch at any moment.     *)
+(* position.  Latency: a timer may seal a partial batch when no write is   *)
+(* in flight.                                                              *)
 (* Completes: the source signals completion after position N (else the    *)
 (* stream stays open, and only the timer can flush the last records).      *)
 (*                                                                         *)
@@ -128,12 +129,13 @@ Drop ==
     /\ UNCHANGED <<acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files, log,
                    crashes, failures, done>>
 
-\* A full batch, the rest at completion, or (timer) any partial batch is sealed.
+\* A full batch, the rest at completion, or (timer) a partial batch when no write
+\* is in flight is sealed.
 Seal ==
     /\ fillHi > fillLo
     /\ Len(inflight) < 2
     /\ LET s == Slots(fillLo, fillHi) IN
-       /\ s >= B \/ (Completes /\ srcNext = N) \/ Latency
+       /\ s >= B \/ (Completes /\ srcNext = N) \/ (Latency /\ inflight = <<>>)
        /\ LET k == Min(B, s)
               h == CHOOSE h \in fillLo + 1..fillHi : Delivered(h) /\ Slots(fillLo, h) = k
               b == [bid |-> nextBid, att |-> 0, lo |-> fillLo, hi |-> h,

@@ -479,8 +479,12 @@ class SparkSink:
             return False
         if self._upstream_done or len(self._filling) >= self._seal_rows:
             return True
+        # The latency bound seals a partial batch only when no write is in flight:
+        # while Spark writes, the batch keeps filling (a write's completion checks
+        # again), so a busy sink still writes full batches.
         return (
             self.max_latency is not None
+            and self._in_flight_batches == 0
             and time.monotonic() - self._filling_since >= self.max_latency
         )
 
