@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo bench bench-smoke mutants docs clean
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos bench bench-smoke mutants docs clean
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -65,6 +65,18 @@ bench-smoke: $(SETUP)
 demo: N ?= 1000000
 demo: $(SETUP)
 	$(PY) examples/demo_pipeline.py --n $(N)
+
+## spark-chaos: SIGKILL a filtering SparkSink job KILLS times over ROWS rows and resume by
+## source position, on local[1] and on a standalone master + 2 one-core workers started on
+## loopback; read back: 0 lost, 0 duplicated (not CI; about 25 min each on 2 loaded cores)
+spark-chaos: ROWS ?= 2000000
+spark-chaos: KILLS ?= 20
+spark-chaos: $(SETUP)
+	rm -rf build/spark-chaos
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+		--master "local[1]" --work build/spark-chaos/local
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+		--cluster --work build/spark-chaos/cluster
 
 docs: $(SETUP)
 	$(PY) -m reactive_streams.rules > docs/rules.md

@@ -1,42 +1,59 @@
 ---------------------------- MODULE SparkSink ----------------------------
 (***************************************************************************)
 (* The commit protocol of reactive_streams.spark.SparkSink, with crash and *)
-(* restart.  A replayable source delivers records 1..N on demand; the sink *)
-(* fills batches of at most B records, keeps at most two sealed batches in *)
-(* flight, and for each batch (in batch-id order) does                     *)
-(*   Write  : durable data files in a staging place (may fail, leaving a   *)
-(*            partial file, and is retried under a new attempt number)     *)
-(*   Commit : the atomic commit record naming run, batch, attempt, range   *)
-(*   Free   : acknowledge: the upstream may forget records up to the batch *)
-(*            end, and the freed buffer becomes demand again.              *)
-(* Readers see the files the log names (recovery rolls them forward and    *)
-(* deletes the rest).  A crash loses memory (buffer, batches, demand); the *)
-(* files, the log and the upstream's acknowledged offset survive, and the  *)
-(* restarted sink resumes the source at the committed offset.              *)
+(* restart, for a pipeline that changes the record count.                  *)
 (*                                                                         *)
-(* Variant selects the protocol; the three wrong ones must fail:           *)
-(*   "correct"              Write -> Commit -> Free                        *)
+(* A replayable source has positions 1..N.  A filter keeps the records in  *)
+(* Keep: with FilterMode "drop" (Flow.filter) a rejected record never      *)
+(* reaches the sink; with "skip" (keep_if) it arrives as an element with   *)
+(* no row.  The sink fills batches of at most B elements, keeps at most    *)
+(* two sealed batches in flight, and per batch (in batch-id order) does    *)
+(*   Write  : durable data files (may fail, leaving a partial file, and is *)
+(*            retried under a new attempt number)                          *)
+(*   Commit : the atomic commit record naming run, batch, attempt, rows    *)
+(*            and the SOURCE POSITION after the batch's last element       *)
+(*   Free   : acknowledge: the upstream may forget records up to that      *)
+(*            position, and the freed buffer becomes demand again.         *)
+(* Readers see the files the log names (recovery deletes the rest).  A     *)
+(* crash loses memory; files, log and the upstream's acknowledged position *)
+(* survive, and the restarted sink replays the source from the committed   *)
+(* position.  Latency: a timer may seal a partial batch when no write is   *)
+(* in flight.                                                              *)
+(* Completes: the source signals completion after position N (else the    *)
+(* stream stays open, and only the timer can flush the last records).      *)
+(*                                                                         *)
+(* Variant selects the protocol; every one but "correct" must fail:        *)
+(*   "correct"              Write -> Commit(position) -> Free              *)
+(*   "sink_count"           the record stores the sink's element count and *)
+(*                          a restart resumes the source there             *)
+(*                          (breaks SinkNoDuplicateInv once a filter drops) *)
 (*   "commit_before_write"  Commit -> Write -> Free  (breaks SinkNoLossInv) *)
 (*   "no_commit_log"        Write -> Free, readers see every file          *)
 (*                          (breaks SinkNoDuplicateInv)                    *)
 (*   "ack_before_durable"   the upstream is acknowledged at Seal           *)
 (*                          (breaks SinkNoLossInv)                         *)
+(* and, with Latency = FALSE on an open stream, the last partial batch     *)
+(* waits for ever (breaks SinkEventuallyCommitted).                        *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
-CONSTANTS N, B, MaxCrashes, MaxFailures, Variant
+CONSTANTS N, B, Keep, FilterMode, Latency, Completes, MaxCrashes, MaxFailures, Variant
 
 ASSUME N \in Nat /\ B \in Nat \ {0} /\ MaxCrashes \in Nat /\ MaxFailures \in Nat
-ASSUME Variant \in {"correct", "commit_before_write", "no_commit_log", "ack_before_durable"}
+ASSUME Keep \subseteq 1..N /\ FilterMode \in {"drop", "skip"}
+ASSUME Latency \in BOOLEAN /\ Completes \in BOOLEAN
+ASSUME Variant \in {"correct", "sink_count", "commit_before_write", "no_commit_log",
+                    "ack_before_durable"}
 
-Cap == 2 * B                         \* buffer capacity: two batches
+Cap == 2 * B                         \* buffer capacity in elements: two batches
 
 VARIABLES
-    srcNext,    \* records 1..srcNext have been delivered in this run
-    acked,      \* the upstream was told records 1..acked are safe
+    srcNext,    \* the source has read positions 1..srcNext in this run
+    acked,      \* the upstream was told positions 1..acked are safe
     demand,     \* outstanding demand (requested, not delivered)
-    fillLo,     \* records fillLo+1..fillHi are being filled
+    fillLo,     \* the filling batch holds the elements of positions fillLo+1..fillHi
     fillHi,
+    sealedCnt,  \* elements the sink has sealed (its own count, across runs)
     inflight,   \* sealed, not yet freed batches, oldest first
     nextBid,    \* id of the next sealed batch
     files,      \* durable data files
@@ -45,26 +62,40 @@ VARIABLES
     failures,
     done
 
-vars == <<srcNext, acked, demand, fillLo, fillHi, inflight, nextBid, files, log,
+vars == <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files, log,
           crashes, failures, done>>
 
 Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
+MaxOf(S) == IF S = {} THEN 0 ELSE CHOOSE m \in S : \A s \in S : s <= m
 
-LogHi == IF log = {} THEN 0 ELSE CHOOSE h \in {l.hi : l \in log} : \A l \in log : l.hi <= h
+\* Does position p reach the sink as an element (a row or a skip)?
+Delivered(p) == FilterMode = "skip" \/ p \in Keep
+\* Elements and rows of the positions lo+1..hi.
+Slots(lo, hi) == Cardinality({p \in lo + 1..hi : Delivered(p)})
+Rows(lo, hi) == {p \in lo + 1..hi : p \in Keep}
 
-InflightRows == LET F[i \in 0..Len(inflight)] ==
-                      IF i = 0 THEN 0 ELSE F[i - 1] + inflight[i].hi - inflight[i].lo
-                IN F[Len(inflight)]
+InflightSlots == LET F[i \in 0..Len(inflight)] ==
+                       IF i = 0 THEN 0 ELSE F[i - 1] + inflight[i].chi - inflight[i].clo
+                 IN F[Len(inflight)]
+
+\* What the commit record says a replay resumes from.
+Res(b) == IF Variant = "sink_count" THEN b.chi ELSE b.hi
+
+FileRec(b) == [run |-> crashes, bid |-> b.bid, att |-> b.att, rows |-> Rows(b.lo, b.hi)]
+LogRec(b) == [run |-> crashes, bid |-> b.bid, att |-> b.att, rows |-> Rows(b.lo, b.hi),
+              res |-> Res(b), cnt |-> b.chi]
+
+LogRes == MaxOf({l.res : l \in log})
+LogCnt == MaxOf({l.cnt : l \in log})
+
+Names(f, l) == l.run = f.run /\ l.bid = f.bid /\ l.att = f.att /\ l.rows = f.rows
 
 \* What a reader sees: the files the commit log names (every file without a log).
 View == IF Variant = "no_commit_log" THEN files
-        ELSE {f \in files : \E l \in log : l.run = f.run /\ l.bid = f.bid /\ l.att = f.att
-                                             /\ l.lo = f.lo /\ l.hi = f.hi}
+        ELSE {f \in files : \E l \in log : Names(f, l)}
 
-Count(r) == Cardinality({f \in View : f.lo < r /\ r <= f.hi})
-
-FileRec(b) == [run |-> crashes, bid |-> b.bid, att |-> b.att, lo |-> b.lo, hi |-> b.hi]
+Count(p) == Cardinality({f \in View : p \in f.rows})
 
 (* ---------------------------------------------------------------------- *)
 Init ==
@@ -73,6 +104,7 @@ Init ==
     /\ demand = Cap
     /\ fillLo = 0
     /\ fillHi = 0
+    /\ sealedCnt = 0
     /\ inflight = <<>>
     /\ nextBid = 0
     /\ files = {}
@@ -81,25 +113,37 @@ Init ==
     /\ failures = 0
     /\ done = FALSE
 
-\* The source delivers one record (rule 1.1: only within demand).
+\* The source delivers the next element (rule 1.1: only within demand).
 Deliver ==
-    /\ ~done /\ demand > 0 /\ srcNext < N
+    /\ ~done /\ demand > 0 /\ srcNext < N /\ Delivered(srcNext + 1)
     /\ srcNext' = srcNext + 1
-    /\ fillHi' = fillHi + 1
+    /\ fillHi' = srcNext + 1
     /\ demand' = demand - 1
-    /\ UNCHANGED <<acked, fillLo, inflight, nextBid, files, log, crashes, failures, done>>
+    /\ UNCHANGED <<acked, fillLo, sealedCnt, inflight, nextBid, files, log, crashes, failures,
+                   done>>
 
-\* A full batch (or the last, partial one) is sealed; at most two in flight.
+\* Flow.filter rejects the next record: it never reaches the sink.
+Drop ==
+    /\ ~done /\ srcNext < N /\ ~Delivered(srcNext + 1)
+    /\ srcNext' = srcNext + 1
+    /\ UNCHANGED <<acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files, log,
+                   crashes, failures, done>>
+
+\* A full batch, the rest at completion, or (timer) a partial batch when no write
+\* is in flight is sealed.
 Seal ==
     /\ fillHi > fillLo
-    /\ fillHi - fillLo >= B \/ srcNext = N
     /\ Len(inflight) < 2
-    /\ LET k == Min(B, fillHi - fillLo)
-           b == [bid |-> nextBid, att |-> 0, lo |-> fillLo, hi |-> fillLo + k,
-                 phase |-> "sealed"]
-       IN /\ inflight' = Append(inflight, b)
-          /\ fillLo' = fillLo + k
-          /\ acked' = IF Variant = "ack_before_durable" THEN Max(acked, b.hi) ELSE acked
+    /\ LET s == Slots(fillLo, fillHi) IN
+       /\ s >= B \/ (Completes /\ srcNext = N) \/ (Latency /\ inflight = <<>>)
+       /\ LET k == Min(B, s)
+              h == CHOOSE h \in fillLo + 1..fillHi : Delivered(h) /\ Slots(fillLo, h) = k
+              b == [bid |-> nextBid, att |-> 0, lo |-> fillLo, hi |-> h,
+                    clo |-> sealedCnt, chi |-> sealedCnt + k, phase |-> "sealed"]
+          IN /\ inflight' = Append(inflight, b)
+             /\ fillLo' = h
+             /\ sealedCnt' = sealedCnt + k
+             /\ acked' = IF Variant = "ack_before_durable" THEN Max(acked, Res(b)) ELSE acked
     /\ nextBid' = nextBid + 1
     /\ UNCHANGED <<srcNext, demand, fillHi, files, log, crashes, failures, done>>
 
@@ -111,17 +155,19 @@ Write ==
     /\ inflight # <<>> /\ inflight[1].phase = WritePhase
     /\ files' = files \cup {FileRec(inflight[1])}
     /\ inflight' = [inflight EXCEPT ![1].phase = AfterWrite]
-    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, nextBid, log, crashes, failures, done>>
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, nextBid, log, crashes,
+                   failures, done>>
 
 \* A failed write leaves a partial file; the retry uses the next attempt number.
 WriteFail ==
     /\ failures < MaxFailures
     /\ inflight # <<>> /\ inflight[1].phase = WritePhase
     /\ LET b == inflight[1] IN
-         files' = files \cup {[FileRec(b) EXCEPT !.hi = b.lo + 1]}
+         files' = files \cup {[FileRec(b) EXCEPT !.rows = Rows(b.lo, b.lo + 1)]}
     /\ inflight' = [inflight EXCEPT ![1].att = @ + 1]
     /\ failures' = failures + 1
-    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, nextBid, log, crashes, done>>
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, nextBid, log, crashes,
+                   done>>
 
 CommitPhase == IF Variant = "commit_before_write" THEN "sealed" ELSE "written"
 
@@ -129,66 +175,89 @@ CommitPhase == IF Variant = "commit_before_write" THEN "sealed" ELSE "written"
 Commit ==
     /\ Variant # "no_commit_log"
     /\ inflight # <<>> /\ inflight[1].phase = CommitPhase
-    /\ log' = log \cup {FileRec(inflight[1])}
+    /\ log' = log \cup {LogRec(inflight[1])}
     /\ inflight' = [inflight EXCEPT ![1].phase = "committed"]
-    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, nextBid, files, crashes, failures, done>>
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, nextBid, files, crashes,
+                   failures, done>>
 
 FreePhase == CASE Variant = "commit_before_write" -> "durable"
              []   Variant = "no_commit_log"       -> "written"
              []   OTHER                           -> "committed"
 
-\* Acknowledge: the upstream may forget the batch; its rows become demand again.
+\* Acknowledge: the upstream may forget the batch; its elements become demand again.
 Free ==
     /\ inflight # <<>> /\ inflight[1].phase = FreePhase
-    /\ acked' = Max(acked, inflight[1].hi)
-    /\ demand' = demand + (inflight[1].hi - inflight[1].lo)
+    /\ acked' = Max(acked, Res(inflight[1]))
+    /\ demand' = demand + (inflight[1].chi - inflight[1].clo)
     /\ inflight' = Tail(inflight)
-    /\ UNCHANGED <<srcNext, fillLo, fillHi, nextBid, files, log, crashes, failures, done>>
+    /\ UNCHANGED <<srcNext, fillLo, fillHi, sealedCnt, nextBid, files, log, crashes, failures,
+                   done>>
 
 Complete ==
-    /\ ~done /\ srcNext = N /\ fillHi = fillLo /\ inflight = <<>>
+    /\ Completes /\ ~done /\ srcNext = N /\ fillHi = fillLo /\ inflight = <<>>
     /\ done' = TRUE
-    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, inflight, nextBid, files, log,
-                   crashes, failures>>
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files,
+                   log, crashes, failures>>
+
+\* Nothing left to do: the stream completed, or an open stream has everything committed.
+Quiescent ==
+    /\ done \/ (~Completes /\ srcNext = N /\ fillHi = fillLo /\ inflight = <<>>)
+    /\ UNCHANGED vars
 
 \* Crash and restart: memory is lost; recovery keeps only logged files and the
-\* source resumes at the committed offset (it cannot go below what it was told
-\* to forget).
+\* source replays from the committed position (it cannot go below what it was
+\* told to forget).
 Crash ==
     /\ ~done /\ crashes < MaxCrashes
-    /\ LET resume == IF Variant = "no_commit_log" THEN acked ELSE Max(LogHi, acked)
+    /\ LET resume == IF Variant = "no_commit_log" THEN acked ELSE Max(LogRes, acked)
        IN /\ srcNext' = resume
           /\ fillLo' = resume
           /\ fillHi' = resume
     /\ files' = IF Variant = "no_commit_log" THEN files ELSE View
+    /\ sealedCnt' = LogCnt
     /\ demand' = Cap
     /\ inflight' = <<>>
     /\ nextBid' = Cardinality(log)
     /\ crashes' = crashes + 1
     /\ UNCHANGED <<acked, log, failures, done>>
 
-Next == Deliver \/ Seal \/ Write \/ WriteFail \/ Commit \/ Free \/ Complete \/ Crash
+Next == Deliver \/ Drop \/ Seal \/ Write \/ WriteFail \/ Commit \/ Free \/ Complete
+        \/ Quiescent \/ Crash
 
 Spec == Init /\ [][Next]_vars
+
+\* Every step of the sink and the source is weakly fair; failures and crashes are
+\* bounded and need no fairness.
+FairSpec == Spec /\ WF_vars(Deliver) /\ WF_vars(Drop) /\ WF_vars(Seal) /\ WF_vars(Write)
+            /\ WF_vars(Commit) /\ WF_vars(Free) /\ WF_vars(Complete)
 
 (* ------------------------------ invariants ---------------------------- *)
 TypeOK ==
     /\ srcNext \in 0..N /\ acked \in 0..N /\ demand \in 0..Cap
-    /\ fillLo <= fillHi /\ Len(inflight) <= 2
+    /\ fillLo <= fillHi /\ fillHi <= srcNext /\ Len(inflight) <= 2
     /\ crashes <= MaxCrashes /\ failures <= MaxFailures
 
 \* No record is ever visible twice.
-SinkNoDuplicateInv == \A r \in 1..N : Count(r) <= 1
+SinkNoDuplicateInv == \A p \in 1..N : Count(p) <= 1
 
-\* When the stream is done, every record is visible.
-SinkNoLossInv == done => \A r \in 1..N : Count(r) >= 1
+\* When the stream is done, every kept record is visible, and nothing else.
+SinkNoLossInv == done => \A p \in 1..N : Count(p) = IF p \in Keep THEN 1 ELSE 0
 
 \* Demand is the free buffer: buffered + outstanding <= capacity.
-SinkBufferBoundInv == (fillHi - fillLo) + InflightRows + demand <= Cap
+SinkBufferBoundInv == Slots(fillLo, fillHi) + InflightSlots + demand <= Cap
 
 \* Whatever the upstream was told is safe is visible exactly once.
-SinkDurableBeforeAckInv == \A r \in 1..acked : Count(r) = 1
+SinkDurableBeforeAckInv == \A p \in Keep : p <= acked => Count(p) = 1
 
 \* A commit record never names data that is not there.
-SinkCommitImpliesDataInv == \A l \in log : l \in files
+SinkCommitImpliesDataInv == \A l \in log : \E f \in files : Names(f, l)
+
+\* The committed position says exactly which kept records are visible: a replay
+\* from it neither repeats nor skips one.
+SinkResumeMatchesViewInv == \A p \in Keep : Count(p) = IF p <= LogRes THEN 1 ELSE 0
+
+(* ------------------------------ liveness ------------------------------ *)
+\* Every kept record offered is eventually committed (the model has no error
+\* path: failures are retried, crashes are replayed).
+SinkEventuallyCommitted == \A p \in Keep : <>(Count(p) = 1)
 =============================================================================

@@ -27,6 +27,7 @@ from reactive_streams.spark.memory import (
     MemoryStorage,
     SimulatedCrash,
 )
+from reactive_streams.spark.positions import SKIP, Positioned
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
 
 N = 12
@@ -88,12 +89,16 @@ class SparkSinkMachine(RuleBasedStateMachine):
             batch_rows=BATCH,
             max_attempts=2,
             executor=self.tasks,
+            max_latency=None,
             progress=False,
             sleep=lambda _s: None,
         )
         assert self.sink.resume_offset == self.storage.committed_offset(SINK)
-        self.source = ReplaySource(self.sink.resume_offset)
+        self.source = self._source()
         self.source.subscribe(self.sink)
+
+    def _source(self) -> ReplaySource:
+        return ReplaySource(self.sink.resume_offset)
 
     def _crash_and_restart(self) -> None:
         self.restarts += 1
@@ -225,10 +230,77 @@ class SparkSinkMachine(RuleBasedStateMachine):
         self.sink_no_loss_inv()
 
 
-SparkSinkMachine.TestCase.settings = settings(
-    max_examples=300,
-    stateful_step_count=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+def kept(offset: int) -> bool:
+    """The pipeline's filter: offsets 1, 4, 7, ... are filtered out."""
+    return offset % 3 != 1
+
+
+class PositionedSource(ReplaySource):
+    """A replayable source of ``Positioned(offset + 1, record)`` behind a filter that
+    changes the record count: a rejected record is dropped (``Flow.filter``) when
+    ``offset % 6 == 1`` and becomes a skip (``keep_if``) when ``offset % 6 == 4``."""
+
+    def deliver(self, k: int) -> None:
+        assert self.subscriber is not None
+        for _ in range(k):
+            while self.next < N and self.next % 6 == 1:
+                self.next += 1  # Flow.filter drops it and asks its upstream for another
+            if self.cancelled or self.demand <= 0 or self.next >= N:
+                return
+            offset = self.next
+            self.next += 1
+            self.delivered += 1
+            value = (offset, f"v{offset}") if kept(offset) else SKIP
+            self.subscriber.on_next(Positioned(offset + 1, value))
+
+
+class PositionedSinkMachine(SparkSinkMachine):
+    """The same machine with source positions and a filter in the pipeline (the
+    record count changes): the sink commits positions, a restart replays from
+    ``resume_position``, and the table holds every kept record exactly once."""
+
+    def _source(self) -> ReplaySource:
+        position = self.sink.resume_position
+        assert position == self._committed_position()
+        return PositionedSource(0 if position is None else position)
+
+    def _committed_position(self) -> int | None:
+        committed = self.storage.committed(SINK)
+        return committed[-1].position if committed else None
+
+    @precondition(lambda self: not self.sink.completion.done())
+    @rule()
+    def deliver_bad_record(self) -> None:
+        if self.source.demand > 0 and not self.source.cancelled:
+            self.source.delivered += 1
+            self.sink.on_next(Positioned(self.source.next, ("not-an-offset", None)))
+
+    @invariant()
+    def sink_commit_implies_data_inv(self) -> None:
+        view = [r[0] for r in self.storage.reader_view(SINK)]
+        upto = self._committed_position() or 0
+        assert view == [o for o in range(upto) if kept(o)], (view, upto)
+
+    @invariant()
+    def sink_durable_before_ack_inv(self) -> None:
+        # the source never runs more than a buffer ahead of the committed position
+        delivered_upto = self.source.start + self.source.delivered
+        assert delivered_upto - (self._committed_position() or 0) <= 2 * self.sink.capacity
+
+    @invariant()
+    def sink_no_loss_inv(self) -> None:
+        if self.finished_ok:
+            view = [r[0] for r in self.storage.reader_view(SINK)]
+            assert view == [o for o in range(N) if kept(o)]
+            assert self._committed_position() == N
+
+
+for machine in (SparkSinkMachine, PositionedSinkMachine):
+    machine.TestCase.settings = settings(
+        max_examples=300,
+        stateful_step_count=60,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 test_spark_sink_machine = pytest.mark.timeout(300)(SparkSinkMachine.TestCase)
+test_positioned_sink_machine = pytest.mark.timeout(300)(PositionedSinkMachine.TestCase)

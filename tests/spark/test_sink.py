@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
-import signal
-import subprocess
-import sys
+import re
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,16 +13,24 @@ from typing import Any
 import pytest
 
 from reactive_streams.spark.commit_log import CommitLog, CommitRecord
+from reactive_streams.spark.hadoop_fs import HadoopFS
 from reactive_streams.spark.memory import SimulatedCrash
 from reactive_streams.spark.records import SchemaError
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
-from reactive_streams.spark.writer import Payload, SparkBatchWriter, StagedBatch
+from reactive_streams.spark.writer import Payload, SparkBatchWriter, StagedBatch, read_committed
 
+from . import chaos
 from .conftest import RecordSource, event
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(360)]
 
-WAIT = 120.0
+WAIT = 300.0
+
+
+def size_sink(*args: Any, **kwargs: Any) -> SparkSink:
+    """A sink that batches by size only: these tests assert batch boundaries."""
+    kwargs.setdefault("max_latency", None)
+    return SparkSink(*args, **kwargs)
 
 
 class FaultyWriter(SparkBatchWriter):
@@ -91,22 +95,24 @@ def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: 
     n, batch = 5_000, 1_000
     writer = FaultyWriter(spark, str(tmp_path), "crashy")
     writer.crash_after = (step, 2)
-    first = SparkSink(
+    first = size_sink(
         writer=writer, sink_id="crashy", batch_rows=batch, executor=CrashingExecutor()
     )
     source = RecordSource(0, n)
     source.subscribe(first)
     assert writer.crashed.wait(WAIT), "the injected crash did not happen"
     source.cancel()  # the process is gone: its source goes with it
-    log = CommitLog(str(tmp_path), "crashy")
+    log = writer.log
     before = [r.batch_id for r in log.records()]
     assert before == ([0, 1, 2] if step == "commit" else [0, 1])
-    # a crash after commit leaves batch 2 unpublished; after stage, an orphan staging dir
-    assert os.listdir(log.staging_root)
+    batch2 = tmp_path / "rs_batch=crashy-000000000002"
+    assert batch2.is_dir()  # written; committed only if the crash came after the commit
 
-    second = SparkSink(spark, str(tmp_path), sink_id="crashy", batch_rows=batch, progress=False)
+    second = size_sink(spark, str(tmp_path), sink_id="crashy", batch_rows=batch, progress=False)
     assert second.resume_offset == len(before) * batch
-    assert not os.listdir(log.staging_root), "recovery cleans or rolls staging forward"
+    # recovery deletes the uncommitted batch directory and keeps committed ones
+    assert batch2.is_dir() == (step == "commit")
+    assert second.recovery.removed_staging == (() if step == "commit" else (batch2.name,))
     RecordSource(second.resume_offset, n).subscribe(second)
     result = second.result(WAIT)
     assert result.status == "completed"
@@ -114,58 +120,28 @@ def test_exactly_once_after_crash_and_restart(spark: Any, tmp_path: Path, step: 
     assert [r.batch_id for r in log.records()] == list(range(n // batch))
 
 
-CHILD = r"""
-import sys, time
-from reactive_streams.spark.session import local_session
-from reactive_streams.spark.sink import SparkSink
-sys.path.insert(0, sys.argv[3])
-from conftest import RecordSource
-spark = local_session("local[1]", fast_start=True)
-sink = SparkSink(spark, sys.argv[1], sink_id="killed", batch_rows=2_000, progress=False)
-RecordSource(sink.resume_offset, int(sys.argv[2])).subscribe(sink)
-sink.result(600)
-"""
-
-
-def test_killed_process_restart_is_exact(spark: Any, tmp_path: Path) -> None:
-    n = 400_000
-    table = tmp_path / "t"
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(table), str(n), str(Path(__file__).parent)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    commits = table / "_rs_sink" / "killed" / "commits"
-    try:
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline and child.poll() is None:
-            if commits.exists() and len([p for p in commits.iterdir() if p.suffix == ".json"]) >= 3:
-                break
-            time.sleep(0.05)
-        assert child.poll() is None, "the child finished or died before it could be killed"
-        os.killpg(child.pid, signal.SIGKILL)  # mid-stream, maybe mid-write
-    finally:
-        child.wait(timeout=60)
-    committed = CommitLog(str(table), "killed").records()
-    assert 3 <= len(committed) < n // 2_000, "killed mid-stream"
-
-    sink = SparkSink(spark, str(table), sink_id="killed", batch_rows=50_000, progress=False)
-    assert sink.resume_offset == committed[-1].offset_after
-    RecordSource(sink.resume_offset, n).subscribe(sink)
-    assert sink.result(WAIT).status == "completed"
-    df = spark.read.parquet(str(table))
-    assert df.count() == n
-    assert df.select("id").distinct().count() == n
-    assert df.agg({"id": "sum"}).collect()[0][0] == n * (n - 1) // 2
+@pytest.mark.timeout(900)
+def test_filtering_pipeline_killed_and_resumed_by_position_is_exact(
+    spark: Any, tmp_path: Path
+) -> None:
+    """SIGKILL of the whole job (a filter and keep_if in the pipeline), resume by
+    source position: every kept row exactly once (counting the sink's records as the
+    resume point instead duplicated 4.9 % of the rows)."""
+    report = chaos.run_chaos(tmp_path, rows=100_000, kills=1, master="local[1]", batch=5_000)
+    assert len(report.kills) == 1
+    assert report.runs == 2
+    chaos.read_back(spark, tmp_path / "table", report)
+    assert report.expected_count == 80_000
+    assert (report.count, report.distinct) == (report.expected_count, report.expected_count)
+    assert report.id_sum == report.expected_sum
+    records = CommitLog(HadoopFS(spark), str(tmp_path / "table"), "chaos").records()
+    assert records[-1].position == {"file": "part-009.jsonl", "row": 10_000}
 
 
 def test_write_failure_is_retried_then_cancels_upstream(spark: Any, tmp_path: Path) -> None:
     writer = FaultyWriter(spark, str(tmp_path), "failing")
     writer.stage_failures = {1: 1, 3: 99}  # batch 1 recovers on retry; batch 3 never does
-    sink = SparkSink(
+    sink = size_sink(
         writer=writer, sink_id="failing", batch_rows=500, max_attempts=3, retry_backoff_s=0.01
     )
     source = RecordSource(0, 10_000)
@@ -190,7 +166,7 @@ def test_schema_error_names_the_field(spark: Any, tmp_path: Path) -> None:
             rec["value"] = "not a number"
         return rec
 
-    sink = SparkSink(
+    sink = size_sink(
         spark,
         str(tmp_path),
         sink_id="schema",
@@ -215,7 +191,7 @@ def test_unexpected_field_is_named(spark: Any, tmp_path: Path) -> None:
     def make(i: int) -> dict[str, Any]:
         return {**event(i), "extra": 1} if i == 7 else event(i)
 
-    sink = SparkSink(spark, str(tmp_path), sink_id="extra", batch_rows=100)
+    sink = size_sink(spark, str(tmp_path), sink_id="extra", batch_rows=100)
     RecordSource(0, 50, make).subscribe(sink)
     with pytest.raises(SparkSinkError) as info:
         sink.result(WAIT)
@@ -225,7 +201,7 @@ def test_unexpected_field_is_named(spark: Any, tmp_path: Path) -> None:
 
 def test_cancel_mid_stream(spark: Any, tmp_path: Path) -> None:
     writer = FaultyWriter(spark, str(tmp_path), "cancel")
-    sink = SparkSink(writer=writer, sink_id="cancel", batch_rows=1_000)
+    sink = size_sink(writer=writer, sink_id="cancel", batch_rows=1_000)
     source = RecordSource(0, None)  # endless
     source.subscribe(sink)
     assert writer.committed.wait(WAIT)
@@ -237,7 +213,7 @@ def test_cancel_mid_stream(spark: Any, tmp_path: Path) -> None:
     committed = result.metrics.committed_offset
     assert committed >= 1_000
     assert ids_in(spark, tmp_path) == list(range(committed))
-    assert CommitLog(str(tmp_path), "cancel").records()[-1].offset_after == committed
+    assert writer.log.records()[-1].offset_after == committed
 
 
 class WatchedSource(RecordSource):
@@ -257,7 +233,7 @@ class WatchedSource(RecordSource):
 
 
 def test_demand_never_exceeds_free_buffer(spark: Any, tmp_path: Path) -> None:
-    sink = SparkSink(spark, str(tmp_path), sink_id="demand", batch_rows=1_000)
+    sink = size_sink(spark, str(tmp_path), sink_id="demand", batch_rows=1_000)
     source = WatchedSource(0, 12_345, on_emit=lambda _i: source._check())
     source.sink = sink
     source.subscribe(sink)
@@ -277,14 +253,14 @@ class Reading:
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "orc"])
 def test_other_formats_and_record_kinds(spark: Any, tmp_path: Path, fmt: str) -> None:
-    sink = SparkSink(spark, str(tmp_path), sink_id=f"f{fmt}", format=fmt, batch_rows=300)
+    sink = size_sink(spark, str(tmp_path), sink_id=f"f{fmt}", format=fmt, batch_rows=300)
     RecordSource(0, 1_000, lambda i: Reading(i, f"s{i % 3}", i / 10)).subscribe(sink)
     assert sink.result(WAIT).metrics.records == 1_000
     assert ids_in(spark, tmp_path, fmt) == list(range(1_000))
 
 
 def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) -> None:
-    sink = SparkSink(
+    sink = size_sink(
         spark, str(tmp_path / "tbl"), sink_id="tbl", table="rs_tuples", columns=["id", "name"]
     )
     RecordSource(0, 2_500, lambda i: (i, f"n{i}")).subscribe(sink)
@@ -292,3 +268,87 @@ def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) ->
     rows = spark.sql("SELECT count(*) AS c, sum(id) AS s FROM rs_tuples").collect()[0]
     assert (rows["c"], rows["s"]) == (2_500, 2_500 * 2_499 // 2)
     spark.sql("DROP TABLE rs_tuples")
+
+
+def test_torn_commit_record_is_not_a_commit(spark: Any, tmp_path: Path) -> None:
+    """A create cut short by a crash leaves a record that does not parse: recovery
+    deletes it and the batch directory, and the batch is written again."""
+    sink = size_sink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
+    RecordSource(0, 300).subscribe(sink)
+    assert sink.result(WAIT).metrics.batches == 3
+    commits = tmp_path / "_rs_sink" / "torn" / "commits"
+    last = commits / "000000000002.json"
+    last.write_text(last.read_text()[:40])  # the record of batch 2, cut short
+    for crc in commits.glob(".*.crc"):
+        crc.unlink()
+    again = size_sink(spark, str(tmp_path), sink_id="torn", batch_rows=100, progress=False)
+    assert [r.batch_id for r in again.recovery.committed] == [0, 1]
+    assert again.recovery.removed_staging == ("rs_batch=torn-000000000002",)
+    RecordSource(again.resume_offset, 300).subscribe(again)
+    assert again.result(WAIT).status == "completed"
+    assert ids_in(spark, tmp_path) == list(range(300))
+
+
+def test_foreign_files_in_the_table_are_refused(spark: Any, tmp_path: Path) -> None:
+    (tmp_path / "notes.csv").write_text("a,b\n")
+    with pytest.raises(RuntimeError, match=r"holds 1 file\(s\) no sink wrote .*notes\.csv"):
+        size_sink(spark, str(tmp_path), sink_id="foreign", progress=False)
+
+
+@pytest.mark.parametrize("uri", ["hdfs:/x/t", "s3:/bucket/y"])
+def test_cluster_uris_go_to_hadoop_not_to_local_folders(
+    spark: Any, tmp_path: Path, uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OSError, match=re.escape(uri)):
+        size_sink(spark, uri, sink_id="remote", progress=False)
+    assert list(tmp_path.iterdir()) == [], "no local folder named after the scheme"
+
+
+def test_read_committed_sees_only_committed_batches(spark: Any, tmp_path: Path) -> None:
+    writer = FaultyWriter(spark, str(tmp_path), "rc")
+    writer.crash_after = ("stage", 1)
+    sink = size_sink(writer=writer, sink_id="rc", batch_rows=100, executor=CrashingExecutor())
+    source = RecordSource(0, 1_000)
+    source.subscribe(sink)
+    assert writer.crashed.wait(WAIT)
+    source.cancel()
+    assert (tmp_path / "rs_batch=rc-000000000001").is_dir()  # written, never committed
+    df = read_committed(spark, str(tmp_path), sink_id="rc")
+    assert sorted(r["id"] for r in df.select("id").collect()) == list(range(100))
+
+
+def test_arrow_and_pandas_batches_are_records(spark: Any, tmp_path: Path) -> None:
+    import pandas as pd
+    import pyarrow as pa
+
+    def make(i: int) -> Any:
+        ids = list(range(i * 10, i * 10 + 10))
+        if i % 3 == 0:
+            return pa.RecordBatch.from_pylist([event(k) for k in ids])
+        if i % 3 == 1:
+            return pd.DataFrame([event(k) for k in ids])
+        return [event(k) for k in ids]
+
+    sink = size_sink(
+        spark,
+        str(tmp_path),
+        sink_id="tab",
+        batch_rows=25,
+        schema="id long, key string, value double",
+        progress=False,
+    )
+    RecordSource(0, 30, make).subscribe(sink)
+    assert sink.result(WAIT).metrics.records == 300
+    assert ids_in(spark, tmp_path) == list(range(300))
+
+
+def test_overwrite_mode_replaces_this_sinks_rows(spark: Any, tmp_path: Path) -> None:
+    for run in range(2):  # the same job twice, from the start
+        sink = size_sink(
+            spark, str(tmp_path), sink_id="rerun", mode="overwrite", batch_rows=40, progress=False
+        )
+        assert sink.resume_position is None
+        RecordSource(0, 100).subscribe(sink)
+        assert sink.result(WAIT).metrics.records == 100, run
+    assert ids_in(spark, tmp_path) == list(range(100))

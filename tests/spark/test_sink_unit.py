@@ -28,6 +28,7 @@ class FakeSubscription:
 
 
 def memory_sink(storage: MemoryStorage, executor: Any = None, **kw: Any) -> SparkSink:
+    kw.setdefault("max_latency", None)
     return SparkSink(
         writer=MemoryBatchWriter(storage, "u"),
         sink_id="u",
@@ -47,9 +48,9 @@ def test_importing_the_package_does_not_import_pyspark() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
-def test_max_delay_seals_a_partial_batch() -> None:
+def test_max_latency_seals_a_partial_batch() -> None:
     storage = MemoryStorage()
-    sink = memory_sink(storage, batch_rows=1_000, max_delay_s=0.05)
+    sink = memory_sink(storage, batch_rows=1_000, max_latency=0.05)
     sub = FakeSubscription()
     sink.on_subscribe(sub)
     for i in range(3):
@@ -190,3 +191,65 @@ def test_inferred_schema_is_fixed_after_the_first_batch() -> None:
     assert info.value.field == "name"
     with pytest.raises(schema_error(), match="3 fields"):
         conv.convert([(5, "e", "extra")])
+
+
+def test_publish_failure_after_commit_fails_the_sink_on_real_threads() -> None:
+    storage = MemoryStorage()
+    writer = MemoryBatchWriter(storage, "u")
+    for _ in range(3):
+        writer.inject("publish", "fail")
+    sink = SparkSink(
+        writer=writer,
+        sink_id="u",
+        batch_rows=5,
+        max_attempts=3,
+        progress=False,
+        sleep=lambda _s: None,
+    )
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    for i in range(10):
+        sink.on_next((i, "x"))
+    with pytest.raises(SparkSinkError, match="publish of batch 0 failed after 3"):
+        sink.result(30)
+    assert sub.cancelled
+    assert storage.committed_offset("u") == 5  # committed: a restart rolls it forward
+
+
+def test_close_flushes_commits_and_cancels_upstream() -> None:
+    storage = MemoryStorage()
+    sink = memory_sink(storage, batch_rows=100)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    for i in range(7):
+        sink.on_next((i, "x"))
+    sink.close()
+    assert sub.cancelled
+    sink.on_next((7, "late"))  # after close: dropped
+    result = sink.result(30)
+    assert result.status == "closed"
+    assert storage.reader_view("u") == [(i, "x") for i in range(7)]
+
+
+def test_max_latency_is_on_by_default() -> None:
+    sink = SparkSink(writer=MemoryBatchWriter(MemoryStorage(), "d"), sink_id="d")
+    assert sink.max_latency is not None
+    assert 0 < sink.max_latency <= 5
+    with pytest.raises(ValueError, match="max_latency"):
+        SparkSink(writer=MemoryBatchWriter(MemoryStorage(), "d"), sink_id="d", max_latency=0)
+    sink.cancel()
+
+
+def test_lossy_values_are_errors_naming_field_record_and_types() -> None:
+    conv = converter(pa.schema([("n", pa.int64()), ("x", pa.float64())]))
+    with pytest.raises(schema_error()) as info:
+        conv.convert([{"n": 1, "x": 1.0}, {"n": 2500.5, "x": 2.0}], first_index=40)
+    assert (info.value.field, info.value.record_index) == ("n", 41)
+    assert "float 2500.5" in str(info.value)
+    assert "int64" in str(info.value)
+    with pytest.raises(schema_error()) as info:
+        conv.convert([{"n": 1, "x": True}])
+    assert info.value.field == "x"
+    assert "bool True" in str(info.value)
+    assert "double" in str(info.value)
+    assert conv.convert([{"n": 3.0, "x": 4}]).to_pylist() == [{"n": 3, "x": 4.0}]  # lossless

@@ -10,7 +10,7 @@ import pytest
 
 from reactive_streams.api import Subscription
 from reactive_streams.spark.sink import SparkSink
-from reactive_streams.spark.source import SparkSource
+from reactive_streams.spark.source import SparkSource, SparkSourceError
 
 pytestmark = pytest.mark.spark
 
@@ -97,3 +97,27 @@ def test_source_to_sink_copies_a_table(spark: Any, tmp_path: Path) -> None:
     back = spark.read.parquet(str(tmp_path))
     assert back.count() == 30_000
     assert back.groupBy("bucket").count().orderBy("bucket").collect()[2]["count"] == 6_000
+
+
+def test_a_failing_job_becomes_on_error(spark: Any) -> None:
+    df = spark.range(0, 100, numPartitions=2).selectExpr(
+        "CASE WHEN id = 60 THEN raise_error('boom at 60') ELSE id END AS id"
+    )
+    rec = Recorder()
+    SparkSource(df).subscribe(rec)
+    assert rec.subscription is not None
+    rec.subscription.request(1_000)
+    assert rec.completed.wait(WAIT), "the subscriber got no terminal signal"
+    assert len(rec.errors) == 1
+    assert isinstance(rec.errors[0], SparkSourceError)
+    assert "boom at 60" in str(rec.errors[0])
+    assert [r["id"] for r in rec.items] == list(range(50))  # the first partition arrived
+
+
+def test_a_connect_dataframe_is_refused_at_construction() -> None:
+    class ConnectLike:
+        class sparkSession:
+            pass
+
+    with pytest.raises(TypeError, match="classic SparkSession"):
+        SparkSource(ConnectLike())

@@ -11,12 +11,26 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from reactive_streams.spark.commit_log import CommitLog, CommitRecord, Recovery
     from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage, SimulatedCrash
+    from reactive_streams.spark.positions import (
+        SKIP,
+        Positioned,
+        ReplayableSource,
+        expand,
+        keep_if,
+        map_value,
+    )
     from reactive_streams.spark.progress import SinkMetrics
     from reactive_streams.spark.records import RecordConverter, SchemaError
+    from reactive_streams.spark.replay import (
+        FileSource,
+        MemoryLog,
+        PartitionedLog,
+        PartitionedLogSource,
+    )
     from reactive_streams.spark.session import java_available, local_session
     from reactive_streams.spark.sink import SinkResult, SparkSink, SparkSinkError
-    from reactive_streams.spark.source import SparkSource
-    from reactive_streams.spark.writer import BatchWriter, SparkBatchWriter
+    from reactive_streams.spark.source import SparkSource, SparkSourceError
+    from reactive_streams.spark.writer import BatchWriter, SparkBatchWriter, read_committed
 
 _EXPORTS = {
     "CommitLog": "commit_log",
@@ -25,6 +39,16 @@ _EXPORTS = {
     "MemoryBatchWriter": "memory",
     "MemoryStorage": "memory",
     "SimulatedCrash": "memory",
+    "SKIP": "positions",
+    "Positioned": "positions",
+    "ReplayableSource": "positions",
+    "expand": "positions",
+    "keep_if": "positions",
+    "map_value": "positions",
+    "FileSource": "replay",
+    "MemoryLog": "replay",
+    "PartitionedLog": "replay",
+    "PartitionedLogSource": "replay",
     "SinkMetrics": "progress",
     "RecordConverter": "records",
     "SchemaError": "records",
@@ -34,18 +58,27 @@ _EXPORTS = {
     "SparkSink": "sink",
     "SparkSinkError": "sink",
     "SparkSource": "source",
+    "SparkSourceError": "source",
     "BatchWriter": "writer",
     "SparkBatchWriter": "writer",
+    "read_committed": "writer",
 }
 
 __all__ = [
+    "SKIP",
     "BatchWriter",
     "CommitLog",
     "CommitRecord",
+    "FileSource",
     "MemoryBatchWriter",
+    "MemoryLog",
     "MemoryStorage",
+    "PartitionedLog",
+    "PartitionedLogSource",
+    "Positioned",
     "RecordConverter",
     "Recovery",
+    "ReplayableSource",
     "SchemaError",
     "SimulatedCrash",
     "SinkMetrics",
@@ -54,8 +87,13 @@ __all__ = [
     "SparkSink",
     "SparkSinkError",
     "SparkSource",
+    "SparkSourceError",
+    "expand",
     "java_available",
+    "keep_if",
     "local_session",
+    "map_value",
+    "read_committed",
 ]
 
 

@@ -1,36 +1,56 @@
 """A batch-id commit log beside the data: the sink's exactly-once commit point.
 
-Layout under the table directory ``<path>`` (names starting with ``_`` are hidden
-from Spark, pyarrow and most other readers)::
+Layout under the table URI ``<table>`` (``_``-prefixed names are hidden from Spark,
+pyarrow and most other readers)::
 
-    <path>/part-<sink>-<batch:012d>-<k><ext>          published data files
-    <path>/_rs_sink/<sink>/staging/<batch:012d>-<attempt>/   one Spark write attempt
-    <path>/_rs_sink/<sink>/commits/<batch:012d>.json        the commit records
+    <table>/rs_batch=<sink>-<batch:012d>/part-*<ext>    data of one batch
+    <table>/_rs_sink/<sink>/commits/<batch:012d>.json   its commit record
 
-Protocol for batch ``b`` (the order the TLA+ model ``spec/SparkSink.tla`` checks):
+Protocol for batch ``b`` (the order ``spec/SparkSink.tla`` checks):
 
-1. *stage*: Spark writes the batch into its own staging directory;
-2. *commit*: the record ``commits/b.json`` is written atomically (temp file, fsync,
-   rename, directory fsync). This is the commit point; it names the staged files
-   and the upstream offsets ``[offset_before, offset_after)``;
-3. *publish*: each staged file is renamed to its final name (idempotent);
-4. *acknowledge*: only now the sink frees buffer space and asks upstream for more.
+1. *write*: Spark writes the batch into ``rs_batch=<sink>-<b>`` with mode overwrite,
+   so a retry or a replay after a crash replaces it (idempotent by batch id);
+2. *commit*: the record ``commits/<b>.json`` is created with create-if-absent
+   semantics through the same Hadoop ``FileSystem``; it names the batch's files,
+   the element range and the source position after the batch. This is the commit
+   point; a record that exists is never rewritten (a replay compares);
+3. *acknowledge*: only now the sink frees buffer space and asks upstream for more.
 
-:meth:`CommitLog.recover` rolls committed batches forward (finishes step 3) and
-deletes staging directories no commit names. The resume offset of the upstream is
-``offset_after`` of the last record. Local (POSIX) file systems only.
+Nothing is renamed and nothing needs a shared POSIX path. A plain read of the
+directory sees the batches as partitions of a string column ``rs_batch``. :meth:`CommitLog.recover`
+deletes a last record that does not parse (a create cut short by a crash) and every
+batch directory of this sink above the last committed id. Readers that must never
+see an uncommitted batch read :meth:`CommitLog.committed_files` (or
+``reactive_streams.spark.read_committed``); a plain directory read also sees a
+batch being written, until it is committed or a restart deletes it.
+
+Atomicity this needs from the filesystem: the commit record must become visible
+whole or not at all, or be detectably truncated (JSON that does not parse), and
+create-if-absent must not overwrite. ``hdfs://``: create(overwrite=false) is atomic
+at the NameNode, ``hsync`` + close make the record durable. ``abfs://``: creates are
+conditional (If-None-Match) and a file is visible only once flushed and closed.
+``s3a://``: an object appears only when its upload completes (atomic visibility);
+create-if-absent is a HEAD check, safe with the single writer per sink id that
+the log assumes (Hadoop releases with conditional S3 PUT make it atomic).
+``file://``: a crash mid-write can leave a truncated record, which recovery
+detects and deletes; durability across an OS crash follows the local disk's
+page-cache rules (a process kill loses nothing written).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from reactive_streams.spark.hadoop_fs import Entry, join, table_uri
 
 _SINK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# a partition-style directory name: plain Spark and pyarrow readers of the table find
+# every batch (and a column ``rs_batch``) through partition discovery
+BATCH_DIR = "rs_batch="
 _COMMIT_NAME = re.compile(r"^(\d{12})\.json$")
 
 
@@ -50,10 +70,12 @@ class CommitRecord:
     attempt: int
     offset_before: int
     offset_after: int
-    staging: str = ""
-    # (staged name relative to ``staging``, final name relative to the table path)
+    staging: str = ""  # the batch directory, relative to the table
+    # (file name in the batch directory, path relative to the table)
     files: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     bytes: int = 0
+    # the source position after the batch's last element (JSON; None without positions)
+    position: Any = None
 
     @property
     def rows(self) -> int:
@@ -86,46 +108,64 @@ class Recovery:
 
     @property
     def resume_offset(self) -> int:
-        """Number of upstream records committed: where a replayable source resumes."""
+        """Number of elements the sink has committed (received, not source positions)."""
         return self.committed[-1].offset_after if self.committed else 0
 
+    @property
+    def resume_position(self) -> Any:
+        """The committed source position (``None``: nothing committed, or no positions)."""
+        return self.committed[-1].position if self.committed else None
 
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+
+class FileSystem(Protocol):
+    """What the log needs of a filesystem (``HadoopFS`` is the real one)."""
+
+    def exists(self, uri: str) -> bool: ...
+
+    def mkdirs(self, uri: str) -> None: ...
+
+    def list(self, uri: str) -> Sequence[Entry]: ...
+
+    def read(self, uri: str) -> bytes: ...
+
+    def create_exclusive(self, uri: str, data: bytes) -> bool: ...
+
+    def delete(self, uri: str, recursive: bool = True) -> None: ...
 
 
 class CommitLog:
-    """The commit records and staging area of one sink id under one table path."""
+    """The commit records and batch directories of one sink id under one table URI."""
 
-    def __init__(self, path: str, sink_id: str) -> None:
-        self.path = os.path.abspath(path)
+    def __init__(self, fs: FileSystem, table: str, sink_id: str) -> None:
+        self.fs = fs
+        self.uri = table_uri(table)
         self.sink_id = check_sink_id(sink_id)
-        self.root = os.path.join(self.path, "_rs_sink", sink_id)
-        self.commits_dir = os.path.join(self.root, "commits")
-        self.staging_root = os.path.join(self.root, "staging")
-        os.makedirs(self.commits_dir, exist_ok=True)
-        os.makedirs(self.staging_root, exist_ok=True)
+        self.commits_dir = join(self.uri, "_rs_sink", sink_id, "commits")
+        self.fs.mkdirs(self.commits_dir)
 
-    def staging_dir(self, batch_id: int, attempt: int) -> str:
-        return os.path.join(self.staging_root, f"{batch_id:012d}-{attempt}")
+    def batch_dir_name(self, batch_id: int) -> str:
+        return f"{BATCH_DIR}{self.sink_id}-{batch_id:012d}"
 
-    def final_name(self, batch_id: int, index: int, staged_name: str) -> str:
-        """Final file name: ``part-<sink>-<batch>-<k>`` plus the staged name's extension."""
-        base = os.path.basename(staged_name)
-        ext = base[base.index(".") :] if "." in base else ""
-        return f"part-{self.sink_id}-{batch_id:012d}-{index:03d}{ext}"
+    def batch_dir(self, batch_id: int) -> str:
+        return join(self.uri, self.batch_dir_name(batch_id))
 
-    def records(self) -> list[CommitRecord]:
-        """All commit records in batch order; raises if the ids have a gap."""
+    def _record_uri(self, batch_id: int) -> str:
+        return join(self.commits_dir, f"{batch_id:012d}.json")
+
+    def records(self, *, repair: bool = False) -> list[CommitRecord]:
+        """All commit records in batch order; raises if the ids have a gap. With
+        ``repair``, a last record that does not parse is deleted (a cut-short create)."""
+        names = sorted(e.name for e in self.fs.list(self.commits_dir) if _COMMIT_NAME.match(e.name))
         out: list[CommitRecord] = []
-        for name in sorted(os.listdir(self.commits_dir)):
-            if _COMMIT_NAME.match(name):
-                with open(os.path.join(self.commits_dir, name), encoding="utf-8") as fh:
-                    out.append(CommitRecord.from_json(fh.read()))
+        for k, name in enumerate(names):
+            uri = join(self.commits_dir, name)
+            try:
+                out.append(CommitRecord.from_json(self.fs.read(uri).decode("utf-8")))
+            except (ValueError, TypeError, KeyError, OSError) as e:
+                if k == len(names) - 1 and repair:
+                    self.fs.delete(uri, False)
+                    break
+                raise RuntimeError(f"commit record {uri} is unreadable: {e}") from e
         for expected, record in enumerate(out):
             if record.batch_id != expected:
                 raise RuntimeError(
@@ -137,57 +177,53 @@ class CommitLog:
         return out
 
     def commit(self, record: CommitRecord) -> None:
-        """Write the commit record atomically; idempotent for an identical record."""
-        target = os.path.join(self.commits_dir, f"{record.batch_id:012d}.json")
-        if os.path.exists(target):
-            with open(target, encoding="utf-8") as fh:
-                existing = CommitRecord.from_json(fh.read())
-            if existing != record:
-                raise RuntimeError(
-                    f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
-                    "with different content (two writers on one sink id?)"
-                )
+        """Create the commit record if absent; idempotent for an identical record."""
+        uri = self._record_uri(record.batch_id)
+        if self.fs.create_exclusive(uri, record.to_json().encode("utf-8")):
             return
-        tmp = os.path.join(self.commits_dir, f".{record.batch_id:012d}.json.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(record.to_json())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        _fsync_dir(self.commits_dir)
-
-    def publish(self, record: CommitRecord) -> None:
-        """Move the staged files of a committed batch to their final names (idempotent)."""
-        for staged, final in record.files:
-            src = os.path.join(record.staging, staged)
-            dst = os.path.join(self.path, final)
-            if os.path.exists(src):
-                os.replace(src, dst)
-            elif not os.path.exists(dst):
-                raise RuntimeError(
-                    f"batch {record.batch_id}: committed file {final} is missing "
-                    f"(neither {src} nor {dst} exists)"
-                )
-        _fsync_dir(self.path)
-        shutil.rmtree(record.staging, ignore_errors=True)
+        existing = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+        if existing != record:
+            raise RuntimeError(
+                f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
+                f"in {uri} with different content (two writers on one sink id?)"
+            )
 
     def recover(self) -> Recovery:
-        """Roll committed batches forward and delete uncommitted staging directories."""
-        committed = self.records()
-        rolled: list[int] = []
-        for record in committed:
-            if any(not os.path.exists(os.path.join(self.path, f)) for _, f in record.files):
-                self.publish(record)
-                rolled.append(record.batch_id)
+        """Delete a cut-short last record and every uncommitted batch directory;
+        raise if the table holds files that belong to no sink."""
+        committed = self.records(repair=True)
+        last = committed[-1].batch_id if committed else -1
         removed: list[str] = []
-        for name in sorted(os.listdir(self.staging_root)):
-            shutil.rmtree(os.path.join(self.staging_root, name), ignore_errors=True)
-            removed.append(name)
-        for name in os.listdir(self.commits_dir):
-            if name.endswith(".tmp"):
-                os.remove(os.path.join(self.commits_dir, name))
-        return Recovery(tuple(committed), tuple(removed), tuple(rolled))
+        foreign: list[str] = []
+        prefix = f"{BATCH_DIR}{self.sink_id}-"
+        for entry in self.fs.list(self.uri):
+            name = entry.name
+            if name.startswith(prefix) and entry.is_dir:
+                bid = name[len(prefix) :]
+                if bid.isdigit() and int(bid) > last:
+                    self.fs.delete(join(self.uri, name))
+                    removed.append(name)
+            elif not (name.startswith(("_", ".")) or (name.startswith(BATCH_DIR) and entry.is_dir)):
+                foreign.append(name)
+        if foreign:
+            shown = ", ".join(join(self.uri, n) for n in sorted(foreign)[:5])
+            raise RuntimeError(
+                f"table {self.uri} holds {len(foreign)} file(s) no sink wrote ({shown}); "
+                "a reader of the directory would read them too: use an empty directory"
+            )
+        return Recovery(tuple(committed), tuple(removed), ())
 
-    def committed_files(self) -> Sequence[str]:
-        """Absolute paths of every published data file of this sink."""
-        return [os.path.join(self.path, f) for r in self.records() for _, f in r.files]
+    def reset(self) -> list[str]:
+        """Forget this sink: delete its commit records and batch directories (for
+        ``mode="overwrite"``); other sinks' batches stay. Returns what was deleted."""
+        prefix = f"{BATCH_DIR}{self.sink_id}-"
+        gone = [e.name for e in self.fs.list(self.uri) if e.name.startswith(prefix)]
+        for name in gone:
+            self.fs.delete(join(self.uri, name))
+        self.fs.delete(join(self.uri, "_rs_sink", self.sink_id))
+        self.fs.mkdirs(self.commits_dir)
+        return gone
+
+    def committed_files(self) -> list[str]:
+        """URIs of every committed data file of this sink, in batch order."""
+        return [join(self.uri, f) for r in self.records() for _, f in r.files]

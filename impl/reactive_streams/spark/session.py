@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 _QUIET_LOG4J2 = """\
 rootLogger.level = error
@@ -70,10 +71,19 @@ def session_conf(
         "spark.sql.execution.arrow.localRelationThreshold": "0",
         "spark.sql.session.timeZone": "UTC",
     }
-    if master.startswith("local"):
+    if _loopback(master):
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     return conf
+
+
+def _loopback(master: str) -> bool:
+    """Local masters, and a standalone master on this host (executors call back to
+    the driver, so it must listen where they can reach it)."""
+    if master.startswith("local"):
+        return True
+    host = urlsplit(master.split(",")[0]).hostname if "://" in master else None
+    return master.startswith("spark://") and host in ("127.0.0.1", "localhost")
 
 
 def local_session(
@@ -94,7 +104,7 @@ def local_session(
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     settings = session_conf(master, fast_start=fast_start, driver_memory=driver_memory)
-    if settings["spark.master"].startswith("local"):
+    if _loopback(settings["spark.master"]):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     settings.update(conf or {})
     from pyspark.sql import SparkSession

@@ -28,13 +28,61 @@ from typing import Any, TypeVar
 from reactive_streams.api import Subscription
 from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
+from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
-from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter
+from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter, StagedBatch
 
 log = logging.getLogger("reactive_streams.spark")
 
 R = TypeVar("R")
 Task = Callable[[], None]
+
+
+_NO_FILES = StagedBatch("", (), 0)
+
+# element types taken as a batch of records (one slot per row): type -> to list of dicts
+_TABULAR: dict[type, Callable[[Any], list[Any]]] = {}
+
+
+def _register_tabular() -> None:
+    """Accept Arrow record batches and tables, and pandas DataFrames, if loaded."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        _TABULAR[pa.RecordBatch] = _TABULAR[pa.Table] = lambda t: t.to_pylist()
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        _TABULAR[pd.DataFrame] = lambda df: df.to_dict("records")
+
+
+def _unwrap(entries: list[Any]) -> list[Any] | None:
+    """The records of a batch of envelopes (skips dropped); ``None`` if not envelopes."""
+    if type(entries[0]) is not Positioned:
+        if any(type(e) is Positioned for e in entries):
+            raise TypeError("a stream mixes Positioned envelopes and bare records")
+        return None
+    try:
+        return [e.value for e in entries if e.value is not SKIP]
+    except AttributeError:
+        raise TypeError("a stream mixes Positioned envelopes and bare records") from None
+
+
+def _locate(error: Exception, entries: list[Any], first_offset: int) -> Exception:
+    """Add the source position to a schema error raised on a batch of envelopes."""
+    from reactive_streams.spark.records import SchemaError
+
+    index = getattr(error, "record_index", None)
+    if not isinstance(error, SchemaError) or index is None or type(entries[0]) is not Positioned:
+        return error
+    rows = [e for e in entries if e.value is not SKIP]
+    at = index - first_offset
+    if not 0 <= at < len(rows):
+        return error
+    where = rows[at].position
+    located = SchemaError(f"{error} (source position after it: {where!r})", error.field, index)
+    located.__cause__ = error.__cause__
+    return located
 
 
 class SparkSinkError(RuntimeError):
@@ -67,20 +115,24 @@ class SinkResult:
 
 
 class _Batch:
-    __slots__ = ("batch_id", "offset_before", "payload", "records")
+    """A sealed batch: ``slots`` elements taken from the buffer (records, or
+    envelopes of which skips produce no row) and the source position after them."""
 
-    def __init__(self, batch_id: int, offset_before: int, records: list[Any]) -> None:
+    __slots__ = ("batch_id", "offset_before", "payload", "position", "records", "slots")
+
+    def __init__(
+        self, batch_id: int, offset_before: int, records: list[Any], position: Any
+    ) -> None:
         self.batch_id = batch_id
         self.offset_before = offset_before
         self.records: list[Any] | None = records
+        self.slots = len(records)
+        self.position = position
         self.payload: Payload | None = None
 
     @property
     def rows(self) -> int:
-        if self.payload is not None:
-            return self.payload.rows
-        assert self.records is not None
-        return len(self.records)
+        return self.payload.rows if self.payload is not None else 0
 
 
 class _SerialLane:
@@ -152,9 +204,10 @@ class SparkSink:
         columns: Sequence[str] | None = None,
         table: str | None = None,
         options: Mapping[str, str] | None = None,
+        mode: str = "append",
         batch_rows: int = 131_072,
         batch_bytes: int = 64 * 1024 * 1024,
-        max_delay_s: float | None = None,
+        max_latency: float | None = 2.0,
         max_attempts: int = 3,
         retry_backoff_s: float = 0.2,
         writer: BatchWriter | None = None,
@@ -164,6 +217,8 @@ class SparkSink:
     ) -> None:
         if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
+        if max_latency is not None and not max_latency > 0:
+            raise ValueError(f"max_latency must be > 0 seconds or None, got {max_latency!r}")
         if writer is None:
             if spark is None:
                 raise ValueError("SparkSink needs a SparkSession (or an injected writer)")
@@ -176,13 +231,14 @@ class SparkSink:
                 columns=columns,
                 options=options,
                 table=table,
+                mode=mode,
             )
         self.writer = writer
         self.sink_id = sink_id
         self.batch_rows = batch_rows
         self.batch_bytes = batch_bytes
         self.capacity = 2 * batch_rows
-        self.max_delay_s = max_delay_s
+        self.max_latency = max_latency
         self.max_attempts = max_attempts
         self.retry_backoff_s = retry_backoff_s
         self._sleep = sleep
@@ -207,6 +263,8 @@ class SparkSink:
         self._next_batch_id = self.recovery.last_batch_id + 1
         self._next_offset = self.recovery.resume_offset
         self._committed_offset = self.recovery.resume_offset
+        self._sealed_position: Any = self.recovery.resume_position
+        self._closing = False
         self._last_committed = self.recovery.last_batch_id
         self._upstream_done = False
         self._upstream_error: BaseException | None = None
@@ -230,6 +288,13 @@ class SparkSink:
     def resume_offset(self) -> int:
         """Records committed by earlier runs: where a replayable source must resume."""
         return self.recovery.resume_offset
+
+    @property
+    def resume_position(self) -> Any:
+        """Source position committed by earlier runs (``None``: start from the beginning).
+
+        ``source.replay_from(sink.resume_position)`` resumes a replayable source."""
+        return self.recovery.resume_position
 
     @property
     def buffered(self) -> int:
@@ -268,6 +333,7 @@ class SparkSink:
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
             raise TypeError("rule 2.13: on_subscribe(None)")
+        _register_tabular()
         with self._lock:
             duplicate = self._subscription is not None or self._state != "active"
             if not duplicate:
@@ -281,6 +347,8 @@ class SparkSink:
     def on_next(self, item: Any) -> None:
         if item is None:
             raise TypeError("rule 2.13: on_next(None)")
+        if type(item) in _TABULAR:  # an Arrow RecordBatch/Table or a pandas DataFrame
+            item = _TABULAR[type(item)](item)
         with self._lock:
             if self._state != "active" or self._upstream_done:
                 return  # rule 2.8: signals after cancel are dropped
@@ -288,11 +356,17 @@ class SparkSink:
             filling = self._filling
             if outstanding >= 0:  # rule 1.1 holds
                 self._outstanding = outstanding
-                filling.append(item)
-                size = len(filling)
-                if size < self._seal_rows and (size > 1 or self.max_delay_s is None):
-                    return  # the hot path: one lock, one append
-                if size == 1:
+                if type(item) is list:  # a batch of records or envelopes: one slot each
+                    was_empty = not filling
+                    filling.extend(item)
+                    size = len(filling)
+                else:
+                    filling.append(item)
+                    size = len(filling)
+                    if size < self._seal_rows and (size > 1 or self.max_latency is None):
+                        return  # the hot path: one lock, one append
+                    was_empty = size == 1
+                if was_empty and size and self.max_latency is not None:
                     self._start_delay_timer_locked()
                 batch = self._seal_locked() if size >= self._seal_rows else None
                 violation = False
@@ -309,6 +383,17 @@ class SparkSink:
         self._upstream_finished(error)
 
     def on_complete(self) -> None:
+        self._upstream_finished(None)
+
+    def close(self) -> None:
+        """Flush and stop: cancel upstream, write and commit everything received, then
+        resolve :attr:`completion` with status ``"closed"``. Elements arriving after
+        ``close`` are dropped (with positions, a replay delivers them again)."""
+        with self._lock:
+            if self._state != "active" or self._upstream_done:
+                return
+            self._closing = True
+        self._cancel_upstream()
         self._upstream_finished(None)
 
     def cancel(self) -> None:
@@ -349,17 +434,43 @@ class SparkSink:
             self._state = "done"
         return done
 
+    def _cut_locked(self) -> int:
+        """Slots the next batch takes: at most ``seal_rows``, ending with an envelope
+        that completes its input (a position), so no input is ever half committed."""
+        filling = self._filling
+        limit = min(len(filling), self._seal_rows)
+        if type(filling[0]) is not Positioned:
+            return limit
+        for j in range(limit - 1, -1, -1):
+            if getattr(filling[j], "position", None) is not None:
+                return j + 1
+        for j in range(limit, len(filling)):  # one input expanded past seal_rows
+            if getattr(filling[j], "position", None) is not None:
+                return j + 1
+        if self._upstream_done and not self._closing:
+            return len(filling)  # completed: nothing follows, write it all
+        return 0
+
     def _seal_locked(self) -> _Batch | None:
         if self._in_flight_batches >= 2 or not self._filling:
             return None
-        take = self._filling[: self._seal_rows]
-        self._filling = self._filling[self._seal_rows :]
-        batch = _Batch(self._next_batch_id, self._next_offset, take)
+        cut = self._cut_locked()
+        if cut == 0:
+            if self._upstream_done:  # closed mid-input: a replay sends that input again
+                self._dropped += len(self._filling)
+                self._filling = []
+            return None
+        take = self._filling[:cut]
+        self._filling = self._filling[cut:]
+        position = getattr(take[-1], "position", None)
+        if position is not None:
+            self._sealed_position = position
+        batch = _Batch(self._next_batch_id, self._next_offset, take, self._sealed_position)
         self._next_batch_id += 1
         self._next_offset += len(take)
         self._in_flight_batches += 1
         self._in_flight_rows += len(take)
-        if self._filling and self.max_delay_s is not None:
+        if self._filling and self.max_latency is not None:
             self._start_delay_timer_locked()
         return batch
 
@@ -368,15 +479,19 @@ class SparkSink:
             return False
         if self._upstream_done or len(self._filling) >= self._seal_rows:
             return True
+        # The latency bound seals a partial batch only when no write is in flight:
+        # while Spark writes, the batch keeps filling (a write's completion checks
+        # again), so a busy sink still writes full batches.
         return (
-            self.max_delay_s is not None
-            and time.monotonic() - self._filling_since >= self.max_delay_s
+            self.max_latency is not None
+            and self._in_flight_batches == 0
+            and time.monotonic() - self._filling_since >= self.max_latency
         )
 
     def _start_delay_timer_locked(self) -> None:
-        assert self.max_delay_s is not None
+        assert self.max_latency is not None
         self._filling_since = time.monotonic()
-        timer = threading.Timer(self.max_delay_s, self._on_delay)
+        timer = threading.Timer(self.max_latency, self._on_delay)
         timer.daemon = True
         timer.start()
 
@@ -418,10 +533,18 @@ class SparkSink:
             return
         assert batch.records is not None
         try:
-            payload = self.writer.convert(batch.records, batch.offset_before)
+            records = _unwrap(batch.records)
+            if records is None:
+                payload = self.writer.convert(batch.records, batch.offset_before)
+            elif records:
+                payload = self.writer.convert(records, batch.offset_before)
+            else:
+                payload = Payload(None, 0, 0)  # every element was a skip: no file
+            if batch.position is not None:
+                check_position(batch.position)
         except Exception as e:
             self._drop(batch)
-            self._fail(e, batch.batch_id)
+            self._fail(_locate(e, batch.records, batch.offset_before), batch.batch_id)
             return
         batch.payload = payload
         batch.records = None  # the payload holds the data now
@@ -434,7 +557,7 @@ class SparkSink:
     def _drop(self, batch: _Batch) -> None:
         with self._lock:
             self._in_flight_batches -= 1
-            self._in_flight_rows -= batch.rows
+            self._in_flight_rows -= batch.slots
 
     def _retry(self, step: str, batch_id: int, action: Callable[[int], R]) -> R:
         for attempt in range(1, self.max_attempts + 1):
@@ -464,16 +587,17 @@ class SparkSink:
                 attempt_used = attempt
                 return self.writer.stage(bid, attempt, payload)
 
-            staged = self._retry("stage", bid, stage)
+            staged = self._retry("stage", bid, stage) if payload.rows else _NO_FILES
             record = CommitRecord(
                 sink_id=self.sink_id,
                 batch_id=bid,
                 attempt=attempt_used,
                 offset_before=batch.offset_before,
-                offset_after=batch.offset_before + payload.rows,
+                offset_after=batch.offset_before + batch.slots,
                 staging=staged.staging,
                 files=staged.files,
                 bytes=staged.nbytes,
+                position=batch.position,
             )
             self._retry("commit", bid, lambda _: self.writer.commit(record))
         except _StepFailed as e:
@@ -487,7 +611,7 @@ class SparkSink:
             publish_error = e
         with self._lock:
             self._in_flight_batches -= 1
-            self._in_flight_rows -= payload.rows
+            self._in_flight_rows -= batch.slots
             self._committed_offset = record.offset_after
             self._last_committed = bid
             self._records += payload.rows
@@ -531,7 +655,9 @@ class SparkSink:
             metrics = self._metrics_locked()
             uncommitted = self._next_offset - self._committed_offset + self._dropped
             upstream_error = self._upstream_error
-        if state == "done":
+        if state == "done" and self._closing:
+            state = "closed"
+        if state in ("done", "closed"):
             try:
                 self.writer.finish()
             except Exception as e:

@@ -66,13 +66,18 @@ class _RowSubscription:
                     return "next"
                 self._cond.wait(timeout=5.0)
 
+    def _fail(self, sub: Subscriber[Any], error: BaseException) -> None:
+        if self._terminate():
+            try:
+                sub.on_error(error)  # rule 1.4: a failed job, a dead JVM, an OOM
+            except Exception:
+                log.exception("SparkSource: on_error raised")  # rule 2.13
+
     def _run(self) -> None:
         sub = self._subscriber
         assert sub is not None
         iterator: Any = None
         try:
-            sc = self._source.spark.sparkContext
-            sc.setJobGroup(self.group, "reactive_streams SparkSource", interruptOnCancel=True)
             while True:
                 what = self._take()
                 if what == "cancelled":
@@ -81,22 +86,23 @@ class _RowSubscription:
                     self._terminate()
                     sub.on_error(ValueError(self._bad_request))  # rule 3.9
                     return
-                if iterator is None:
-                    iterator = iter(self._source.df.toLocalIterator(prefetchPartitions=False))
                 try:
+                    if iterator is None:
+                        iterator = iter(self._source.rows(self.group))
                     row = next(iterator)
                 except StopIteration:
                     self._terminate()
                     sub.on_complete()  # rule 1.5
                     return
                 except Exception as e:
-                    if self._terminate():
-                        sub.on_error(e)  # rule 1.4
+                    error = SparkSourceError(f"SparkSource: reading the DataFrame failed: {e}")
+                    error.__cause__ = e
+                    self._fail(sub, error)
                     return
                 item = row.asDict(recursive=True) if self._source.as_dict else row
                 sub.on_next(item)
         except Exception:
-            # rule 2.13 / 1.x: a subscriber that raises is cancelled, the fault logged
+            # rule 2.13: a subscriber that raises is cancelled, the fault logged
             log.exception("SparkSource subscriber raised; subscription cancelled")
             self.cancel()
         finally:
@@ -114,13 +120,32 @@ class _RowSubscription:
             return was_live
 
 
+class SparkSourceError(RuntimeError):
+    """Reading the DataFrame failed (the Spark error is the ``__cause__``)."""
+
+
 class SparkSource:
-    """Publisher of the rows of ``df`` (as dicts unless ``as_dict=False``), on demand."""
+    """Publisher of the rows of ``df`` (as dicts unless ``as_dict=False``), on demand.
+
+    Needs a classic SparkSession: ``toLocalIterator`` and job groups are not
+    available over Spark Connect, so a Connect DataFrame is refused here.
+    """
 
     def __init__(self, df: Any, *, as_dict: bool = True) -> None:
         self.df = df
         self.spark = df.sparkSession
         self.as_dict = as_dict
+        if not hasattr(self.spark, "_jsc"):
+            raise TypeError(
+                "SparkSource needs a classic SparkSession (py4j); this DataFrame belongs to "
+                f"a {type(self.spark).__module__}.{type(self.spark).__name__} (Spark Connect?)"
+            )
+
+    def rows(self, group: str) -> Any:
+        """The row iterator of one subscription, under Spark job group ``group``."""
+        sc = self.spark.sparkContext
+        sc.setJobGroup(group, "reactive_streams SparkSource", interruptOnCancel=True)
+        return self.df.toLocalIterator(prefetchPartitions=False)
 
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
         if subscriber is None:

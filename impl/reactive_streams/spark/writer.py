@@ -11,12 +11,12 @@ in :mod:`reactive_streams.spark.memory` lets tests fail or crash at any step.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reactive_streams.spark.commit_log import CommitLog, CommitRecord, Recovery
+from reactive_streams.spark.hadoop_fs import HadoopFS, java_message, join, table_uri
 from reactive_streams.spark.records import RecordConverter
 
 log = logging.getLogger(__name__)
@@ -61,21 +61,9 @@ class BatchWriter(Protocol):
         ...
 
 
-def _local_path(path: str) -> str:
-    if path.startswith("file://"):
-        return path[len("file://") :]
-    if path.startswith("file:"):
-        return path[len("file:") :]
-    if "://" in path:
-        raise ValueError(
-            f"{path!r}: the commit log needs a local or mounted POSIX path "
-            "(HDFS/object stores are not supported yet)"
-        )
-    return path
-
-
 class SparkBatchWriter:
-    """Stage each batch with ``createDataFrame(arrow_table).coalesce(1).write``.
+    """Write each batch with ``createDataFrame(arrow_table).coalesce(1).write`` into its
+    batch-id directory; commit through Hadoop's ``FileSystem`` (see ``commit_log``).
 
     ``table`` (optional) registers ``path`` as an external catalog table after
     the first commit and refreshes it when the stream ends; without ``path`` the
@@ -93,22 +81,26 @@ class SparkBatchWriter:
         columns: Sequence[str] | None = None,
         options: Mapping[str, str] | None = None,
         table: str | None = None,
+        mode: str = "append",
         tune_session: bool = True,
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+        if mode not in ("append", "overwrite"):
+            raise ValueError(f"mode must be 'append' or 'overwrite', got {mode!r}")
         if path is None:
             if table is None:
                 raise ValueError("give a path, a table name, or both")
-            warehouse = spark.conf.get("spark.sql.warehouse.dir")
-            path = os.path.join(_local_path(warehouse), table)
+            path = join(table_uri(spark.conf.get("spark.sql.warehouse.dir")), table)
         self.spark = spark
         self.format = format
         self.options = dict(options or {})
         if format == "csv":
             self.options.setdefault("header", "true")
         self.table = table
-        self.log = CommitLog(_local_path(path), sink_id)
+        self.log = CommitLog(HadoopFS(spark), path, sink_id)
+        if mode == "overwrite":  # a re-run from the start replaces this sink's rows
+            self.log.reset()
         self.converter = RecordConverter(schema, columns)
         self._table_registered = False
         if tune_session:
@@ -118,7 +110,7 @@ class SparkBatchWriter:
 
     @property
     def path(self) -> str:
-        return self.log.path
+        return self.log.uri
 
     def recover(self) -> Recovery:
         return self.log.recover()
@@ -128,24 +120,33 @@ class SparkBatchWriter:
         return Payload(table, table.num_rows, int(table.nbytes))
 
     def stage(self, batch_id: int, attempt: int, payload: Payload) -> StagedBatch:
-        staging = self.log.staging_dir(batch_id, attempt)
+        name = self.log.batch_dir_name(batch_id)
+        target = self.log.batch_dir(batch_id)
         df = self.spark.createDataFrame(payload.data)
+        # overwrite: a retry, or a replay after a crash, replaces the batch (idempotent)
         writer = df.coalesce(1).write.mode("overwrite").format(self.format)
         if self.options:
             writer = writer.options(**self.options)
-        writer.save(staging)
-        names = sorted(n for n in os.listdir(staging) if n.startswith("part-"))
-        if not names:
-            raise RuntimeError(f"batch {batch_id}: Spark wrote no data file into {staging}")
-        files = tuple((n, self.log.final_name(batch_id, k, n)) for k, n in enumerate(names))
-        size = sum(os.path.getsize(os.path.join(staging, n)) for n in names)
-        return StagedBatch(staging, files, size)
+        try:
+            writer.save(target)
+        except Exception as e:
+            raise OSError(f"writing batch {batch_id} to {target}: {java_message(e)}") from e
+        entries = self.log.fs.list(target)
+        parts = sorted((e for e in entries if e.name.startswith("part-")), key=lambda e: e.name)
+        if not parts:
+            seen = sorted(e.name for e in entries) or "nothing"
+            raise OSError(
+                f"batch {batch_id}: Spark reported success but {target} holds no data file "
+                f"(found: {seen})"
+            )
+        files = tuple((e.name, f"{name}/{e.name}") for e in parts)
+        return StagedBatch(name, files, sum(e.size for e in parts))
 
     def commit(self, record: CommitRecord) -> None:
         self.log.commit(record)
 
     def publish(self, record: CommitRecord) -> None:
-        self.log.publish(record)
+        # the data is already in place: nothing moves after the commit record
         if self.table is not None and not self._table_registered:
             self._register_table()
 
@@ -155,12 +156,40 @@ class SparkBatchWriter:
         opts = ""
         if self.options:
             opts = " OPTIONS (" + ", ".join(f"'{k}' '{v}'" for k, v in self.options.items()) + ")"
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        fields = from_arrow_schema(self.converter.schema).fields
+        columns = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in fields)
         self.spark.sql(
-            f"CREATE TABLE IF NOT EXISTS {self.table} USING {self.format}{opts} "
-            f"LOCATION '{location}'"
+            f"CREATE TABLE IF NOT EXISTS {self.table} ({columns}, rs_batch STRING) "
+            f"USING {self.format}{opts} PARTITIONED BY (rs_batch) LOCATION '{location}'"
         )
         self._table_registered = True
 
     def finish(self) -> None:
         if self.table is not None and self._table_registered:
+            self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")  # the new batches
             self.spark.catalog.refreshTable(self.table)
+
+
+def read_committed(
+    spark: Any,
+    path: str,
+    *,
+    sink_id: str = "default",
+    format: str = "parquet",
+    options: Mapping[str, str] | None = None,
+) -> Any:
+    """A DataFrame over exactly the committed files of ``sink_id`` under ``path``
+    (never a batch that is being written or was abandoned by a crash)."""
+    log = CommitLog(HadoopFS(spark), path, sink_id)
+    files = log.committed_files()
+    reader = spark.read.format(format)
+    opts = dict(options or {})
+    if format == "csv":
+        opts.setdefault("header", "true")
+    if opts:
+        reader = reader.options(**opts)
+    if not files:
+        raise FileNotFoundError(f"{log.uri}: sink {sink_id!r} has committed no data file")
+    return reader.load(files)

@@ -1,0 +1,153 @@
+"""Table paths as URIs, and Hadoop's ``FileSystem`` through Spark's JVM (py4j).
+
+Every file operation of the commit protocol goes through the same Hadoop
+``FileSystem`` the executors write with, so it works wherever Spark can write
+(``file://``, ``hdfs://``, ``s3a://``, ``abfs://``), with no shared POSIX path and
+no driver-side ``os`` call. Every error names the operation and the path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+
+def table_uri(path: str) -> str:
+    """``path`` as a URI: local paths become absolute ``file:`` URIs; any other scheme
+    (``hdfs:/x``, ``s3a://bucket/y``) is kept as is, never treated as a local folder."""
+    if not path:
+        raise ValueError("a table path must not be empty")
+    parts = urlsplit(path)
+    scheme = parts.scheme.lower()
+    if len(scheme) == 1:  # a Windows drive letter, not a scheme
+        scheme = ""
+    if not scheme:
+        return "file://" + os.path.abspath(os.path.expanduser(path))
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError(f"{path!r}: a file: URI must not name a host ({parts.netloc!r})")
+        return "file://" + os.path.abspath(parts.path or "/")
+    if not parts.path or parts.path == "/":
+        raise ValueError(f"{path!r}: the table must be a directory below the filesystem root")
+    return path.rstrip("/")
+
+
+def join(uri: str, *names: str) -> str:
+    return "/".join([uri.rstrip("/"), *names])
+
+
+def java_message(error: BaseException) -> str:
+    """The Java exception's ``toString`` for a py4j error, else ``repr``."""
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        try:
+            return str(java.toString())
+        except Exception:  # the gateway may be gone
+            pass
+    return repr(error)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    is_dir: bool
+    size: int
+
+
+class HadoopFS:
+    """The few ``FileSystem`` calls the commit log needs, for URIs under one session."""
+
+    def __init__(self, spark: Any) -> None:
+        try:
+            self._jvm = spark._jvm
+            self._conf = spark._jsc.hadoopConfiguration()
+        except Exception as e:
+            raise TypeError(
+                "the commit log needs a classic SparkSession (py4j JVM access); "
+                "Spark Connect sessions have none"
+            ) from e
+
+    def _path(self, uri: str) -> tuple[Any, Any]:
+        path = self._jvm.org.apache.hadoop.fs.Path(uri)
+        return path.getFileSystem(self._conf), path
+
+    def _call(self, what: str, uri: str, fn: Any) -> Any:
+        try:
+            return fn()
+        except OSError:
+            raise
+        except Exception as e:
+            raise OSError(f"{what} {uri}: {java_message(e)}") from e
+
+    def exists(self, uri: str) -> bool:
+        def run() -> bool:
+            fs, path = self._path(uri)
+            return bool(fs.exists(path))
+
+        return bool(self._call("exists", uri, run))
+
+    def mkdirs(self, uri: str) -> None:
+        def run() -> None:
+            fs, path = self._path(uri)
+            if not fs.mkdirs(path):
+                raise OSError(f"mkdirs {uri}: the filesystem refused")
+
+        self._call("mkdirs", uri, run)
+
+    def list(self, uri: str) -> list[Entry]:
+        """Entries of directory ``uri`` (empty if it does not exist)."""
+
+        def run() -> list[Entry]:
+            fs, path = self._path(uri)
+            if not fs.exists(path):
+                return []
+            return [
+                Entry(str(s.getPath().getName()), bool(s.isDirectory()), int(s.getLen()))
+                for s in fs.listStatus(path)
+            ]
+
+        out: list[Entry] = self._call("list", uri, run)
+        return out
+
+    def read(self, uri: str) -> bytes:
+        def run() -> bytes:
+            fs, path = self._path(uri)
+            stream = fs.open(path)
+            try:
+                return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+            finally:
+                stream.close()
+
+        data: bytes = self._call("read", uri, run)
+        return data
+
+    def create_exclusive(self, uri: str, data: bytes) -> bool:
+        """Create ``uri`` holding ``data`` unless it exists; False if it already did."""
+
+        def run() -> bool:
+            fs, path = self._path(uri)
+            if fs.exists(path):
+                return False
+            try:
+                out = fs.create(path, False)  # overwrite=False: create-if-absent
+            except Exception as e:
+                if "FileAlreadyExistsException" in java_message(e):
+                    return False
+                raise
+            try:
+                out.write(bytearray(data))
+                out.hsync()  # durable on HDFS before close returns
+            finally:
+                out.close()
+            return True
+
+        return bool(self._call("create", uri, run))
+
+    def delete(self, uri: str, recursive: bool = True) -> None:
+        def run() -> None:
+            fs, path = self._path(uri)
+            fs.delete(path, recursive)
+
+        self._call("delete", uri, run)

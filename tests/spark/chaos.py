@@ -1,0 +1,275 @@
+"""Kill-and-resume runs of a filtering pipeline into SparkSink (SIGKILL of the job's
+process group at chosen points), then one read-back of the table.
+
+    python tests/spark/chaos.py --rows 2000000 --kills 20 [--master spark://...]
+
+The job: :class:`FileSource` over JSON-lines files -> ``Flow.filter`` (drops every
+id % 10 == 3) -> ``keep_if`` (skips every id % 10 == 7) -> ``map_value`` -> SparkSink;
+each run resumes at ``sink.resume_position``. Exactly-once means the table holds
+every kept id once: ``count == distinct == expected`` and the id sum matches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SINK_ID = "chaos"
+MODES = ("in_write", "after_commit", "random")
+
+
+def kept(i: int) -> bool:
+    return i % 10 not in (3, 7)
+
+
+def make_files(directory: Path, rows: int, files: int) -> list[Path]:
+    """JSON-lines files holding ids ``0..rows-1`` in order (deterministic replay)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    per = -(-rows // files)
+    paths = []
+    for k in range(files):
+        path = directory / f"part-{k:03d}.jsonl"
+        lo, hi = k * per, min(rows, (k + 1) * per)
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.writelines(
+                    f'{{"id": {i}, "key": "k{i % 7}", "value": {i * 0.5}}}\n' for i in range(lo, hi)
+                )
+            os.replace(tmp, path)
+        paths.append(path)
+    return paths
+
+
+def expected(rows: int) -> tuple[int, int]:
+    """(count, sum of ids) of the rows the pipeline keeps."""
+    ids = [i for i in range(rows) if kept(i)]
+    return len(ids), sum(ids)
+
+
+def job(argv: list[str]) -> int:
+    """One run of the job (the process that gets killed)."""
+    table, data_dir, master, batch = argv[0], Path(argv[1]), argv[2], int(argv[3])
+    from reactive_streams.flow import Flow
+    from reactive_streams.spark.positions import keep_if, map_value
+    from reactive_streams.spark.replay import FileSource
+    from reactive_streams.spark.session import local_session
+    from reactive_streams.spark.sink import SparkSink
+
+    conf = {}
+    if master.startswith("spark://"):  # two 1-core workers with 1g each
+        conf = {"spark.executor.memory": "640m", "spark.cores.max": "2"}
+    spark = local_session(master, fast_start=True, driver_memory="1g", conf=conf)
+    files = sorted(data_dir.glob("part-*.jsonl"))
+    sink = SparkSink(
+        spark,
+        table,
+        sink_id=SINK_ID,
+        batch_rows=batch,
+        schema="id long, key string, value double",
+        progress=False,
+    )
+    source = FileSource(files, parse=json.loads)
+    (
+        Flow.from_publisher(source.replay_from(sink.resume_position))
+        .filter(lambda env: env.value["id"] % 10 != 3)
+        .map(keep_if(lambda r: r["id"] % 10 != 7))
+        .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
+        .subscribe(sink)
+    )
+    result = sink.result(3600)
+    print(json.dumps({"status": result.status, "records": result.metrics.records}), flush=True)
+    spark.stop()
+    return 0
+
+
+@dataclass
+class Report:
+    kills: list[dict[str, Any]] = field(default_factory=list)
+    runs: int = 0
+    seconds: float = 0.0
+    count: int = 0
+    distinct: int = 0
+    id_sum: int = 0
+    expected_count: int = 0
+    expected_sum: int = 0
+
+    @property
+    def lost(self) -> int:
+        return self.expected_count - self.distinct
+
+    @property
+    def duplicated(self) -> int:
+        return self.count - self.distinct
+
+
+def _commits(table: Path) -> int:
+    d = table / "_rs_sink" / SINK_ID / "commits"
+    return len([p for p in d.iterdir() if p.suffix == ".json"]) if d.exists() else 0
+
+
+def _staging_busy(table: Path) -> bool:
+    """A batch directory exists that has no commit record yet: Spark is writing it."""
+    if not table.exists():
+        return False
+    batches = [p for p in table.iterdir() if p.name.startswith(f"rs_batch={SINK_ID}-")]
+    return len(batches) > _commits(table)
+
+
+def _tail(fh: Any) -> str:
+    fh.flush()
+    with open(fh.name, "rb") as f:
+        return f.read()[-3000:].decode(errors="replace")
+
+
+def run_chaos(
+    work: Path,
+    *,
+    rows: int,
+    kills: int,
+    master: str,
+    batch: int,
+    files: int = 10,
+    seed: int = 1,
+    timeout: float = 3600.0,
+    log: Any = None,
+) -> Report:
+    """Run the job, SIGKILL it ``kills`` times at spread-out commit counts (sometimes
+    while Spark is writing a batch, sometimes at a random delay), finish, read back."""
+    rng = random.Random(seed)
+    data = work / "data"
+    table = work / "table"
+    make_files(data, rows, files)
+    batches = -(-rows // batch)
+    targets = [max(1, (k + 1) * batches // (kills + 2)) for k in range(kills)]
+    report = Report()
+    started = time.monotonic()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, __file__, "--job", str(table), str(data), master, str(batch)]
+    for target in [*targets, None]:
+        report.runs += 1
+        errfile = open(work / f"run-{report.runs}.err", "wb")  # noqa: SIM115 - closed below
+        child = subprocess.Popen(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=errfile, start_new_session=True
+        )
+        try:
+            if target is None:
+                if child.wait(timeout=timeout) != 0:
+                    raise RuntimeError(f"final run failed ({child.returncode}): {_tail(errfile)}")
+                break
+            mode = rng.choice(MODES)
+            target = max(target, _commits(table) + 1)  # every run makes progress first
+            deadline = time.monotonic() + timeout
+            while _commits(table) < target and child.poll() is None:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no commit {target} within {timeout} s")
+                time.sleep(0.02)
+            if mode == "in_write":
+                t_end = time.monotonic() + 30
+                while (
+                    not _staging_busy(table) and child.poll() is None and time.monotonic() < t_end
+                ):
+                    time.sleep(0.005)
+            elif mode == "random":
+                time.sleep(rng.uniform(0.0, 2.0))
+            if child.poll() is not None:
+                raise RuntimeError(f"the job ended before its kill: {_tail(errfile)}")
+            commits = _commits(table)
+            os.killpg(child.pid, signal.SIGKILL)
+            report.kills.append({"mode": mode, "commits": commits, "staging": _staging_busy(table)})
+            if log is not None:
+                log(f"kill {len(report.kills)}: {mode} at {commits} commits")
+        finally:
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait(timeout=60)
+            errfile.close()
+    report.seconds = time.monotonic() - started
+    report.expected_count, report.expected_sum = expected(rows)
+    return report
+
+
+def read_back(spark: Any, table: Path, report: Report) -> Report:
+    from reactive_streams.spark.writer import read_committed
+
+    df = read_committed(spark, str(table), sink_id=SINK_ID)
+    row = df.selectExpr("count(*) AS c", "count(DISTINCT id) AS d", "sum(id) AS s").collect()[0]
+    report.count, report.distinct, report.id_sum = int(row["c"]), int(row["d"]), int(row["s"] or 0)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "--job":
+        return job(args[1:])
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=40_000)
+    parser.add_argument("--master", default="local[1]")
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument(
+        "--cluster", action="store_true", help="start a standalone master + 2 workers on loopback"
+    )
+    opts = parser.parse_args(args)
+    with contextlib.ExitStack() as stack:
+        if opts.cluster:
+            sys.path.insert(0, str(Path(__file__).parent))
+            cluster = importlib.import_module("cluster")  # tests/spark/cluster.py
+            opts.master = stack.enter_context(cluster.standalone_cluster(opts.work / "cluster"))
+            print(f"cluster up: {opts.master}", flush=True)
+        report = run_chaos(
+            opts.work,
+            rows=opts.rows,
+            kills=opts.kills,
+            master=opts.master,
+            batch=opts.batch,
+            log=lambda m: print(m, flush=True),
+        )
+    from reactive_streams.spark.session import local_session
+
+    spark = local_session("local[1]", fast_start=True, driver_memory="1g")
+    read_back(spark, opts.work / "table", report)
+    spark.stop()
+    modes = {
+        m: sum(k["mode"] == m for k in report.kills) for m in ("in_write", "after_commit", "random")
+    }
+    print(
+        json.dumps(
+            {
+                "master": opts.master,
+                "rows_offered": opts.rows,
+                "kills": len(report.kills),
+                "kill_modes": modes,
+                "runs": report.runs,
+                "seconds": round(report.seconds, 1),
+                "expected": report.expected_count,
+                "count": report.count,
+                "distinct": report.distinct,
+                "lost": report.lost,
+                "duplicated": report.duplicated,
+                "sum_ok": report.id_sum == report.expected_sum,
+            }
+        ),
+        flush=True,
+    )
+    return (
+        0
+        if report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
+        else 1
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
