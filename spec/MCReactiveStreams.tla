@@ -121,8 +121,6 @@ Mut_SendOnSubscribeTwice(s) ==
 \* 1.9: subscribe never answered.
 Mut_SendOnSubscribeNever(s) == FALSE
 
-\* Sync: a signal committed where nobody can begin it (a stuck stream).
-Mut_SyncDeliverableAlways(s, sig) == TRUE
 
 -----------------------------------------------------------------------------
 (* Mutations of the Publisher's demand and message handling.               *)
@@ -133,7 +131,10 @@ Mut_SatAddWraps(d, n) ==
 \* 3.17: saturation one short of the maximum.
 Mut_SatAddEarly(d, n) == IF d = MaxDemand \/ n >= MaxDemand - d - 1 THEN MaxDemand ELSE d + n
 \* 3.8: a request arriving while demand is outstanding is lost (racy read-modify-write).
-Mut_SatAddLosesRace(d, n) == IF d > 0 /\ d < MaxDemand THEN d ELSE SatAdd(d, n)
+Mut_SatAddLosesRace(d, n) ==
+    CASE d > 0 /\ d < MaxDemand -> d
+      [] d = MaxDemand \/ n >= MaxDemand - d -> MaxDemand
+      [] OTHER -> d + n
 \* 3.8: delivering does not reduce the demand.
 Mut_TakeNothing(d) == d
 
@@ -196,6 +197,9 @@ Mut_RequestAfterCancel(s, th, n) ==
             /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
                    sent, delivered, cancels, faulted>>
+
+\* 3.16: request() never returns (the caller hangs).
+Mut_EndRequestNever(s, th) == FALSE
 
 \* 2.13: the implementation does not cancel after an on* method raised.
 Mut_FairnessNoCancelAfterRaise ==

@@ -37,6 +37,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import os
 import re
@@ -46,9 +47,11 @@ import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 SPEC_DIR = Path(__file__).resolve().parent
 REPO_ROOT = SPEC_DIR.parent
@@ -464,17 +467,32 @@ def check_kill_model(model: Model, manifest: Manifest) -> str:
     return ""
 
 
+def _parallel(
+    fn: Callable[[T], tuple[Outcome, int, float]], items: Sequence[T], jobs: int
+) -> Iterator[tuple[Outcome, int, float]]:
+    """fn over items, `jobs` TLC processes at a time, results in the order of items."""
+    if jobs <= 1:
+        yield from map(fn, items)
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(fn, items)
+
+
 def run_models(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Model]) -> int:
     header = f"{'model':<34} {'expected':<42} {'result':<42} {'states':>10} {'secs':>6}"
     print(header)
     print("-" * len(header))
     failures, counts = 0, {}
     coverage: dict[str, dict[str, int]] = {}
-    for m in chosen:
+
+    def one(m: Model) -> tuple[Outcome, int, float]:
         want_cov = args.coverage and not m.cfg and m.expect == "pass"
-        outcome, code, secs = run_tlc(
+        return run_tlc(
             m, manifest, args.jar, args.workers, args.timeout, args.keep, coverage=want_cov
         )
+
+    for m, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
+        want_cov = args.coverage and not m.cfg and m.expect == "pass"
         ok, why = judge(m, outcome, code)
         expected = "pass" if m.expect == "pass" else f"violates {m.violates}"
         result = outcome.result if not outcome.violated else f"violates {outcome.violated}"
@@ -526,15 +544,13 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
     print(header)
     print("-" * len(header))
     failures = 0
-    for mut in chosen:
-        model = manifest.model(mut.model)
-        why = check_kill_model(model, manifest)
-        if why:
-            print(f"{mut.name:<36} {mut.rule:<5} {mut.model:<22} model unfit: {why}  <-- MISMATCH")
-            failures += 1
-            continue
-        outcome, code, secs = run_tlc(
-            model,
+    unfit = {mut.name: check_kill_model(manifest.model(mut.model), manifest) for mut in chosen}
+
+    def one(mut: Mutation) -> tuple[Outcome, int, float]:
+        if unfit[mut.name]:
+            return Outcome("error", "", None, f"model unfit: {unfit[mut.name]}"), -1, 0.0
+        return run_tlc(
+            manifest.model(mut.model),
             manifest,
             args.jar,
             args.workers,
@@ -543,9 +559,16 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
             override=mut.override,
             label=f"mutation_{mut.name}",
         )
+
+    for mut, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
         who = caught_by(outcome, code)
         states = "-" if outcome.distinct is None else f"{outcome.distinct:,}"
-        shown = who or f"SURVIVED ({outcome.result}: {outcome.detail})"
+        if who:
+            shown = who
+        elif outcome.result == "pass":
+            shown = "SURVIVED"
+        else:
+            shown = f"ERROR ({outcome.detail})"
         mark = "" if who else "  <-- MISMATCH"
         print(
             f"{mut.name:<38} {mut.rule:<5} {mut.model:<20} {shown:<36} {states:>8} {secs:5.1f}"
@@ -565,9 +588,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--set", dest="set_name", help='run every model of this set ("ci", "deep")')
     ap.add_argument("--mutation", action="append", default=[], help="run this mutation")
     ap.add_argument("--no-mutations", action="store_true", help="skip the kill table")
+    ap.add_argument("--mutations-only", action="store_true", help="only the set's kill table")
     ap.add_argument("--coverage", action="store_true", help="report TLC action coverage")
     ap.add_argument("--jar", type=Path, default=DEFAULT_JAR, help="tla2tools.jar (TLC 2.15)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--workers", type=int, default=1, help="TLC workers per run")
+    ap.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="TLC runs at a time (one per core)"
+    )
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds per model")
     ap.add_argument("-n", "--dry-run", action="store_true", help="print cfgs and java commands")
     ap.add_argument("--record", action="store_true", help="write distinct-state counts back")
@@ -593,7 +620,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen = [m for m in manifest.models if args.set_name in m.sets]
         if not chosen:
             ap.error(f"no model in set {args.set_name!r}")
-        if not args.no_mutations:
+        if args.mutations_only:
+            chosen_muts = [
+                mu for mu in manifest.mutations if args.set_name in by_name[mu.model].sets
+            ]
+            chosen = []
+        elif not args.no_mutations:
             chosen_muts = [
                 mu for mu in manifest.mutations if args.set_name in by_name[mu.model].sets
             ]
