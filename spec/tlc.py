@@ -41,6 +41,7 @@ import concurrent.futures
 import dataclasses
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -655,7 +656,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     failures = run_models(args, manifest, chosen) if chosen else 0
     if chosen_muts:
         failures += run_mutations(args, manifest, chosen_muts)
-    print(f"TLC total {time.monotonic() - start:.1f} s")
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        f"TLC total {time.monotonic() - start:.1f} s wall, "
+        f"{cpu.ru_utime + cpu.ru_stime:.1f} s CPU ({args.jobs} runs at a time)"
+    )
     return 1 if failures else 0
 
 
