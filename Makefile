@@ -15,9 +15,10 @@ $(SETUP): pyproject.toml tools/bootstrap.sh
 
 setup: $(SETUP)
 
-## check: TLC on every model in spec/models.toml, trace validation, CrossHair contracts
+## check: TLC on every ci model of spec/models.toml with action coverage, the spec-mutation
+## kill table, trace validation, CrossHair contracts
 check: $(SETUP) traces crosshair
-	$(PY) spec/tlc.py --manifest spec/models.toml --set ci
+	$(PY) spec/tlc.py --manifest spec/models.toml --set ci --coverage
 
 check-deep: $(SETUP)
 	$(PY) spec/tlc.py --manifest spec/models.toml --set deep

@@ -11,13 +11,11 @@
 (* (cancel) at any time; the source emits and completes; the connection may *)
 (* be disconnected with one of three strategies.                            *)
 (*                                                                         *)
-(* Implementation: impl/reactive_streams/multicast/publish.py.  Bug         *)
-(* switches (one per must-fail model) make the model do what a broken       *)
-(* implementation would: request the max demand instead of the min, deliver *)
-(* without checking each subscriber's demand, keep a leaving subscriber's   *)
-(* demand in the lockstep.                                                  *)
+(* Implementation: impl/reactive_streams/multicast/publish.py.  Bounds,    *)
+(* symmetry and the mutations (deliberate defects for the kill table) live *)
+(* in MCMulticast.tla.                                                      *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets, TLC
+EXTENDS Naturals, FiniteSets
 
 CONSTANTS
     Subs,               \* subscriber ids (model values)
@@ -25,15 +23,11 @@ CONSTANTS
     B,                  \* buffer bound (buffer_size)
     MaxReq,             \* bound on the finite total a subscriber requests
     Inf,                \* stands for 2^63-1 (unbounded demand); any number > MaxReq + N
-    Strategy,           \* on_disconnect: "error", "complete" or "none"
-    BugRequestMax,      \* request up to the largest demand (+ B) instead of the buffer bound
-    BugSkipDemandCheck, \* dispatch when some subscriber has demand, not every one
-    BugKeepLeftDemand   \* a subscriber that left still counts in the lockstep
+    Strategy            \* on_disconnect: "error", "complete" or "none"
 
 ASSUME /\ N \in Nat /\ B \in Nat \ {0} /\ MaxReq \in Nat \ {0}
        /\ Inf \in Nat /\ Inf > MaxReq + N
        /\ Strategy \in {"error", "complete", "none"}
-       /\ \A b \in {BugRequestMax, BugSkipDemandCheck, BugKeepLeftDemand} : b \in BOOLEAN
 
 VARIABLES
     st,         \* [Subs -> {"absent", "active", "left", "done", "dropped"}]
@@ -53,8 +47,8 @@ Demand == 0..MaxReq \cup {Inf}
 Buf == upSent - taken
 Active == {s \in Subs : st[s] = "active"}
 Left == {s \in Subs : st[s] = "left"}
-\* whose demand gates the lockstep
-Counted == IF BugKeepLeftDemand THEN Active \cup Left ELSE Active
+\* whose demand gates the lockstep: the subscribers still active
+Counted == Active
 
 Min(S) == CHOOSE x \in S : \A y \in S : x <= y
 Max(S) == CHOOSE x \in S : \A y \in S : x >= y
@@ -111,9 +105,7 @@ Leave(s) ==  \* cancel(); the connection removes it before the next element
 \* Top up the source's demand by k (the implementation waits for a quarter of the buffer).
 UpRequest(k) ==
     /\ disc = "no" /\ ~srcDone
-    /\ IF BugRequestMax
-         THEN upReq + k <= taken + MaxDemand + B
-         ELSE upReq + k <= taken + B
+    /\ upReq + k <= taken + B
     /\ upReq' = upReq + k
     /\ UNCHANGED <<st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
 
@@ -128,10 +120,7 @@ UpComplete ==
     /\ srcDone' = TRUE
     /\ UNCHANGED <<st, demand, requested, delivered, upReq, upSent, taken, disc, term>>
 
-CanDispatch ==
-    IF BugSkipDemandCheck
-      THEN \E s \in Active : demand[s] > 0
-      ELSE \A s \in Counted : demand[s] > 0
+CanDispatch == \A s \in Counted : demand[s] > 0
 
 \* One element leaves the buffer and goes to every active subscriber (lockstep).
 Dispatch ==
@@ -199,6 +188,4 @@ LeaveReleasesPressure_Prop ==
          /\ \A t \in Subs \ {s} : st[t] = "left")
         ~> (delivered[s] > k \/ st[s] # "active")
 
-\* For the safety models (not sound with liveness).
-Symmetry == Permutations(Subs)
 =============================================================================

@@ -11,30 +11,37 @@
 (*            rest are in flight.                                          *)
 (* The Publisher observes a cancel only when the message arrives           *)
 (* (RecvCancel), so "eventually stop" (1.8) and "be prepared for onNext    *)
-(* after cancel" (2.8) are real states.  With Sync = TRUE a request or a   *)
-(* cancel is received at once and a committed signal is delivered at once  *)
-(* (3.10, 3.11), and request may recurse into onNext (3.2, 3.3).           *)
+(* after cancel" (2.8) are real states.                                    *)
 (*                                                                         *)
-(* Every action is one event of the implementation's trace (docs/spec.md): *)
-(* Subscribe, Request, Cancel, RecvRequest, RecvCancel, SendOnSubscribe,   *)
-(* SendOnNext, SendOnComplete, SendOnError, Begin<Signal>, End<Signal>.    *)
+(* Calls have a beginning and an end, on a thread: the Subscriber's on*    *)
+(* methods, and its request()/cancel() calls on the Subscription.          *)
+(* stack[s][th] is the stack of such calls open on thread th, innermost    *)
+(* last.  A signal begun on the thread of an open request()/cancel() call  *)
+(* is nesting (3.2, 3.10): legal, with at most Depth onNext frames open at *)
+(* once on one stack (3.3).  A signal begun while another thread runs a    *)
+(* signal of the same Subscriber is concurrent: forbidden (1.3).  Two      *)
+(* threads inside request()/cancel() at once are forbidden (2.7).          *)
+(* With Sync = TRUE a request or a cancel is received, and a committed     *)
+(* signal delivered, before anything else happens on that Subscription.    *)
 (*                                                                         *)
-(* Not modelled: element values (only their sequence numbers), threads     *)
-(* (the Subscriber side is one logical actor, rule 2.7), Processors (4.x), *)
-(* exact 64-bit demand (MaxDemand stands for 2^63-1; the Python side tests *)
-(* the arithmetic), and the same Subscriber subscribed twice (2.12): every *)
-(* subscribe call creates a fresh Subscription whose Subscriber is its     *)
-(* own, because rule 1.10 forbids the caller to reuse one and a trace      *)
-(* cannot tell two Subscriptions of one Subscriber from two Subscribers.   *)
-(* Spec212 therefore checks "onSubscribe at most once per Subscription".   *)
+(* Every action is one event of the implementation's trace (docs/spec.md). *)
 (*                                                                         *)
-(* Bug selects one deliberate defect for the must-fail models in           *)
-(* spec/models.toml; "None" is the correct protocol.                       *)
+(* Not modelled: element values (only their sequence numbers), Processors  *)
+(* (4.x), exact 64-bit demand (MaxDemand stands for 2^63-1; the Python     *)
+(* side tests the arithmetic), and the same Subscriber subscribed twice    *)
+(* (2.12): every subscribe call creates a fresh Subscription whose         *)
+(* Subscriber is its own, because rule 1.10 forbids the caller to reuse    *)
+(* one and a trace cannot tell two Subscriptions of one Subscriber from    *)
+(* two Subscribers.  Spec212 therefore checks "onSubscribe at most once    *)
+(* per Subscription".  Model-checking bounds and the deliberate defects of *)
+(* the mutation models live in MCReactiveStreams.tla.                      *)
 (***************************************************************************)
 EXTENDS Integers, Sequences, FiniteSets
 
 CONSTANTS
     Subs,         \* Subscription ids (the trace's "sub"), one Subscriber each
+    Threads,      \* thread ids that call the Subscriber or the Subscription
+    Depth,        \* bound on onNext frames open at once on one thread (3.3)
     Elements,     \* the source has at most this many elements per Subscription
     Sizes,        \* the n a Subscriber may pass to request(n), invalid ones included
     MaxDemand,    \* stands for 2^63-1: "effectively unbounded" demand (3.17)
@@ -44,23 +51,14 @@ CONSTANTS
     Sync,         \* TRUE: requests received and signals delivered at once (3.10)
     EarlyEnd,     \* TRUE: the source may complete before Elements (1.2)
     SourceFails,  \* TRUE: the source may fail at any point (1.4)
-    Raises,       \* TRUE: a Subscriber's on* method may raise (2.13)
-    Bug           \* "None", or the one defect a must-fail model injects
-
-Bugs == {"None", "NullError", "SkipDemandCheck", "ConcurrentSignals",
-         "TerminalTwice", "SignalBeforeOnSubscribe", "OnSubscribeTwice",
-         "UnboundedRecursion", "RequestAfterCancel", "LoseRequestRace",
-         "IgnoreInvalidRequest", "DeliverAfterCancelObserved",
-         "WrapNotSaturate", "ForgetComplete", "NeverObserveCancel",
-         "NeverOnSubscribe", "MissedWakeUp", "NoErrorOnInvalidRequest",
-         "KeepReference"}
+    Raises        \* TRUE: a Subscriber's on* method may raise (2.13)
 
 ASSUME Elements \in Nat /\ MaxDemand \in Nat /\ MaxDemand > Elements
 ASSUME MaxDemand <= 2147483647 - Elements   \* Cap fits in TLC's 32-bit integers
 ASSUME Sizes \subseteq Int /\ \A n \in Sizes : n <= MaxDemand
 ASSUME MaxCalls \in Nat /\ MaxCancels \in Nat \ {0} /\ QueueBound \in Nat \ {0}
+ASSUME Depth \in Nat \ {0} /\ Threads # {}
 ASSUME {Sync, EarlyEnd, SourceFails, Raises} \subseteq BOOLEAN
-ASSUME Bug \in Bugs
 
 VARIABLES
     pub,        \* Publisher's view of s: "idle" (no subscribe yet), "subscribed",
@@ -69,20 +67,21 @@ VARIABLES
     demand,     \* outstanding demand as the Publisher counts it (MaxDemand = unbounded)
     requested,  \* ghost: sum of the valid n the Publisher received; Cap once the
                 \*   outstanding demand has reached MaxDemand ("unbounded", 3.17)
-    invalid,    \* the Publisher received a request(n <= 0) while active (3.9)
-    awake,      \* the drain loop is scheduled (only MissedWakeUp ever clears it)
+    invalidAt,  \* -1, or Len(sent[s]) when the Publisher received request(n <= 0) (3.9)
+    asked,      \* ghost: a request(n <= 0) was sent towards the Publisher (3.9)
+    awake,      \* the drain loop is scheduled
     ref,        \* the Publisher holds a reference to the Subscriber (3.13)
-    cutoff,     \* ghost: Len(sent[s]) when the cancel was observed
+    cutoff,     \* ghost: -1, or Len(sent[s]) when the cancel was received (3.12)
     up,         \* FIFO of [type |-> "request"|"cancel", n |-> Int] towards the Publisher
     sent,       \* committed signals [sig, seq, err], in commit order
     delivered,  \* how many of sent[s] the Subscriber has begun to process
-    open,       \* stack of on* calls in progress [sig, depth, req], innermost last
+    stack,      \* stack[s][th]: calls open on thread th, innermost last
     cancels,    \* cancel() calls made on s
     calls,      \* request() calls made on s
     faulted     \* an on* call raised; the implementation must cancel (2.13)
 
-vars == <<pub, emitted, demand, requested, invalid, awake, ref, cutoff,
-          up, sent, delivered, open, cancels, calls, faulted>>
+vars == <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+          up, sent, delivered, stack, cancels, calls, faulted>>
 
 -----------------------------------------------------------------------------
 (* Vocabulary *)
@@ -90,6 +89,7 @@ vars == <<pub, emitted, demand, requested, invalid, awake, ref, cutoff,
 PubStates   == {"idle", "subscribed", "active", "completed", "failed", "cancelled"}
 Done        == {"completed", "failed", "cancelled"}
 SigNames    == {"onSubscribe", "onNext", "onComplete", "onError"}
+CallNames   == {"request", "cancel"}
 ErrorCauses == {"source", "invalid"}     \* 1.4 source failure, 3.9 bad request
 Signal(sig, seq, err) == [sig |-> sig, seq |-> seq, err |-> err]
 Terminal(m) == m.sig \in {"onComplete", "onError"}
@@ -98,16 +98,35 @@ Count(seq, sig) == Cardinality({i \in DOMAIN seq : seq[i].sig = sig})
 NextCount(s)    == Count(sent[s], "onNext")
 InFlight(s)     == Len(sent[s]) - delivered[s]
 Pending(s)      == sent[s][delivered[s] + 1]     \* next signal to deliver
-Top(s)          == open[s][Len(open[s])]         \* innermost call in progress
 Pop(q)          == SubSeq(q, 1, Len(q) - 1)
 Cancelled(s)    == cancels[s] > 0
+Invalid(s)      == invalidAt[s] >= 0
+
+\* Call stacks.  Frames(s, th, K): how many frames of a kind in K are open on th.
+Frames(s, th, K) == Cardinality({i \in DOMAIN stack[s][th] : stack[s][th][i] \in K})
+TopIn(s, th, K)  == stack[s][th] # <<>> /\ stack[s][th][Len(stack[s][th])] \in K
+InSignal(s, th)  == Frames(s, th, SigNames) > 0
+InCall(s, th)    == Frames(s, th, CallNames) > 0
+Push(s, th, f)   == [stack EXCEPT ![s][th] = Append(@, f)]
+PopOn(s, th)     == [stack EXCEPT ![s][th] = Pop(@)]
+
+\* A signal may begin on th: th is idle or inside request()/cancel() (nesting,
+\* 3.2, 3.10); no other thread runs a signal of s (1.3); an onNext keeps the
+\* onNext frames on th within Depth (3.3).
+CanBegin(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ \A o \in Threads \ {th} : ~InSignal(s, o)                          \* rule 1.3
+    /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth                 \* rule 3.3
+
+\* The Subscriber may call request()/cancel() on th: from its own code (idle
+\* or inside an on* method), never while another thread is in such a call (2.7).
+CanCall(s, th) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, SigNames)
+    /\ \A o \in Threads \ {th} : ~InCall(s, o)                            \* rule 2.7
 
 \* Rule 3.17: demand saturates at MaxDemand, which then stays "unbounded".
 \* Written so that TLC's 32-bit integers never overflow.
 SatAdd(d, n) == IF d = MaxDemand \/ n >= MaxDemand - d THEN MaxDemand ELSE d + n
-\* The two's complement wrap of a 64-bit long, for Bug = "WrapNotSaturate".
-WrapAdd(d, n) == IF n > MaxDemand - d THEN (d - MaxDemand - 1) + (n - MaxDemand - 1)
-                                      ELSE d + n
 Take(d)      == IF d = MaxDemand THEN MaxDemand ELSE d - 1
 
 \* Ghost total of valid requests.  It is exact while the outstanding demand
@@ -122,14 +141,14 @@ AddRequested(s, n) ==
 \* With Sync a request/cancel is received, and a committed signal delivered,
 \* before anything else happens on that Subscription.
 SyncQuiet(s) == Sync => up[s] = <<>> /\ InFlight(s) = 0
-\* With Sync the Publisher signals only at the top of the stack (trampolining,
-\* rule 3.3); Bug = "UnboundedRecursion" lets a request made inside onNext
-\* deliver the next onNext inline.
-SyncTop(s) == Sync => \/ open[s] = <<>>
-                      \/ open[s] # <<>> /\ Bug = "UnboundedRecursion" /\ Top(s).req
+\* With Sync a signal is committed only where it can be delivered at once.
+SyncDeliverable(s, sig) == Sync => \E th \in Threads : CanBegin(s, th, sig)
 
 UpRoom(s)   == Len(up[s]) < QueueBound
 DownRoom(s) == InFlight(s) < QueueBound
+
+\* Nothing queued, in flight or running on s.
+Quiet(s) == up[s] = <<>> /\ InFlight(s) = 0 /\ \A th \in Threads : stack[s][th] = <<>>
 
 \* The Publisher finishes with s: it drops its Subscriber reference and the
 \* messages still queued for it (rule 3.13; rule 3.6: they are no-ops now).
@@ -143,16 +162,17 @@ TypeOK ==
     /\ emitted \in [Subs -> 0..Elements]
     /\ demand \in [Subs -> Int]
     /\ requested \in [Subs -> 0..Cap]
-    /\ invalid \in [Subs -> BOOLEAN]
+    /\ invalidAt \in [Subs -> Int]
+    /\ asked \in [Subs -> BOOLEAN]
     /\ awake \in [Subs -> BOOLEAN]
     /\ ref \in [Subs -> BOOLEAN]
-    /\ cutoff \in [Subs -> Nat]
+    /\ cutoff \in [Subs -> Int]
     /\ \A s \in Subs :
         /\ up[s] \in Seq([type : {"request"}, n : Sizes] \cup [type : {"cancel"}, n : {0}])
         /\ sent[s] \in Seq([sig : SigNames, seq : 0..Elements, err : ErrorCauses \cup {"none"}])
         /\ \A i \in DOMAIN sent[s] :
               (sent[s][i].sig = "onError") = (sent[s][i].err \in ErrorCauses)
-        /\ open[s] \in Seq([sig : SigNames, depth : Nat \ {0}, req : BOOLEAN])
+        /\ stack[s] \in [Threads -> Seq(SigNames \cup CallNames)]
     /\ delivered \in [Subs -> Nat]
     /\ \A s \in Subs : delivered[s] <= Len(sent[s])
     /\ cancels \in [Subs -> 0..MaxCancels]
@@ -164,14 +184,15 @@ Init ==
     /\ emitted = [s \in Subs |-> 0]
     /\ demand = [s \in Subs |-> 0]
     /\ requested = [s \in Subs |-> 0]
-    /\ invalid = [s \in Subs |-> FALSE]
+    /\ invalidAt = [s \in Subs |-> -1]
+    /\ asked = [s \in Subs |-> FALSE]
     /\ awake = [s \in Subs |-> TRUE]
     /\ ref = [s \in Subs |-> FALSE]
-    /\ cutoff = [s \in Subs |-> 0]
+    /\ cutoff = [s \in Subs |-> -1]
     /\ up = [s \in Subs |-> <<>>]
     /\ sent = [s \in Subs |-> <<>>]
     /\ delivered = [s \in Subs |-> 0]
-    /\ open = [s \in Subs |-> <<>>]
+    /\ stack = [s \in Subs |-> [th \in Threads |-> <<>>]]
     /\ cancels = [s \in Subs |-> 0]
     /\ calls = [s \in Subs |-> 0]
     /\ faulted = [s \in Subs |-> FALSE]
@@ -185,44 +206,59 @@ Subscribe(s) ==
     /\ pub[s] = "idle"
     /\ pub' = [pub EXCEPT ![s] = "subscribed"]
     /\ ref' = [ref EXCEPT ![s] = TRUE]
-    /\ UNCHANGED <<emitted, demand, requested, invalid, awake, cutoff, up, sent,
-                   delivered, open, cancels, calls, faulted>>
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, up, sent,
+                   delivered, stack, cancels, calls, faulted>>
 
-\* Rules 2.1, 3.2, 3.6, 3.9 -- reactive_streams._subscription
-\* IteratorSubscription.request() (trace "request", field n).  Any n is
-\* accepted here, invalid ones too (3.9 answers them with onError later).
-\* After cancel, or once the Publisher is done, it is a no-op (3.6).  Called
-\* inside an on* call it marks that call, so a synchronous Publisher could
-\* recurse (3.3).
-Request(s, n) ==
+\* Rules 2.1, 2.7, 3.2, 3.6, 3.9 -- reactive_streams._subscription
+\* IteratorSubscription.request() entered on thread th (trace "request",
+\* fields n, thread).  Any n is accepted here, invalid ones too (3.9 answers
+\* them with onError later).  After cancel, after a raise, or once the
+\* Publisher is done, it sends nothing (3.6).
+Request(s, th, n) ==
     /\ delivered[s] >= 1                   \* the Subscriber holds the Subscription
     /\ calls[s] < MaxCalls
+    /\ CanCall(s, th)
     /\ SyncQuiet(s)
     /\ calls' = [calls EXCEPT ![s] = @ + 1]
-    /\ IF (Cancelled(s) \/ faulted[s] \/ pub[s] \in Done) /\ Bug # "RequestAfterCancel"
-       THEN UNCHANGED up                                        \* rule 3.6
+    /\ stack' = Push(s, th, "request")
+    /\ IF Cancelled(s) \/ faulted[s] \/ pub[s] \in Done
+       THEN UNCHANGED <<up, asked>>                                      \* rule 3.6
        ELSE /\ UpRoom(s)
             /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
-    /\ open' = IF Sync /\ open[s] # <<>>
-               THEN [open EXCEPT ![s][Len(open[s])].req = TRUE]
-               ELSE open
-    /\ UNCHANGED <<pub, emitted, demand, requested, invalid, awake, ref, cutoff,
+            /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
                    sent, delivered, cancels, faulted>>
 
-\* Rules 3.5, 3.7, 2.13 -- reactive_streams._subscription
-\* IteratorSubscription.cancel() (trace "cancel"); also called by
-\* _subscriber_raised() after an on* method raised.  Only the first call on
-\* a live Subscription sends anything; later calls are no-ops (3.7).
-Cancel(s) ==
+\* Rule 3.16: request() returns (trace "end_request").
+EndRequest(s, th) ==
+    /\ TopIn(s, th, {"request"})
+    /\ stack' = PopOn(s, th)
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   up, sent, delivered, cancels, calls, faulted>>
+
+\* Rules 2.7, 3.5, 3.7, 2.13 -- reactive_streams._subscription
+\* IteratorSubscription.cancel() entered on thread th (trace "cancel"); also
+\* called by _subscriber_raised() after an on* method raised.  Only the first
+\* call on a live Subscription sends anything; later calls are no-ops (3.7).
+Cancel(s, th) ==
     /\ delivered[s] >= 1
     /\ cancels[s] < MaxCancels
+    /\ CanCall(s, th)
     /\ SyncQuiet(s)
     /\ cancels' = [cancels EXCEPT ![s] = @ + 1]
+    /\ stack' = Push(s, th, "cancel")
     /\ up' = IF cancels[s] = 0 /\ pub[s] \notin Done
              THEN [up EXCEPT ![s] = Append(@, [type |-> "cancel", n |-> 0])]
              ELSE up
-    /\ UNCHANGED <<pub, emitted, demand, requested, invalid, awake, ref, cutoff,
-                   sent, delivered, open, calls, faulted>>
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   sent, delivered, calls, faulted>>
+
+\* Rule 3.15: cancel() returns (trace "end_cancel").
+EndCancel(s, th) ==
+    /\ TopIn(s, th, {"cancel"})
+    /\ stack' = PopOn(s, th)
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   up, sent, delivered, cancels, calls, faulted>>
 
 -----------------------------------------------------------------------------
 (* Publisher side: it receives messages and commits signals.               *)
@@ -233,164 +269,138 @@ Cancel(s) ==
 RecvRequest(s) ==
     /\ up[s] # <<>>
     /\ Head(up[s]).type = "request"
-    /\ LET n == Head(up[s]).n
-           d == demand[s]
-       IN
+    /\ LET n == Head(up[s]).n IN
        /\ up' = [up EXCEPT ![s] = Tail(@)]
-       /\ IF n <= 0
-          THEN /\ invalid' = [invalid EXCEPT ![s] = TRUE]                 \* rule 3.9
+       /\ IF n <= 0                                                        \* rule 3.9
+          THEN /\ invalidAt' = [invalidAt EXCEPT ![s] = IF @ < 0 THEN Len(sent[s]) ELSE @]
                /\ UNCHANGED <<demand, requested, awake>>
           ELSE /\ requested' = [requested EXCEPT ![s] = AddRequested(s, n)]
-               /\ demand' = [demand EXCEPT ![s] =
-                     CASE Bug = "WrapNotSaturate" -> WrapAdd(d, n)
-                       [] Bug = "LoseRequestRace" /\ d > 0 -> d           \* update lost
-                       [] OTHER -> SatAdd(d, n)]                           \* rule 3.17
+               /\ demand' = [demand EXCEPT ![s] = SatAdd(@, n)]            \* rule 3.17
                /\ awake' = [awake EXCEPT ![s] = TRUE]
-               /\ UNCHANGED invalid
-    /\ UNCHANGED <<pub, emitted, ref, cutoff, sent, delivered, open, cancels, calls,
-                   faulted>>
+               /\ UNCHANGED invalidAt
+    /\ UNCHANGED <<pub, emitted, asked, ref, cutoff, sent, delivered, stack, cancels,
+                   calls, faulted>>
 
 \* Rules 1.8, 3.12, 3.13 -- reactive_streams._subscription
 \* IteratorSubscription._receive() / cancel() then _release() (trace
 \* "recv_cancel").  The Publisher stops and drops its references.
 RecvCancel(s) ==
-    /\ Bug # "NeverObserveCancel"
     /\ up[s] # <<>>
     /\ Head(up[s]).type = "cancel"
     /\ pub' = [pub EXCEPT ![s] = "cancelled"]
-    /\ ref' = [ref EXCEPT ![s] = (Bug = "KeepReference")]
+    /\ ref' = [ref EXCEPT ![s] = FALSE]
     /\ up' = [up EXCEPT ![s] = <<>>]
     /\ cutoff' = [cutoff EXCEPT ![s] = Len(sent[s])]
-    /\ UNCHANGED <<emitted, demand, requested, invalid, awake, sent, delivered, open,
-                   cancels, calls, faulted>>
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, sent, delivered,
+                   stack, cancels, calls, faulted>>
 
 \* Rules 1.9, 2.12 -- reactive_streams._subscription
 \* IteratorSubscription._deliver_subscribe() (trace "send_on_subscribe").
 SendOnSubscribe(s) ==
-    /\ Bug # "NeverOnSubscribe"
-    /\ \/ pub[s] = "subscribed"
-       \/ Bug = "OnSubscribeTwice" /\ pub[s] = "active" /\ Count(sent[s], "onSubscribe") = 1
-    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncTop(s)
+    /\ pub[s] = "subscribed"
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onSubscribe")
     /\ pub' = [pub EXCEPT ![s] = "active"]
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onSubscribe", 0, "none"))]
-    /\ UNCHANGED <<emitted, demand, requested, invalid, awake, ref, cutoff, up,
-                   delivered, open, cancels, calls, faulted>>
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, ref, cutoff, up,
+                   delivered, stack, cancels, calls, faulted>>
 
-\* Rules 1.1, 3.17 -- reactive_streams._subscription
+\* Rules 1.1, 3.9, 3.17 -- reactive_streams._subscription
 \* IteratorSubscription._emit_bounded() / _emit_unbounded() / _emit_traced()
 \* (trace "send_on_next", field seq = emitted[s] + 1); reactive_streams._demand take().
 SendOnNext(s) ==
-    /\ \/ pub[s] = "active"
-       \/ Bug = "DeliverAfterCancelObserved" /\ pub[s] = "cancelled"
+    /\ pub[s] = "active"
     /\ emitted[s] < Elements
-    /\ demand[s] > 0 \/ Bug = "SkipDemandCheck"                          \* rule 1.1
-    /\ ~invalid[s] \/ Bug = "IgnoreInvalidRequest"                       \* rule 3.9
+    /\ demand[s] > 0                                                      \* rule 1.1
+    /\ ~Invalid(s)                                                        \* rule 3.9
     /\ awake[s]
-    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncTop(s)
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onNext")
     /\ emitted' = [emitted EXCEPT ![s] = @ + 1]
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onNext", emitted[s] + 1, "none"))]
     /\ demand' = [demand EXCEPT ![s] = Take(@)]                           \* rule 3.17
-    /\ awake' = [awake EXCEPT ![s] = (Bug # "MissedWakeUp")]
-    /\ UNCHANGED <<pub, requested, invalid, ref, cutoff, up, delivered, open, cancels,
-                   calls, faulted>>
+    /\ awake' = [awake EXCEPT ![s] = TRUE]      \* the drain loop goes on while demand is left
+    /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
+                   cancels, calls, faulted>>
 
-\* Rules 1.2, 1.5, 1.6 -- reactive_streams._subscription
+\* Rules 1.2, 1.5, 1.6, 3.9 -- reactive_streams._subscription
 \* IteratorSubscription._signal_complete() via _finish() (trace "send_on_complete").
 \* An exhausted source completes without demand; EarlyEnd lets it end sooner.
 SendOnComplete(s) ==
-    /\ \/ /\ pub[s] = "active"
-          /\ ~invalid[s] \/ Bug = "IgnoreInvalidRequest"                 \* rule 3.9
-          /\ IF Bug = "ForgetComplete"
-             THEN EarlyEnd /\ emitted[s] < Elements
-             ELSE emitted[s] = Elements \/ EarlyEnd
-       \/ Bug = "TerminalTwice" /\ pub[s] = "completed" /\ Count(sent[s], "onComplete") = 1
-    /\ DownRoom(s) /\ SyncQuiet(s) /\ (Sync => open[s] = <<>>)
+    /\ pub[s] = "active"
+    /\ ~Invalid(s)                                                        \* rule 3.9
+    /\ emitted[s] = Elements \/ EarlyEnd
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onComplete")
     /\ Release(s, "completed")
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onComplete", 0, "none"))]
-    /\ UNCHANGED <<emitted, demand, requested, invalid, awake, cutoff, delivered, open,
-                   cancels, calls, faulted>>
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
+                   stack, cancels, calls, faulted>>
 
 \* Rules 1.4, 1.6, 3.9 -- reactive_streams._subscription
 \* IteratorSubscription._signal_error() via _finish() (trace "send_on_error",
-\* field error).  cause "invalid": the answer to request(n <= 0) (3.9);
+\* fields error, error_type).  cause "invalid": the IllegalArgument answer to
+\* request(n <= 0) (3.9), the only error allowed once one was received;
 \* cause "source": the source failed (1.4).
+ErrorAllowed(s, cause) ==
+    CASE cause = "invalid" -> Invalid(s)
+      [] cause = "source"  -> SourceFails /\ ~Invalid(s)
+      [] OTHER             -> FALSE
+
 SendOnError(s, cause) ==
-    /\ \/ pub[s] = "active"
-       \/ Bug = "SignalBeforeOnSubscribe" /\ pub[s] = "subscribed"
-    /\ CASE cause = "invalid" -> invalid[s] /\ Bug # "NoErrorOnInvalidRequest"
-         [] cause = "source"  -> SourceFails
-         [] OTHER             -> FALSE
-    /\ DownRoom(s) /\ SyncQuiet(s) /\ (Sync => open[s] = <<>>)
+    /\ pub[s] = "active"
+    /\ ErrorAllowed(s, cause)
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onError")
     /\ Release(s, "failed")
-    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onError", 0,
-                  IF Bug = "NullError" THEN "null" ELSE cause))]   \* on_error(None)
-    /\ UNCHANGED <<emitted, demand, requested, invalid, awake, cutoff, delivered, open,
-                   cancels, calls, faulted>>
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onError", 0, cause))]
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
+                   stack, cancels, calls, faulted>>
 
 -----------------------------------------------------------------------------
-(* The Subscriber executes the signals, one at a time and in order.        *)
+(* The Subscriber executes the signals, in order, on some thread.          *)
 
-\* Rules 1.3, 2.7, 3.3 -- the call of the Subscriber's on* method by the
-\* drain loop (reactive_streams._subscription _emit_*, _deliver_subscribe,
-\* _call_terminal), trace "begin_on_<signal>".  A call begun while another
-\* is open is a recursion (depth + 1) if the open call made a synchronous
-\* request, and a concurrent call (depth 1) otherwise.
-Begin(s, sig) ==
+\* Rules 1.3, 3.3 -- the call of the Subscriber's on* method on thread th
+\* (reactive_streams._subscription _emit_*, _deliver_subscribe, _call_terminal),
+\* trace "begin_on_<signal>", field thread.
+Begin(s, th, sig) ==
     /\ delivered[s] < Len(sent[s])
     /\ Pending(s).sig = sig
     /\ Sync => up[s] = <<>>
-    /\ \/ open[s] = <<>>                                                  \* rule 1.3
-       \/ Bug = "ConcurrentSignals"
-       \/ open[s] # <<>> /\ Bug = "UnboundedRecursion" /\ Sync /\ Top(s).req
+    /\ CanBegin(s, th, sig)
     /\ delivered' = [delivered EXCEPT ![s] = @ + 1]
-    /\ open' = [open EXCEPT ![s] = Append(@,
-                  [sig |-> sig, req |-> FALSE,
-                   depth |-> IF open[s] # <<>> /\ Sync /\ Top(s).req
-                             THEN Top(s).depth + 1 ELSE 1])]
-    /\ UNCHANGED <<pub, emitted, demand, requested, invalid, awake, ref, cutoff, up,
-                   sent, cancels, calls, faulted>>
+    /\ stack' = Push(s, th, sig)
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   up, sent, cancels, calls, faulted>>
 
 \* Rule 2.13 -- the return (raised = FALSE) or exception (raised = TRUE) of
 \* the Subscriber's on* method, trace "end_on_<signal>" with field raised.
 \* After an exception the implementation cancels (_subscriber_raised()).
-End(s, sig, raised) ==
-    /\ open[s] # <<>>
-    /\ Top(s).sig = sig
+End(s, th, sig, raised) ==
+    /\ TopIn(s, th, {sig})
     /\ raised => Raises
-    /\ open' = [open EXCEPT ![s] = Pop(@)]
+    /\ stack' = PopOn(s, th)
     /\ faulted' = [faulted EXCEPT ![s] = @ \/ raised]
-    /\ UNCHANGED <<pub, emitted, demand, requested, invalid, awake, ref, cutoff, up,
-                   sent, delivered, cancels, calls>>
-
-BeginOnSubscribe(s) == Begin(s, "onSubscribe")
-BeginOnNext(s)      == Begin(s, "onNext")         \* its seq is Pending(s).seq
-BeginOnComplete(s)  == Begin(s, "onComplete")
-BeginOnError(s)     == Begin(s, "onError")        \* its cause is Pending(s).err
-EndOnSubscribe(s, raised) == End(s, "onSubscribe", raised)
-EndOnNext(s, raised)      == End(s, "onNext", raised)
-EndOnComplete(s, raised)  == End(s, "onComplete", raised)
-EndOnError(s, raised)     == End(s, "onError", raised)
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   up, sent, delivered, cancels, calls>>
 
 -----------------------------------------------------------------------------
 
 Next ==
     \E s \in Subs :
         \/ Subscribe(s)
-        \/ \E n \in Sizes : Request(s, n)
-        \/ Cancel(s)
         \/ RecvRequest(s)
         \/ RecvCancel(s)
         \/ SendOnSubscribe(s)
         \/ SendOnNext(s)
         \/ SendOnComplete(s)
         \/ \E cause \in ErrorCauses : SendOnError(s, cause)
-        \/ BeginOnSubscribe(s) \/ BeginOnNext(s) \/ BeginOnComplete(s) \/ BeginOnError(s)
-        \/ \E raised \in BOOLEAN :
-              \/ EndOnSubscribe(s, raised) \/ EndOnNext(s, raised)
-              \/ EndOnComplete(s, raised) \/ EndOnError(s, raised)
+        \/ \E th \in Threads :
+              \/ \E n \in Sizes : Request(s, th, n)
+              \/ EndRequest(s, th)
+              \/ Cancel(s, th)
+              \/ EndCancel(s, th)
+              \/ \E sig \in SigNames : Begin(s, th, sig)
+              \/ \E sig \in SigNames, raised \in BOOLEAN : End(s, th, sig, raised)
 
-\* Fairness: the Publisher keeps working and the Subscriber's methods return.
-\* The Subscriber's own calls (subscribe, request, cancel) are never forced,
+\* Fairness: the Publisher keeps working and every call returns.  The
+\* Subscriber's own calls (subscribe, request, cancel) are never forced,
 \* except the cancel the implementation makes after an on* method raised.
 \* Early completion and source failures are possible, never forced.
 Fairness ==
@@ -401,9 +411,11 @@ Fairness ==
         /\ WF_vars(SendOnNext(s))
         /\ WF_vars(SendOnComplete(s) /\ emitted[s] = Elements)
         /\ WF_vars(SendOnError(s, "invalid"))
-        /\ WF_vars(\E sig \in SigNames : Begin(s, sig))
-        /\ WF_vars(\E sig \in SigNames, raised \in BOOLEAN : End(s, sig, raised))
-        /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ Cancel(s))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
+                      End(s, th, sig, raised))
+        /\ WF_vars(\E th \in Threads : EndRequest(s, th) \/ EndCancel(s, th))
+        /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ \E th \in Threads : Cancel(s, th))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
@@ -414,11 +426,12 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 Spec101_DeliveredLeqRequestedInv ==
     \A s \in Subs : NextCount(s) <= requested[s]
 
-\* Rule 1.3: signals are serial: never two top-level on* calls at once.
+\* Rule 1.3: signals are serial: at most one thread runs on* calls of s
+\* (nested calls on one thread are not concurrent).
 Spec103_SerialSignalsInv ==
-    \A s \in Subs : Cardinality({i \in DOMAIN open[s] : open[s][i].depth = 1}) <= 1
+    \A s \in Subs : Cardinality({th \in Threads : InSignal(s, th)}) <= 1
 
-\* Rule 1.7: nothing follows onComplete or onError.
+\* Rule 1.7: nothing follows onComplete or onError, whatever the cancel state.
 Spec107_NothingAfterTerminalInv ==
     \A s \in Subs : \A i \in DOMAIN sent[s] : Terminal(sent[s][i]) => i = Len(sent[s])
 
@@ -426,13 +439,18 @@ Spec107_NothingAfterTerminalInv ==
 Spec109_OnSubscribeFirstInv ==
     \A s \in Subs : sent[s] # <<>> => sent[s][1].sig = "onSubscribe"
 
+\* Rule 2.7: request() and cancel() are called serially: at most one thread
+\* is inside them at a time (nesting on one thread is serial).
+SerialCallsInv ==
+    \A s \in Subs : Cardinality({th \in Threads : InCall(s, th)}) <= 1
+
 \* Rule 2.12: onSubscribe at most once (per Subscription = per Subscriber here).
 Spec212_OnSubscribeOnceInv ==
     \A s \in Subs : Count(sent[s], "onSubscribe") <= 1
 
-\* Rule 3.3: request -> onNext -> request -> ... never nests (depth <= 1).
+\* Rule 3.3: onNext -> request -> onNext nesting stays within Depth onNext frames.
 Spec303_BoundedRecursionInv ==
-    \A s \in Subs : \A i \in DOMAIN open[s] : open[s][i].depth <= 1
+    \A s \in Subs : \A th \in Threads : Frames(s, th, {"onNext"}) <= Depth
 
 \* Rule 3.6: a request made after cancel never reaches the Publisher.
 Spec306_RequestAfterCancelNopInv ==
@@ -447,13 +465,17 @@ Spec308_RequestAddsDemandInv ==
     \A s \in Subs :
         demand[s] = IF Unbounded(s) THEN MaxDemand ELSE requested[s] - NextCount(s)
 
-\* Rule 3.9: after request(n <= 0) the Subscription never completes normally.
+\* Rule 3.9: once request(n <= 0) was received, no onNext and no onComplete
+\* follow; the only signal that may follow is the IllegalArgument onError.
 Spec309_InvalidRequestNoCompleteInv ==
-    \A s \in Subs : invalid[s] => Count(sent[s], "onComplete") = 0
+    \A s \in Subs : Invalid(s) =>
+        \A i \in DOMAIN sent[s] :
+            i > invalidAt[s] => sent[s][i].sig = "onError" /\ sent[s][i].err = "invalid"
 
-\* Rules 3.12, 1.8: once the cancel is observed, no further signal is committed.
+\* Rules 3.12, 1.8: once the cancel is received, no further signal is
+\* committed (only those already in flight are delivered).
 Spec312_SilentAfterCancelInv ==
-    \A s \in Subs : pub[s] = "cancelled" => Len(sent[s]) = cutoff[s]
+    \A s \in Subs : cutoff[s] >= 0 => Len(sent[s]) = cutoff[s]
 
 \* Rule 3.17: demand stays within 0..2^63-1 (no overflow) and, once the
 \* outstanding demand reached 2^63-1, it is "effectively unbounded" for good.
@@ -466,11 +488,11 @@ Spec317_DemandSaturatesInv ==
 (* Liveness, under Fairness.                                               *)
 
 Terminated(s)     == \E i \in 1..delivered[s] : Terminal(sent[s][i])
-ErrorDelivered(s) == \E i \in 1..delivered[s] : sent[s][i].sig = "onError"
-Stopped(s)        == pub[s] \in Done /\ InFlight(s) = 0 /\ open[s] = <<>>
+InvalidAnswered(s) == \E i \in 1..delivered[s] : sent[s][i].err = "invalid"
+Stopped(s)        == pub[s] \in Done /\ InFlight(s) = 0 /\ \A th \in Threads : ~InSignal(s, th)
 \* s has outstanding demand and elements left, but no onNext is coming.
 Hungry(s) ==
-    /\ pub[s] = "active" /\ ~invalid[s]
+    /\ pub[s] = "active" /\ ~Invalid(s)
     /\ emitted[s] < Elements /\ requested[s] > NextCount(s)
 
 \* Rule 1.5: with demand for every element the Subscription terminates
@@ -487,13 +509,20 @@ Spec108_CancelStopsProp ==
 Spec109_OnSubscribeEventuallyProp ==
     \A s \in Subs : pub[s] = "subscribed" ~> delivered[s] >= 1
 
+\* Rule 2.13: after an on* method raised, the Subscription is cancelled.
+FaultCancelsProp ==
+    \A s \in Subs : faulted[s] ~> Cancelled(s)
+
 \* Rule 3.8 (no lost wake-up): demand with elements left is never ignored forever.
 Spec308_DemandServedProp ==
     \A s \in Subs : []<>~Hungry(s)
 
-\* Rule 3.9: request(n <= 0) is eventually answered by onError (unless cancelled).
+\* Rule 3.9: a request(n <= 0) sent to the Publisher is eventually answered
+\* by the IllegalArgument onError, unless the Subscription was cancelled or
+\* the Publisher finished before the request arrived.
 Spec309_InvalidRequestErrorsProp ==
-    \A s \in Subs : invalid[s] ~> (ErrorDelivered(s) \/ pub[s] = "cancelled")
+    \A s \in Subs :
+        asked[s] ~> (InvalidAnswered(s) \/ Cancelled(s) \/ (pub[s] \in Done /\ ~Invalid(s)))
 
 \* Rule 3.13: cancel eventually drops the Publisher's reference to the Subscriber.
 Spec313_DropReferenceProp ==

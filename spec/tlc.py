@@ -1,42 +1,58 @@
 #!/usr/bin/env python3
-"""Run the TLC models listed in spec/models.toml and check each against its expected result.
+"""Run the TLC models and the spec mutations listed in spec/models.toml.
 
 Goals: no dependencies beyond the standard library (Python 3.11 for tomllib), one
-command per set (`--set ci` for `make check`, `--set deep` for `make check-deep`), a
-table that says what each model was expected to do and what it did, and a non-zero
-exit status on any mismatch.
+command per set (`--set ci` for `make check`, `--set deep` for `make check-deep`), the
+.cfg files rendered from the manifest instead of kept as near-copies, a table that says
+what each model was expected to do and what it did, and a non-zero exit status on any
+mismatch.
+
+The manifest has three kinds of tables:
+- `[spec.<Name>]`: the module TLC runs (`MC<Name>`), its SPECIFICATION, and the full
+  lists of invariants and properties.  Every rendered model checks all of them unless
+  it says `properties = false` (safety only).
+- `[[model]]`: constants, sets, the expected result and, for passing models, the
+  recorded distinct-state count.  An entry with `cfg = "models/x.cfg"` runs that
+  hand-written .cfg instead.  TLC checks for deadlock unless the entry says
+  `deadlock = true` with a `deadlock_reason`.
+- `[[mutation]]`: one deliberate defect (`override`, normative operator -> Mut_*
+  operator of the MC module) and the model that must catch it.  The model keeps every
+  invariant and property of its spec; any violation or deadlock counts as caught.
 
 A model passes when
 - expect = "pass": TLC finishes with "No error has been found" (exit status 0);
 - expect = "violation": TLC reports a violation of exactly the property named in
   `violates`, with exit status 12 (invariant) or 13 (temporal property).  TLC 2.15
-  does not name a violated temporal property, so a liveness must-fail model has to
-  list exactly one PROPERTY in its .cfg; the runner reads the name from there.
+  does not name a violated temporal property, so such a model must check exactly one
+  PROPERTY; the runner reads the name from the .cfg.
 Anything else (parse error, deadlock, a different invariant, a crash) is a failure.
 
-Recorded distinct-state counts of passing models are compared with the run; a
-drift above 1 % prints a warning (`--record` rewrites the counts in the manifest).
-
 Usage:
-    python spec/tlc.py --manifest spec/models.toml --set ci
-    python spec/tlc.py rs_safety_ci            # one model by name
-    python spec/tlc.py -n rs_safety_ci         # print the java command only
+    python spec/tlc.py --set ci                  # models, kill table, action coverage
+    python spec/tlc.py rs_async_safety           # one model by name
+    python spec/tlc.py --mutation extra_on_next  # one mutation
+    python spec/tlc.py -n rs_async_safety        # print the cfg and the java command
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 SPEC_DIR = Path(__file__).resolve().parent
 REPO_ROOT = SPEC_DIR.parent
@@ -47,6 +63,7 @@ DEFAULT_JAR = REPO_ROOT / ".tools" / "tla2tools.jar"
 EXIT_OK = 0
 EXIT_SAFETY = 12  # invariant or action property violated
 EXIT_LIVENESS = 13  # temporal property violated
+EXIT_DEADLOCK = 11
 DRIFT = 0.01
 
 _CFG_KEYWORDS = frozenset(
@@ -71,11 +88,23 @@ _ACTION_PROP_RE = re.compile(r"^Error: Action property (\S+) .*is violated")
 _DISTINCT_RE = re.compile(
     r"([\d,]+) states generated(?: \([^)]*\))?, ([\d,]+) distinct states found"
 )
+_COVERAGE_RE = re.compile(r"^<(\w+) line \d+, col \d+ to .* of module (\w+)>: (\d+):(\d+)")
+
+
+@dataclasses.dataclass(frozen=True)
+class SpecDefaults:
+    """One [spec.<Name>] table: what every rendered model of that spec checks."""
+
+    name: str
+    module: str
+    specification: str
+    invariants: tuple[str, ...]
+    properties: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class Model:
-    """One [[model]] entry of the manifest."""
+    """One [[model]] entry of the manifest (cfg: hand-written .cfg, or "" = rendered)."""
 
     name: str
     spec: str
@@ -84,6 +113,39 @@ class Model:
     expect: str
     violates: str
     states: int
+    constants: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    check_properties: bool = True
+    invariants: tuple[str, ...] | None = None  # None: all invariants of the spec
+    properties: tuple[str, ...] | None = None  # None: all (if check_properties)
+    extra: tuple[str, ...] = ()  # raw .cfg lines (e.g. "SYMMETRY Symmetry")
+    overrides: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    deadlock: bool = False  # True: run with -deadlock (no deadlock check)
+    deadlock_reason: str = ""
+    note: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutation:
+    """One [[mutation]] entry: a defect and the model that must catch it."""
+
+    name: str
+    rule: str
+    what: str
+    model: str
+    override: Mapping[str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Manifest:
+    specs: Mapping[str, SpecDefaults]
+    models: tuple[Model, ...]
+    mutations: tuple[Mutation, ...]
+
+    def model(self, name: str) -> Model:
+        for m in self.models:
+            if m.name == name:
+                return m
+        raise KeyError(name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,32 +156,152 @@ class Outcome:
     violated: str  # invariant/property name, "" if none or unknown
     distinct: int | None
     detail: str  # first error line, for the report
+    coverage: Mapping[str, int] = dataclasses.field(default_factory=dict)  # action -> steps
 
 
-def load_manifest(path: Path) -> list[Model]:
+class ManifestError(ValueError):
+    pass
+
+
+def _strings(entry: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ManifestError(f"{where}: {key} must be a list of strings")
+    return tuple(value)
+
+
+def load_manifest(path: Path) -> Manifest:
     with path.open("rb") as fh:
         data = tomllib.load(fh)
+    specs = {}
+    for name, entry in data.get("spec", {}).items():
+        specs[name] = SpecDefaults(
+            name=name,
+            module=entry.get("module", name),
+            specification=entry.get("specification", "Spec"),
+            invariants=_strings(entry, "invariants", f"spec.{name}"),
+            properties=_strings(entry, "properties", f"spec.{name}"),
+        )
     models = []
     for entry in data.get("model", []):
+        name = entry.get("name", "?")
         expect = entry.get("expect", "pass")
         if expect not in ("pass", "violation"):
-            raise ValueError(f"{entry.get('name')}: expect must be 'pass' or 'violation'")
+            raise ManifestError(f"{name}: expect must be 'pass' or 'violation'")
+        cfg = entry.get("cfg", "")
+        if not cfg and entry["spec"] not in specs:
+            raise ManifestError(f"{name}: no cfg and no [spec.{entry['spec']}] to render one")
+        deadlock = bool(entry.get("deadlock", False))
+        reason = entry.get("deadlock_reason", "")
+        if deadlock and not reason:
+            raise ManifestError(f"{name}: deadlock = true needs a deadlock_reason")
+        invs = entry.get("invariants")
+        props = entry.get("properties")
+        check_props = True
+        if isinstance(props, bool):
+            check_props, props = props, None
         models.append(
             Model(
-                name=entry["name"],
+                name=name,
                 spec=entry["spec"],
-                cfg=entry["cfg"],
+                cfg=cfg,
                 sets=tuple(entry.get("sets", [])),
                 expect=expect,
                 violates=entry.get("violates", ""),
                 states=int(entry.get("states", 0)),
+                constants=dict(entry.get("constants", {})),
+                check_properties=check_props,
+                invariants=None if invs is None else _strings(entry, "invariants", name),
+                properties=None if props is None else _strings(entry, "properties", name),
+                extra=_strings(entry, "extra", name),
+                overrides=dict(entry.get("overrides", {})),
+                deadlock=deadlock,
+                deadlock_reason=reason,
+                note=entry.get("note", ""),
             )
         )
     names = [m.name for m in models]
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
-        raise ValueError(f"duplicate model names in {path}: {sorted(dupes)}")
-    return models
+        raise ManifestError(f"duplicate model names in {path}: {sorted(dupes)}")
+    mutations = []
+    for entry in data.get("mutation", []):
+        mut = Mutation(
+            name=entry["name"],
+            rule=entry.get("rule", ""),
+            what=entry.get("what", ""),
+            model=entry["model"],
+            override=dict(entry["override"]),
+        )
+        if mut.model not in names:
+            raise ManifestError(f"mutation {mut.name}: unknown model {mut.model}")
+        mutations.append(mut)
+    mnames = [m.name for m in mutations]
+    if len(set(mnames)) != len(mnames):
+        raise ManifestError(f"duplicate mutation names in {path}")
+    return Manifest(specs, tuple(models), tuple(mutations))
+
+
+def tla_value(value: Any) -> str:
+    """A manifest constant as .cfg text: bools and ints as TLA+, strings verbatim."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        if value < 0:
+            raise ManifestError(f"TLC 2.15 .cfg files have no negative literals: {value}")
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise ManifestError(f"unsupported constant value {value!r}")
+
+
+def checked(model: Model, specs: Mapping[str, SpecDefaults]) -> tuple[list[str], list[str]]:
+    """(invariants, properties) a rendered model checks."""
+    defaults = specs[model.spec]
+    invs = list(defaults.invariants if model.invariants is None else model.invariants)
+    if not model.check_properties:
+        return invs, []
+    props = list(defaults.properties if model.properties is None else model.properties)
+    return invs, props
+
+
+def render_cfg(
+    model: Model, specs: Mapping[str, SpecDefaults], override: Mapping[str, str] | None = None
+) -> str:
+    """The .cfg text of a rendered model, with optional operator overrides."""
+    defaults = specs[model.spec]
+    invs, props = checked(model, specs)
+    lines = [f"\\* {model.name}: generated by spec/tlc.py from spec/models.toml."]
+    if model.note:
+        lines.append(f"\\* {model.note}")
+    lines.append(f"SPECIFICATION {defaults.specification}")
+    lines.append("CONSTANTS")
+    for key, value in model.constants.items():
+        lines.append(f"    {key} = {tla_value(value)}")
+    for op, replacement in {**model.overrides, **(override or {})}.items():
+        lines.append(f"    {op} <- {replacement}")
+    lines.extend(model.extra)
+    if invs:
+        lines.append("INVARIANTS")
+        lines.extend(f"    {name}" for name in invs)
+    if props:
+        lines.append("PROPERTIES")
+        lines.extend(f"    {name}" for name in props)
+    return "\n".join(lines) + "\n"
+
+
+def cfg_text(model: Model, manifest: Manifest, override: Mapping[str, str] | None = None) -> str:
+    if model.cfg:
+        if override:
+            raise ManifestError(f"{model.name}: a hand-written cfg cannot take a mutation")
+        return (SPEC_DIR / model.cfg).read_text()
+    return render_cfg(model, manifest.specs, override)
+
+
+def tla_module(model: Model, manifest: Manifest) -> str:
+    if model.cfg:
+        return model.spec
+    return manifest.specs[model.spec].module
 
 
 def cfg_properties(cfg_text: str) -> list[str]:
@@ -142,23 +324,34 @@ def cfg_properties(cfg_text: str) -> list[str]:
     return names
 
 
+def parse_coverage(text: str) -> dict[str, int]:
+    """Action name -> states generated by it, from the last `-coverage` report."""
+    coverage: dict[str, int] = {}
+    for line in text.splitlines():
+        match = _COVERAGE_RE.match(line)
+        if match:
+            coverage[match.group(1)] = int(match.group(4))
+    return coverage
+
+
 def parse_output(text: str, exit_code: int, properties: Sequence[str] = ()) -> Outcome:
     """Classify a TLC 2.15 run from its stdout/stderr and exit status."""
     distinct = None
     for match in _DISTINCT_RE.finditer(text):
         distinct = int(match.group(2).replace(",", ""))
+    coverage = parse_coverage(text)
     first_error = next((ln for ln in text.splitlines() if ln.startswith("Error:")), "")
     for line in text.splitlines():
         inv = _INVARIANT_RE.match(line) or _ACTION_PROP_RE.match(line)
         if inv:
-            return Outcome("violation", inv.group(1), distinct, line)
+            return Outcome("violation", inv.group(1), distinct, line, coverage)
     if "Temporal properties were violated" in text:
         name = properties[0] if len(properties) == 1 else ""
-        return Outcome("violation", name, distinct, first_error)
+        return Outcome("violation", name, distinct, first_error, coverage)
     if "Deadlock reached" in text:
-        return Outcome("deadlock", "", distinct, first_error)
+        return Outcome("deadlock", "", distinct, first_error, coverage)
     if exit_code == EXIT_OK and "No error has been found" in text:
-        return Outcome("pass", "", distinct, "")
+        return Outcome("pass", "", distinct, "", coverage)
     detail = first_error
     lines = text.splitlines()
     for i, line in enumerate(lines):
@@ -168,7 +361,7 @@ def parse_output(text: str, exit_code: int, properties: Sequence[str] = ()) -> O
     if not detail:
         markers = ("***Parse Error***", "Semantic error", "Fatal error", "Exception")
         detail = next((ln for ln in text.splitlines() if any(m in ln for m in markers)), "")
-    return Outcome("error", "", distinct, detail or f"TLC exit status {exit_code}")
+    return Outcome("error", "", distinct, detail or f"TLC exit status {exit_code}", coverage)
 
 
 def judge(model: Model, outcome: Outcome, exit_code: int) -> tuple[bool, str]:
@@ -187,52 +380,63 @@ def judge(model: Model, outcome: Outcome, exit_code: int) -> tuple[bool, str]:
     return True, "ok"
 
 
-def java_command(model: Model, jar: Path, metadir: Path, workers: int) -> list[str]:
-    return [
-        "java",
-        "-XX:+UseParallelGC",
-        "-Xmx6g",
-        "-cp",
-        str(jar),
-        "tlc2.TLC",
-        "-workers",
-        str(workers),  # TLC 2.15 has no "-workers auto"
-        "-deadlock",
-        "-metadir",
-        str(metadir),
-        "-config",
-        model.cfg,  # TLC 2.15 needs the .cfg path relative to the working directory
-        f"{model.spec}.tla",
-    ]
+def caught_by(outcome: Outcome, exit_code: int) -> str:
+    """What caught a mutation ("" if it survived or TLC failed to run)."""
+    if outcome.result == "violation" and exit_code in (EXIT_SAFETY, EXIT_LIVENESS):
+        return outcome.violated or "a temporal property"
+    if outcome.result == "deadlock":
+        return "deadlock"
+    return ""
 
 
-def run_model(
-    model: Model, jar: Path, workers: int, timeout: float, keep: Path | None
+def java_command(
+    module: str, cfg: str, jar: Path, metadir: Path, workers: int, deadlock: bool, coverage: bool
+) -> list[str]:
+    cmd = ["java", "-XX:+UseParallelGC", "-Xmx4g", "-cp", str(jar), "tlc2.TLC"]
+    cmd += ["-workers", str(workers)]  # TLC 2.15 has no "-workers auto"
+    if deadlock:
+        cmd.append("-deadlock")  # the model terminates by design (manifest says why)
+    if coverage:
+        cmd += ["-coverage", "60"]  # TLC prints the action coverage at the end
+    cmd += ["-metadir", str(metadir), "-config", cfg, f"{module}.tla"]
+    return cmd
+
+
+def run_tlc(
+    model: Model,
+    manifest: Manifest,
+    jar: Path,
+    workers: int,
+    timeout: float,
+    keep: Path | None,
+    override: Mapping[str, str] | None = None,
+    label: str = "",
+    coverage: bool = False,
 ) -> tuple[Outcome, int, float]:
+    label = label or model.name
+    text_cfg = cfg_text(model, manifest, override)
+    props = cfg_properties(text_cfg)
+    module = tla_module(model, manifest)
     with tempfile.TemporaryDirectory(prefix="tlc-") as tmp:
-        metadir = Path(tmp) / "states"
-        cmd = java_command(model, jar, metadir, workers)
+        cfg_path = Path(tmp) / f"{label}.cfg"
+        cfg_path.write_text(text_cfg)
+        cmd = java_command(
+            module, str(cfg_path), jar, Path(tmp) / "states", workers, model.deadlock, coverage
+        )
         start = time.monotonic()
         try:
             proc = subprocess.run(
-                cmd,
-                cwd=SPEC_DIR,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
+                cmd, cwd=SPEC_DIR, capture_output=True, text=True, timeout=timeout, check=False
             )
             text, code = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            out = exc.stdout or b""
-            text = out.decode() if isinstance(out, bytes) else out
+        except subprocess.TimeoutExpired:
             elapsed = time.monotonic() - start
             return Outcome("error", "", None, f"timeout after {timeout:.0f} s"), -1, elapsed
         elapsed = time.monotonic() - start
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        (keep / f"{model.name}.out").write_text(text)
-    props = cfg_properties((SPEC_DIR / model.cfg).read_text())
+        (keep / f"{label}.out").write_text(text)
+        (keep / f"{label}.cfg").write_text(text_cfg)
     return parse_output(text, code, props), code, elapsed
 
 
@@ -249,55 +453,53 @@ def record_states(manifest: Path, counts: dict[str, int]) -> None:
     manifest.write_text("".join(lines))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("models", nargs="*", help="model names to run (default: the --set)")
-    ap.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST)
-    ap.add_argument("--set", dest="set_name", help='run every model of this set ("ci", "deep")')
-    ap.add_argument("--jar", type=Path, default=DEFAULT_JAR, help="tla2tools.jar (TLC 2.15)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--timeout", type=float, default=3600.0, help="seconds per model")
-    ap.add_argument("-n", "--dry-run", action="store_true", help="print the java commands")
-    ap.add_argument("--record", action="store_true", help="write distinct-state counts back")
-    ap.add_argument("--keep", type=Path, help="save each model's TLC output in this directory")
-    args = ap.parse_args(argv)
+def check_kill_model(model: Model, manifest: Manifest) -> str:
+    """Why `model` cannot judge mutations ("" if it can): it must check everything."""
+    if model.cfg:
+        return "a hand-written cfg"
+    if model.expect != "pass":
+        return "not a passing model"
+    if "ci" not in model.sets:
+        return "not a ci model"
+    defaults = manifest.specs[model.spec]
+    invs, props = checked(model, manifest.specs)
+    if set(invs) != set(defaults.invariants) or set(props) != set(defaults.properties):
+        return "does not check every invariant and property"
+    return ""
 
-    models = load_manifest(args.manifest)
-    by_name = {m.name: m for m in models}
-    if args.models:
-        unknown = [n for n in args.models if n not in by_name]
-        if unknown:
-            ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(by_name)}")
-        chosen = [by_name[n] for n in args.models]
-    elif args.set_name:
-        chosen = [m for m in models if args.set_name in m.sets]
-        if not chosen:
-            ap.error(f"no model in set {args.set_name!r}")
-    else:
-        ap.error("name a model or pass --set")
 
-    jar = args.jar if args.jar.is_absolute() else (Path.cwd() / args.jar)
-    if args.dry_run:
-        for m in chosen:
-            cmd = java_command(m, jar, Path(tempfile.gettempdir()) / "tlc-states", args.workers)
-            print(f"(cd {shlex.quote(str(SPEC_DIR))} && {shlex.join(cmd)})")
-        return 0
-    if not jar.is_file():
-        print(f"tlc.py: {jar} not found (run tools/bootstrap.sh)", file=sys.stderr)
-        return 2
+def _parallel(
+    fn: Callable[[T], tuple[Outcome, int, float]], items: Sequence[T], jobs: int
+) -> Iterator[tuple[Outcome, int, float]]:
+    """fn over items, `jobs` TLC processes at a time, results in the order of items."""
+    if jobs <= 1:
+        yield from map(fn, items)
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(fn, items)
 
-    header = f"{'model':<36} {'expected':<44} {'result':<44} {'states':>11} {'secs':>7}"
+
+def run_models(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Model]) -> int:
+    header = f"{'model':<34} {'expected':<42} {'result':<42} {'states':>10} {'secs':>6}"
     print(header)
     print("-" * len(header))
     failures, counts = 0, {}
-    for m in chosen:
-        outcome, code, secs = run_model(m, jar, args.workers, args.timeout, args.keep)
+    coverage: dict[str, dict[str, int]] = {}
+
+    def one(m: Model) -> tuple[Outcome, int, float]:
+        want_cov = args.coverage and not m.cfg and m.expect == "pass"
+        return run_tlc(
+            m, manifest, args.jar, args.workers, args.timeout, args.keep, coverage=want_cov
+        )
+
+    for m, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
+        want_cov = args.coverage and not m.cfg and m.expect == "pass"
         ok, why = judge(m, outcome, code)
         expected = "pass" if m.expect == "pass" else f"violates {m.violates}"
         result = outcome.result if not outcome.violated else f"violates {outcome.violated}"
         states = "-" if outcome.distinct is None else f"{outcome.distinct:,}"
         mark = "" if ok else "  <-- MISMATCH"
-        print(f"{m.name:<36} {expected:<44} {result:<44} {states:>11} {secs:7.1f}{mark}")
+        print(f"{m.name:<34} {expected:<42} {result:<42} {states:>10} {secs:6.1f}{mark}")
         sys.stdout.flush()
         if not ok:
             failures += 1
@@ -306,11 +508,159 @@ def main(argv: Sequence[str] | None = None) -> int:
             counts[m.name] = outcome.distinct
             if m.states and abs(outcome.distinct - m.states) > DRIFT * m.states:
                 print(f"    warning: {outcome.distinct:,} distinct states, recorded {m.states:,}")
+        if want_cov and outcome.coverage:
+            spec_cov = coverage.setdefault(m.spec, {})
+            for action, steps in outcome.coverage.items():
+                spec_cov[action] = spec_cov.get(action, 0) + steps
     if args.record and counts:
         record_states(args.manifest, counts)
         print(f"recorded state counts of {len(counts)} model(s) in {args.manifest}")
     total = len(chosen)
     print(f"{total - failures}/{total} models as expected")
+    if coverage:
+        failures += print_coverage(coverage)
+    return failures
+
+
+def print_coverage(coverage: Mapping[str, Mapping[str, int]]) -> int:
+    """Print the action coverage per spec; the number of actions never taken."""
+    print()
+    print("Action coverage (TLC -coverage, states generated per action, summed over models)")
+    missing = 0
+    for spec, actions in sorted(coverage.items()):
+        taken = sorted(a for a, n in actions.items() if n > 0)
+        never = sorted(a for a, n in actions.items() if n == 0)
+        missing += len(never)
+        print(f"  {spec}: {len(taken)}/{len(actions)} actions taken")
+        print("    " + ", ".join(f"{a} {actions[a]:,}" for a in taken))
+        if never:
+            print(f"    NEVER TAKEN: {', '.join(never)}")
+    return missing
+
+
+def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Mutation]) -> int:
+    print()
+    print("Spec-mutation kill table (every invariant and property of the model enabled)")
+    header = f"{'mutation':<38} {'rule':<5} {'model':<20} {'caught by':<36} {'states':>8} {'s':>5}"
+    print(header)
+    print("-" * len(header))
+    failures = 0
+    unfit = {mut.name: check_kill_model(manifest.model(mut.model), manifest) for mut in chosen}
+
+    def one(mut: Mutation) -> tuple[Outcome, int, float]:
+        if unfit[mut.name]:
+            return Outcome("error", "", None, f"model unfit: {unfit[mut.name]}"), -1, 0.0
+        return run_tlc(
+            manifest.model(mut.model),
+            manifest,
+            args.jar,
+            args.workers,
+            args.timeout,
+            args.keep,
+            override=mut.override,
+            label=f"mutation_{mut.name}",
+        )
+
+    for mut, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
+        who = caught_by(outcome, code)
+        states = "-" if outcome.distinct is None else f"{outcome.distinct:,}"
+        if who:
+            shown = who
+        elif outcome.result == "pass":
+            shown = "SURVIVED"
+        else:
+            shown = f"ERROR ({outcome.detail})"
+        mark = "" if who else "  <-- MISMATCH"
+        print(
+            f"{mut.name:<38} {mut.rule:<5} {mut.model:<20} {shown:<36} {states:>8} {secs:5.1f}"
+            + mark
+        )
+        sys.stdout.flush()
+        if not who:
+            failures += 1
+    print(f"{len(chosen) - failures}/{len(chosen)} mutations caught")
+    return failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("models", nargs="*", help="model names to run (default: the --set)")
+    ap.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST)
+    ap.add_argument("--set", dest="set_name", help='run every model of this set ("ci", "deep")')
+    ap.add_argument("--mutation", action="append", default=[], help="run this mutation")
+    ap.add_argument("--no-mutations", action="store_true", help="skip the kill table")
+    ap.add_argument("--mutations-only", action="store_true", help="only the set's kill table")
+    ap.add_argument("--coverage", action="store_true", help="report TLC action coverage")
+    ap.add_argument("--jar", type=Path, default=DEFAULT_JAR, help="tla2tools.jar (TLC 2.15)")
+    ap.add_argument("--workers", type=int, default=1, help="TLC workers per run")
+    ap.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="TLC runs at a time (one per core)"
+    )
+    ap.add_argument("--timeout", type=float, default=3600.0, help="seconds per model")
+    ap.add_argument("-n", "--dry-run", action="store_true", help="print cfgs and java commands")
+    ap.add_argument("--record", action="store_true", help="write distinct-state counts back")
+    ap.add_argument("--keep", type=Path, help="save each run's cfg and TLC output here")
+    args = ap.parse_args(argv)
+
+    try:
+        manifest = load_manifest(args.manifest)
+    except (ManifestError, KeyError) as exc:
+        print(f"tlc.py: {args.manifest}: {exc}", file=sys.stderr)
+        return 2
+    by_name = {m.name: m for m in manifest.models}
+    muts = {m.name: m for m in manifest.mutations}
+    chosen_muts: list[Mutation] = []
+    if args.models or args.mutation:
+        unknown = [n for n in args.models if n not in by_name]
+        unknown += [n for n in args.mutation if n not in muts]
+        if unknown:
+            ap.error(f"unknown model(s)/mutation(s): {', '.join(unknown)}")
+        chosen = [by_name[n] for n in args.models]
+        chosen_muts = [muts[n] for n in args.mutation]
+    elif args.set_name:
+        chosen = [m for m in manifest.models if args.set_name in m.sets]
+        if not chosen:
+            ap.error(f"no model in set {args.set_name!r}")
+        if args.mutations_only:
+            chosen_muts = [
+                mu for mu in manifest.mutations if args.set_name in by_name[mu.model].sets
+            ]
+            chosen = []
+        elif not args.no_mutations:
+            chosen_muts = [
+                mu for mu in manifest.mutations if args.set_name in by_name[mu.model].sets
+            ]
+    else:
+        ap.error("name a model or pass --set")
+
+    args.jar = args.jar if args.jar.is_absolute() else (Path.cwd() / args.jar)
+    if args.dry_run:
+        for m in chosen:
+            print(cfg_text(m, manifest), end="")
+            cmd = java_command(
+                tla_module(m, manifest),
+                f"{m.name}.cfg",
+                args.jar,
+                Path(tempfile.gettempdir()) / "tlc-states",
+                args.workers,
+                m.deadlock,
+                args.coverage,
+            )
+            print(f"(cd {shlex.quote(str(SPEC_DIR))} && {shlex.join(cmd)})\n")
+        return 0
+    if not args.jar.is_file():
+        print(f"tlc.py: {args.jar} not found (run tools/bootstrap.sh)", file=sys.stderr)
+        return 2
+
+    start = time.monotonic()
+    failures = run_models(args, manifest, chosen) if chosen else 0
+    if chosen_muts:
+        failures += run_mutations(args, manifest, chosen_muts)
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        f"TLC total {time.monotonic() - start:.1f} s wall, "
+        f"{cpu.ru_utime + cpu.ru_stime:.1f} s CPU ({args.jobs} runs at a time)"
+    )
     return 1 if failures else 0
 
 

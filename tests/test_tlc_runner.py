@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
+import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from reactive_streams.trace.format import Event
+from reactive_streams.trace.to_tla import Prepared, render_module, renumber
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
 JAR = SPEC_DIR.parent / ".tools" / "tla2tools.jar"
@@ -168,19 +174,80 @@ def test_cfg_properties_reads_both_spellings() -> None:
     assert tlc.cfg_properties(cfg) == ["AProp", "BProp", "CProp"]
 
 
+MANIFEST = tlc.load_manifest(SPEC_DIR / "models.toml")
+
+
 def test_manifest_models_exist_and_must_fail_ones_name_one_target() -> None:
-    models = tlc.load_manifest(SPEC_DIR / "models.toml")
-    assert any("ci" in m.sets for m in models)
-    for m in models:
-        cfg = SPEC_DIR / m.cfg
-        assert cfg.is_file(), m.name
-        assert (SPEC_DIR / f"{m.spec}.tla").is_file(), m.name
+    assert any("ci" in m.sets for m in MANIFEST.models)
+    for m in MANIFEST.models:
+        assert (SPEC_DIR / f"{tlc.tla_module(m, MANIFEST)}.tla").is_file(), m.name
+        text = tlc.cfg_text(m, MANIFEST)
         if m.expect == "violation":
             assert m.violates, m.name
-            text = cfg.read_text()
             assert m.violates in text, m.name
             if m.violates.endswith("Prop"):
                 assert tlc.cfg_properties(text) == [m.violates], m.name
+
+
+def test_rendered_cfg_checks_every_invariant_and_property_of_the_spec() -> None:
+    model = MANIFEST.model("rs_async_live")
+    text = tlc.render_cfg(model, MANIFEST.specs)
+    spec = MANIFEST.specs["ReactiveStreams"]
+    assert "SPECIFICATION MCSpec" in text
+    assert "    Threads = {1}" in text
+    assert "    Sync = FALSE" in text
+    for name in (*spec.invariants, *spec.properties):
+        assert f"    {name}\n" in text
+    assert tlc.cfg_properties(text) == list(spec.properties)
+    mutated = tlc.render_cfg(model, MANIFEST.specs, {"SendOnNext": "Mut_SendOnNextSkipsDemand"})
+    assert "    SendOnNext <- Mut_SendOnNextSkipsDemand\n" in mutated
+
+
+def test_every_spec_invariant_and_property_is_checked_by_the_manifest() -> None:
+    # Each Inv/Prop the normative spec defines is in [spec.ReactiveStreams].
+    text = (SPEC_DIR / "ReactiveStreams.tla").read_text()
+    defined = set(re.findall(r"^(\w+(?:Inv|Prop)|TypeOK)\s*==", text, re.MULTILINE))
+    spec = MANIFEST.specs["ReactiveStreams"]
+    assert defined == set(spec.invariants) | set(spec.properties)
+
+
+def test_normative_specs_carry_no_mutation_switches() -> None:
+    for name in ("ReactiveStreams.tla", "Multicast.tla"):
+        text = (SPEC_DIR / name).read_text()
+        assert "Bug" not in text, name
+        assert "Mut_" not in text, name
+
+
+def test_mutations_name_operators_of_their_mc_module_and_a_fit_kill_model() -> None:
+    assert len(MANIFEST.mutations) >= 25
+    for mut in MANIFEST.mutations:
+        model = MANIFEST.model(mut.model)
+        assert tlc.check_kill_model(model, MANIFEST) == "", mut.name
+        module = (SPEC_DIR / f"{tlc.tla_module(model, MANIFEST)}.tla").read_text()
+        for op, replacement in mut.override.items():
+            assert re.search(rf"^{replacement}\b", module, re.MULTILINE), mut.name
+            normative = (SPEC_DIR / f"{model.spec}.tla").read_text()
+            assert re.search(rf"^{op}\b", normative, re.MULTILINE), mut.name
+
+
+def test_deadlock_checking_is_off_only_with_a_reason(tmp_path: Path) -> None:
+    for m in MANIFEST.models:
+        assert not m.deadlock or m.deadlock_reason, m.name
+    manifest = tmp_path / "models.toml"
+    manifest.write_text('[[model]]\nname = "a"\nspec = "S"\ncfg = "a.cfg"\ndeadlock = true\n')
+    with pytest.raises(tlc.ManifestError, match="deadlock_reason"):
+        tlc.load_manifest(manifest)
+
+
+def test_coverage_report_is_parsed() -> None:
+    text = (
+        "The coverage statistics at 2026-11-23 18:34:22\n"
+        "<Init line 68, col 1 to line 68, col 4 of module Multicast>: 1:1\n"
+        "  line 69, col 5 to line 74, col 53 of module Multicast: 1\n"
+        "<Leave line 97, col 1 to line 97, col 8 of module Multicast>: 3707:86150\n"
+        "<Drop line 120, col 1 to line 120, col 4 of module Multicast>: 0:0\n"
+    )
+    assert tlc.parse_coverage(text) == {"Init": 1, "Leave": 86150, "Drop": 0}
 
 
 def test_record_states_rewrites_only_the_named_model(tmp_path: Path) -> None:
@@ -190,17 +257,182 @@ def test_record_states_rewrites_only_the_named_model(tmp_path: Path) -> None:
         '[[model]]\nname = "b"\nspec = "S"\ncfg = "b.cfg"\nstates = 20\n'
     )
     tlc.record_states(manifest, {"b": 25})
-    states = {m.name: m.states for m in tlc.load_manifest(manifest)}
+    states = {m.name: m.states for m in tlc.load_manifest(manifest).models}
     assert states == {"a": 10, "b": 25}
 
 
 @pytest.mark.timeout(120)
 @pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
 @pytest.mark.skipif(not JAR.is_file(), reason="TLC jar missing: run tools/bootstrap.sh")
-def test_real_tlc_run_of_a_must_fail_model(capsys: pytest.CaptureFixture[str]) -> None:
-    # rs_bug_skip_demand_check stops after a handful of states.
-    status = tlc.main(["--jar", str(JAR), "--workers", "1", "rs_bug_skip_demand_check"])
+def test_real_tlc_run_of_a_mutation(capsys: pytest.CaptureFixture[str]) -> None:
+    # An extra onNext is caught after a handful of states, all invariants enabled.
+    status = tlc.main(["--jar", str(JAR), "--workers", "1", "--mutation", "extra_on_next"])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert "violates Spec101_DeliveredLeqRequestedInv" in out
-    assert "1/1 models as expected" in out
+    assert "Spec101_DeliveredLeqRequestedInv" in out
+    assert "1/1 mutations caught" in out
+
+
+# --- Trace validation of re-entrance (spec/TraceReactiveStreams.tla) ----------------------
+
+
+def needs_tlc(fn: Callable[..., None]) -> Callable[..., None]:
+    """Run only where java and the TLC jar exist; bounded in time."""
+    fn = pytest.mark.timeout(180)(fn)
+    fn = pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")(fn)
+    marked: Callable[..., None] = pytest.mark.skipif(not JAR.is_file(), reason="no TLC jar")(fn)
+    return marked
+
+
+def _events(rows: list[tuple[str, int | None, int]]) -> list[Event]:
+    """(sig, n or seq, thread) rows of one Subscription as trace events."""
+    out = []
+    for k, (sig, arg, thread) in enumerate(rows, start=1):
+        n = arg if sig in ("request", "recv_request") else None
+        seq = arg if sig in ("send_on_next", "begin_on_next", "end_on_next") else None
+        out.append(Event(k, k, 7, sig, n=n, seq=seq, thread=thread))
+    return out
+
+
+def _tlc_verdicts(
+    traces: list[list[Event]], sync: bool, tmp_path: Path, depth: int = 1
+) -> list[tuple[str, int]]:
+    """One TLC run of TraceReactiveStreams over `traces`: (verdict, event) per trace."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for name in ("ReactiveStreams.tla", "TraceReactiveStreams.tla", "TraceReactiveStreams.cfg"):
+        shutil.copy(SPEC_DIR / name, tmp_path / name)
+    batch = [Prepared(renumber(t), quiescent=True) for t in traces]
+    (tmp_path / "TraceData.tla").write_text(render_module(batch, sync, depth=depth))
+    cmd = ["java", "-cp", str(JAR), "tlc2.TLC", "-workers", "1", "-deadlock"]
+    cmd += ["-metadir", str(tmp_path / "states"), "-config", "TraceReactiveStreams.cfg"]
+    proc = subprocess.run(
+        [*cmd, "TraceReactiveStreams"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    found = re.findall(r'<<"TRACE", (\d+), "(\w+)", (\d+)>>', proc.stdout)
+    assert len(found) == len(traces), proc.stdout[-3000:]
+    verdicts = {int(t): (v, int(k)) for t, v, k in found}
+    return [verdicts[t] for t in range(1, len(traces) + 1)]
+
+
+# RangePublisher (reactive-streams-jvm examples): onSubscribe calls request(2), which
+# emits both elements inline on the same thread; the second onNext's request(1) only
+# adds demand (the drain loop is already running), then the source completes.
+RANGE_REENTRANT: list[tuple[str, int | None, int]] = [
+    ("subscribe", None, 1),
+    ("send_on_subscribe", None, 1),
+    ("begin_on_subscribe", None, 1),
+    ("request", 2, 1),
+    ("recv_request", 2, 1),
+    ("send_on_next", 1, 1),
+    ("begin_on_next", 1, 1),
+    ("end_on_next", 1, 1),
+    ("send_on_next", 2, 1),
+    ("begin_on_next", 2, 1),
+    ("request", 1, 1),
+    ("recv_request", 1, 1),
+    ("end_request", None, 1),
+    ("end_on_next", 2, 1),
+    ("send_on_complete", None, 1),
+    ("begin_on_complete", None, 1),
+    ("end_on_complete", None, 1),
+    ("end_request", None, 1),
+    ("end_on_subscribe", None, 1),
+]
+
+# onNext(1) -> request(1) -> onNext(2) inline: two onNext frames open on one thread.
+TOO_DEEP: list[tuple[str, int | None, int]] = [
+    ("subscribe", None, 1),
+    ("send_on_subscribe", None, 1),
+    ("begin_on_subscribe", None, 1),
+    ("request", 1, 1),
+    ("recv_request", 1, 1),
+    ("send_on_next", 1, 1),
+    ("begin_on_next", 1, 1),
+    ("request", 1, 1),
+    ("recv_request", 1, 1),
+    ("send_on_next", 2, 1),  # event 10
+    ("begin_on_next", 2, 1),  # event 11: depth 2
+    ("end_on_next", 2, 1),
+    ("end_request", None, 1),
+    ("end_on_next", 1, 1),
+    ("end_request", None, 1),
+    ("end_on_subscribe", None, 1),
+]
+
+# request(1) from onSubscribe returns; a second thread delivers onNext while
+# onSubscribe still runs on the first: concurrent signals (1.3).
+SECOND_THREAD: list[tuple[str, int | None, int]] = [
+    ("subscribe", None, 1),
+    ("send_on_subscribe", None, 1),
+    ("begin_on_subscribe", None, 1),
+    ("request", 1, 1),
+    ("end_request", None, 1),
+    ("recv_request", 1, 2),
+    ("send_on_next", 1, 2),  # event 7
+    ("begin_on_next", 1, 2),  # event 8
+    ("end_on_next", 1, 2),
+    ("end_on_subscribe", None, 1),
+]
+
+
+@needs_tlc
+def test_tlc_accepts_range_publisher_reentrance_and_rejects_depth_and_threads(
+    tmp_path: Path,
+) -> None:
+    for sync in (True, False):
+        verdicts = _tlc_verdicts(
+            [_events(RANGE_REENTRANT), _events(TOO_DEEP), _events(SECOND_THREAD)],
+            sync,
+            tmp_path / str(sync),
+        )
+        assert verdicts[0] == ("accepted", len(RANGE_REENTRANT)), sync
+        # rule 3.3: the onNext at depth 2 (sync: not even committed where it cannot begin)
+        assert verdicts[1] == ("stuck", 10 if sync else 11), sync
+        assert verdicts[2] == ("stuck", 7 if sync else 8), sync  # rule 1.3: thread 2
+
+
+@needs_tlc
+def test_tlc_depth_bound_is_a_parameter(tmp_path: Path) -> None:
+    verdicts = _tlc_verdicts([_events(TOO_DEEP)], True, tmp_path, depth=2)
+    assert verdicts == [("accepted", len(TOO_DEEP))]
+
+
+@needs_tlc
+def test_tlc_v1_calls_return_at_once(tmp_path: Path) -> None:
+    # Without end_request (format v1) the request returns at once, so the inline
+    # onNext of RangePublisher is no longer nested in it: onNext inside onSubscribe.
+    v1 = [row for row in RANGE_REENTRANT if row[0] != "end_request"]
+    prepared = renumber(_events(v1))
+    sigs = [e.sig for e in prepared]
+    assert sigs[3:5] == ["request", "end_request"]
+    assert sigs.count("end_request") == 2
+    assert _tlc_verdicts([_events(v1)], False, tmp_path) == [("stuck", 8)]
+
+
+def test_renumber_numbers_threads_and_closes_v1_calls() -> None:
+    events = [
+        Event(1, 1, 40, "subscribe", thread=900),
+        Event(2, 2, 40, "send_on_subscribe", thread=901),
+        Event(3, 3, 40, "begin_on_subscribe", thread=901),
+        Event(4, 4, 40, "cancel", thread=901),
+        Event(5, 5, 40, "request", n=1, thread=900),
+        Event(6, 6, 40, "end_request", thread=900),
+        Event(7, 7, 40, "end_on_subscribe", thread=901),
+    ]
+    out = renumber(events)
+    assert [(e.sig, e.thread, e.sub) for e in out] == [
+        ("subscribe", 1, 1),
+        ("send_on_subscribe", 2, 1),
+        ("begin_on_subscribe", 2, 1),
+        ("cancel", 2, 1),
+        ("end_cancel", 2, 1),  # synthetic: v1 cancel returned at once
+        ("request", 1, 1),
+        ("end_request", 1, 1),
+        ("end_on_subscribe", 2, 1),
+    ]
+    assert out[4].index == 4  # the synthetic event points at its call
+    module = render_module([Prepared(out, True)], sync=False)
+    assert "TraceThreads == 1..2" in module
+    assert "TraceDepth == 1" in module
+    assert 'sig |-> "end_cancel", sub |-> 1, n |-> 0' in module
+    assert "thread |-> 2]" in module

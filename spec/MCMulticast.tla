@@ -1,0 +1,60 @@
+--------------------------- MODULE MCMulticast -----------------------------
+(***************************************************************************)
+(* Model checking of Multicast.tla: symmetry, a resting step for finished  *)
+(* runs, a reachability witness, and the mutations of the kill table (the  *)
+(* same convention as MCReactiveStreams.tla: a Mut_* operator replaces one *)
+(* normative operator in the .cfg).                                         *)
+(***************************************************************************)
+EXTENDS Multicast, TLC
+
+\* For the safety models (not sound with liveness).
+Symmetry == Permutations(Subs)
+
+\* Terminated, or nobody listening (buffered elements wait for a subscriber).
+Resting == (term \/ Active = {}) /\ UNCHANGED vars
+MCNext == Next \/ Resting
+MCSpec == Init /\ [][MCNext]_vars /\ WF_vars(Dispatch) /\ WF_vars(Complete)
+
+\* Witness (a must-fail model): the upstream request runs ahead of the smallest
+\* subscriber demand, so the MinDemand + B bound is approached, not implied by it.
+MinDemandExercisedWitness ==
+    ~(Active # {} /\ 0 < MinDemand /\ MinDemand < upReq - taken)
+
+-----------------------------------------------------------------------------
+(* Mutations *)
+
+\* Upstream requests follow the largest demand, ignoring MinDemand.
+Mut_UpRequestMax(k) ==
+    /\ disc = "no" /\ ~srcDone
+    /\ upReq + k <= taken + MaxDemand + B
+    /\ upReq' = upReq + k
+    /\ UNCHANGED <<st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+
+\* Upstream requests run ahead of the buffer: the whole source at once.
+Mut_UpRequestAhead(k) ==
+    /\ disc = "no" /\ ~srcDone
+    /\ upReq + k <= N + B
+    /\ upReq' = upReq + k
+    /\ UNCHANGED <<st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+
+\* The connection accepts elements it did not request.
+Mut_UpEmitUnrequested ==
+    /\ disc = "no" /\ ~srcDone
+    /\ upSent < N
+    /\ upSent' = upSent + 1
+    /\ UNCHANGED <<st, demand, requested, delivered, upReq, taken, srcDone, disc, term>>
+
+\* Dispatch when some subscriber has demand, not every one (1.1).
+Mut_CanDispatchAny == \E s \in Active : demand[s] > 0
+
+\* A subscriber that left still counts in the lockstep.
+Mut_CountedWithLeft == Active \cup Left
+
+\* Dispatch does not consume the subscribers' demand (1.1).
+Mut_DispatchKeepsDemand ==
+    /\ Buf > 0 /\ Active # {} /\ ~term /\ disc \in {"no", "complete"}
+    /\ CanDispatch
+    /\ delivered' = [s \in Subs |-> IF s \in Active THEN delivered[s] + 1 ELSE delivered[s]]
+    /\ taken' = taken + 1
+    /\ UNCHANGED <<st, demand, requested, upReq, upSent, srcDone, disc, term>>
+=============================================================================

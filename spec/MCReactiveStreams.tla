@@ -1,0 +1,218 @@
+------------------------- MODULE MCReactiveStreams -------------------------
+(***************************************************************************)
+(* Model checking of ReactiveStreams.tla: what TLC needs beyond the spec.  *)
+(*                                                                         *)
+(* MCSpec adds one stuttering step where every Subscription is quiet, so   *)
+(* TLC's deadlock check flags only a state where work is due and nothing   *)
+(* can happen (a committed signal nobody can begin, a call that cannot     *)
+(* return), not a stream that has simply finished or run out of bounds.    *)
+(*                                                                         *)
+(* Mutations: each Mut_* operator is a copy of one normative operator with *)
+(* one deliberate defect.  A mutation model replaces the original in the   *)
+(* .cfg (`SendOnNext <- Mut_SendOnNextSkipsDemand`) and keeps every        *)
+(* invariant and property; spec/models.toml says which model must catch    *)
+(* it.  Multicast.tla uses the same convention (MCMulticast.tla).          *)
+(***************************************************************************)
+EXTENDS ReactiveStreams, TLC
+
+\* A finished (or bound-exhausted) run rests here instead of deadlocking.
+Resting == (\A s \in Subs : Quiet(s)) /\ UNCHANGED vars
+MCNext  == Next \/ Resting
+MCSpec  == Init /\ [][MCNext]_vars /\ Fairness
+
+-----------------------------------------------------------------------------
+(* Mutations of the Publisher's signals.                                   *)
+
+\* 1.1: onNext without demand (an extra onNext).
+Mut_SendOnNextSkipsDemand(s) ==
+    /\ pub[s] = "active" /\ emitted[s] < Elements /\ ~Invalid(s) /\ awake[s]
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onNext")
+    /\ emitted' = [emitted EXCEPT ![s] = @ + 1]
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onNext", emitted[s] + 1, "none"))]
+    /\ demand' = [demand EXCEPT ![s] = IF @ > 0 THEN Take(@) ELSE 0]
+    /\ awake' = awake
+    /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
+                   cancels, calls, faulted>>
+
+\* SendOnNext with its state guard replaced by `ok` (and optionally ignoring 3.9).
+OnNextWhen(s, ok, checkInvalid, wake) ==
+    /\ ok /\ emitted[s] < Elements /\ demand[s] > 0
+    /\ checkInvalid => ~Invalid(s)
+    /\ awake[s]
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onNext")
+    /\ emitted' = [emitted EXCEPT ![s] = @ + 1]
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onNext", emitted[s] + 1, "none"))]
+    /\ demand' = [demand EXCEPT ![s] = Take(@)]
+    /\ awake' = [awake EXCEPT ![s] = wake]
+    /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
+                   cancels, calls, faulted>>
+
+\* 3.9: onNext although an invalid request was received.
+Mut_SendOnNextIgnoresInvalid(s) == OnNextWhen(s, pub[s] = "active", FALSE, TRUE)
+\* 1.8, 3.12: onNext after the cancel was received.
+Mut_SendOnNextAfterCancel(s) == OnNextWhen(s, pub[s] \in {"active", "cancelled"}, TRUE, TRUE)
+\* 1.7: onNext after onComplete.
+Mut_SendOnNextAfterComplete(s) == OnNextWhen(s, pub[s] \in {"active", "completed"}, TRUE, TRUE)
+\* 3.8: the drain loop goes to sleep after one onNext although demand is left.
+Mut_SendOnNextMissedWakeUp(s) == OnNextWhen(s, pub[s] = "active", TRUE, FALSE)
+
+\* SendOnComplete with its state guard replaced.
+CompleteWhen(s, ok, checkInvalid, exhausted) ==
+    /\ ok
+    /\ checkInvalid => ~Invalid(s)
+    /\ exhausted
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onComplete")
+    /\ Release(s, "completed")
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onComplete", 0, "none"))]
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
+                   stack, cancels, calls, faulted>>
+
+Exhausted(s) == emitted[s] = Elements \/ EarlyEnd
+\* 1.8, 3.12: onComplete after the cancel was received.
+Mut_SendOnCompleteAfterCancel(s) ==
+    CompleteWhen(s, pub[s] \in {"active", "cancelled"}, TRUE, Exhausted(s))
+\* 1.7: onComplete twice.
+Mut_SendOnCompleteTwice(s) ==
+    CompleteWhen(s, pub[s] \in {"active", "completed"}, TRUE, Exhausted(s))
+\* 3.9: onComplete although an invalid request was received.
+Mut_SendOnCompleteIgnoresInvalid(s) ==
+    CompleteWhen(s, pub[s] = "active", FALSE, Exhausted(s))
+\* 1.5: an exhausted source never completes.
+Mut_SendOnCompleteForgotten(s) ==
+    CompleteWhen(s, pub[s] = "active", TRUE, EarlyEnd /\ emitted[s] < Elements)
+
+\* SendOnError with its state guard replaced, and the error it carries.
+ErrorWhen(s, cause, ok, allowed, err) ==
+    /\ ok /\ allowed
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onError")
+    /\ Release(s, "failed")
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onError", 0, err))]
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
+                   stack, cancels, calls, faulted>>
+
+\* 1.8, 3.12: onError after the cancel was received.
+Mut_SendOnErrorAfterCancel(s, cause) ==
+    ErrorWhen(s, cause, pub[s] \in {"active", "cancelled"}, ErrorAllowed(s, cause), cause)
+\* 1.9: subscribe fails with onError before onSubscribe.
+Mut_SendOnErrorBeforeOnSubscribe(s, cause) ==
+    ErrorWhen(s, cause, pub[s] \in {"subscribed", "active"}, ErrorAllowed(s, cause), cause)
+\* 2.13 / TypeOK: the source failure is signalled as on_error(None).
+Mut_SendOnErrorNull(s, cause) ==
+    ErrorWhen(s, cause, pub[s] = "active", ErrorAllowed(s, cause),
+              IF cause = "source" THEN "null" ELSE cause)
+\* 3.9: a source error may replace the IllegalArgument answer.
+Mut_ErrorAllowedSourceAfterInvalid(s, cause) ==
+    CASE cause = "invalid" -> Invalid(s)
+      [] cause = "source"  -> SourceFails
+      [] OTHER             -> FALSE
+\* 3.9: request(n <= 0) stops the stream without onError.
+Mut_ErrorAllowedNoInvalidAnswer(s, cause) ==
+    cause = "source" /\ SourceFails /\ ~Invalid(s)
+
+\* 2.12: onSubscribe committed again.
+Mut_SendOnSubscribeTwice(s) ==
+    /\ \/ pub[s] = "subscribed"
+       \/ pub[s] = "active" /\ Count(sent[s], "onSubscribe") = 1
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onSubscribe")
+    /\ pub' = [pub EXCEPT ![s] = "active"]
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onSubscribe", 0, "none"))]
+    /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, ref, cutoff, up,
+                   delivered, stack, cancels, calls, faulted>>
+\* 1.9: subscribe never answered.
+Mut_SendOnSubscribeNever(s) == FALSE
+
+
+-----------------------------------------------------------------------------
+(* Mutations of the Publisher's demand and message handling.               *)
+
+\* 3.17: demand wraps like a 64-bit long instead of saturating.
+Mut_SatAddWraps(d, n) ==
+    IF n > MaxDemand - d THEN (d - MaxDemand - 1) + (n - MaxDemand - 1) ELSE d + n
+\* 3.17: saturation one short of the maximum.
+Mut_SatAddEarly(d, n) == IF d = MaxDemand \/ n >= MaxDemand - d - 1 THEN MaxDemand ELSE d + n
+\* 3.8: a request arriving while demand is outstanding is lost (racy read-modify-write).
+Mut_SatAddLosesRace(d, n) ==
+    CASE d > 0 /\ d < MaxDemand -> d
+      [] d = MaxDemand \/ n >= MaxDemand - d -> MaxDemand
+      [] OTHER -> d + n
+\* 3.8: delivering does not reduce the demand.
+Mut_TakeNothing(d) == d
+
+\* RecvRequest with the validity test replaced by `Valid(n)`, or ignoring bad n.
+RecvRequestWith(s, Valid(_), noteInvalid) ==
+    /\ up[s] # <<>>
+    /\ Head(up[s]).type = "request"
+    /\ LET n == Head(up[s]).n IN
+       /\ up' = [up EXCEPT ![s] = Tail(@)]
+       /\ IF ~Valid(n)
+          THEN /\ invalidAt' = [invalidAt EXCEPT ![s] =
+                                   IF @ < 0 /\ noteInvalid THEN Len(sent[s]) ELSE @]
+               /\ UNCHANGED <<demand, requested, awake>>
+          ELSE /\ requested' = [requested EXCEPT ![s] = AddRequested(s, n)]
+               /\ demand' = [demand EXCEPT ![s] = SatAdd(@, n)]
+               /\ awake' = [awake EXCEPT ![s] = TRUE]
+               /\ UNCHANGED invalidAt
+    /\ UNCHANGED <<pub, emitted, asked, ref, cutoff, sent, delivered, stack, cancels,
+                   calls, faulted>>
+\* 3.9: request(0) taken as valid (the test is n < 0 instead of n <= 0).
+Mut_RecvRequestZeroValid(s) == RecvRequestWith(s, LAMBDA n : n >= 0, TRUE)
+\* 3.9: request(n <= 0) silently ignored.
+Mut_RecvRequestIgnoresInvalid(s) == RecvRequestWith(s, LAMBDA n : n > 0, FALSE)
+
+\* 1.8: the cancel message is never processed.
+Mut_RecvCancelNever(s) == FALSE
+\* 3.13: the Subscriber reference is kept after cancel.
+Mut_RecvCancelKeepsReference(s) ==
+    /\ up[s] # <<>>
+    /\ Head(up[s]).type = "cancel"
+    /\ pub' = [pub EXCEPT ![s] = "cancelled"]
+    /\ up' = [up EXCEPT ![s] = <<>>]
+    /\ cutoff' = [cutoff EXCEPT ![s] = Len(sent[s])]
+    /\ UNCHANGED <<ref, emitted, demand, requested, invalidAt, asked, awake, sent, delivered,
+                   stack, cancels, calls, faulted>>
+
+-----------------------------------------------------------------------------
+(* Mutations of calls and threads.                                         *)
+
+\* 1.3: a signal may begin while another thread runs a signal of s.
+Mut_CanBeginConcurrently(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
+\* 3.3: onNext nests inside request inside onNext without bound.
+Mut_CanBeginUnbounded(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ \A o \in Threads \ {th} : ~InSignal(s, o)
+\* 2.7: request()/cancel() called from two threads at once.
+Mut_CanCallConcurrently(s, th) == stack[s][th] = <<>> \/ TopIn(s, th, SigNames)
+
+\* 3.6: a request after cancel is still sent.
+Mut_RequestAfterCancel(s, th, n) ==
+    /\ delivered[s] >= 1 /\ calls[s] < MaxCalls /\ CanCall(s, th) /\ SyncQuiet(s)
+    /\ calls' = [calls EXCEPT ![s] = @ + 1]
+    /\ stack' = Push(s, th, "request")
+    /\ IF pub[s] \in Done
+       THEN UNCHANGED <<up, asked>>
+       ELSE /\ UpRoom(s)
+            /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
+            /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
+                   sent, delivered, cancels, faulted>>
+
+\* 3.16: request() never returns (the caller hangs).
+Mut_EndRequestNever(s, th) == FALSE
+
+\* 2.13: the implementation does not cancel after an on* method raised.
+Mut_FairnessNoCancelAfterRaise ==
+    \A s \in Subs :
+        /\ WF_vars(RecvRequest(s))
+        /\ WF_vars(RecvCancel(s))
+        /\ WF_vars(SendOnSubscribe(s))
+        /\ WF_vars(SendOnNext(s))
+        /\ WF_vars(SendOnComplete(s) /\ emitted[s] = Elements)
+        /\ WF_vars(SendOnError(s, "invalid"))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
+                      End(s, th, sig, raised))
+        /\ WF_vars(\E th \in Threads : EndRequest(s, th) \/ EndCancel(s, th))
+
+=============================================================================
