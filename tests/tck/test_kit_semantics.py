@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 
 from reactive_streams.api import Subscriber
-from reactive_streams.tck import CheckFailure, run_publisher_checks, run_subscriber_blackbox_checks
+from reactive_streams.tck import (
+    Check,
+    CheckFailure,
+    run_publisher_checks,
+    run_subscriber_blackbox_checks,
+)
 from reactive_streams.tck._runner import _failure_in
 from reactive_streams.tck.gallery import GalleryPublisher, GallerySubscriber
 
@@ -78,7 +83,7 @@ def test_every_check_cancels_what_it_left_open() -> None:
 
 
 def test_recursion_depth_is_on_next_depth_and_configurable() -> None:
-    def only(c: Any) -> bool:
+    def only(c: Check) -> bool:
         return c.name.startswith("required_spec303_must")
 
     naive = run_publisher_checks(lambda n: GalleryPublisher(n, "P39"), synchronous=True, only=only)

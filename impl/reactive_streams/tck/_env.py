@@ -356,6 +356,15 @@ class Env:
                 if not predicate():
                     self.cond.wait(min(remaining, 0.05))
 
+    def wait_for(self, predicate: Callable[[], bool]) -> bool:
+        """Like ``wait_until`` but without failing: True once ``predicate()`` holds, False
+        when the deadline passes (or, in deterministic modes, nothing is left to run)."""
+        try:
+            self.wait_until(predicate, "")
+        except CheckFailure:
+            return False
+        return True
+
     def settle(self, rule: str | None = None, *, strict: bool = True) -> bool:
         """Let the implementation finish everything it has started (see module doc).
 
