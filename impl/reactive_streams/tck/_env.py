@@ -310,7 +310,8 @@ class Env:
                 self._drive_or_wait(min(0.01, max(0.0, deadline - time.monotonic())))
                 if time.monotonic() > deadline:
                     raise self.fail(
-                        f"helper thread {thread.name} did not finish: blocked in a call?"
+                        f"helper thread {thread.name} did not finish (deadline: "
+                        f"{self.config.timeout}s): blocked in a call?"
                     )
 
     def _helpers_alive(self) -> bool:

@@ -785,7 +785,9 @@ def extra_spec308_concurrent_requests_add_up_exactly(env: Env, s: PublisherSubje
                 "3.8",
             )
     except threading.BrokenBarrierError as exc:
-        raise env.fail("rule 3.4: a request() call did not return") from exc
+        raise env.fail(
+            f"rule 3.4: a request() call did not return (deadline: {env.config.timeout}s)"
+        ) from exc
     except BaseException:
         start.abort()  # release the workers (only on failure: abort races a normal release)
         done.abort()
@@ -826,8 +828,8 @@ def _parked(env: Env, s: PublisherSubject, action: str, where: str) -> ProbeSubs
             rule = "3.4" if action == "request" else "3.5"
             env.flop(
                 rule,
-                f"rule {rule}: {action}() on another thread did not return within "
-                f"{env.config.timeout}s while {where} was running (it waits for the emitter)",
+                f"rule {rule}: {action}() on another thread did not return while {where} "
+                f"was running (deadline: {env.config.timeout}s; it waits for the emitter?)",
             )
 
     first = 1 if action == "request" else 3  # cancel: leave the emitter work to do after it
