@@ -78,6 +78,14 @@ SUBJECTS: dict[str, Subject] = {
 }
 
 
+def _progress(name: str, runs: int, failed: int, seconds: float) -> None:
+    """One line per run to ``RS_LOAD_LOG`` (if set), so an interrupted run still counts."""
+    log = os.environ.get("RS_LOAD_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"{name}\t{runs}\t{failed}\t{seconds:.1f}\n")
+
+
 @pytest.fixture(scope="module")
 def burners() -> Iterator[int]:
     """One busy-looping process per core for the whole module; stopped at the end."""
@@ -104,6 +112,7 @@ def test_correct_subjects_pass_every_run_under_load(name: str, burners: int) -> 
                 wrong = SUBJECTS[name](pool)
                 if wrong:
                     failures.append(f"run {run + 1}: " + "; ".join(wrong))
+                _progress(name, run + 1, len(failures), time.monotonic() - started)
         finally:
             logging.disable(logging.NOTSET)
     seconds = time.monotonic() - started
