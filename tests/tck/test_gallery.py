@@ -38,7 +38,7 @@ def _every_failure_names_its_rule(report: Report) -> None:
 
 @pytest.mark.parametrize("entry", [e for e in REPRODUCIBLE if e.legal], ids=lambda e: e.id)
 def test_legal_variants_fail_no_required_check(entry: Entry) -> None:
-    report = entry.run(check_timeout=5.0, timeout=1.0)
+    report = entry.run()  # default deadlines: a correct subject must not fail on a busy machine
     assert report.ok, report.table()
     _every_failure_names_its_rule(report)
 
