@@ -1163,6 +1163,7 @@ def extra_spec109_subscribe_returns_normally_when_the_subscriber_raises(
                     f"rule 3.16: request() raised {exc!r} after the subscriber's {where} raised"
                 ) from exc
             env.settle()
+        subscription.cancel()  # the check ends by cancelling (idempotent, rule 3.7)
         if (
             subscriber.signals.count("on_next") > (0 if where == "on_subscribe" else 1)
             and where == "on_next"
