@@ -94,10 +94,8 @@ def compare(report: Report, table: v.Table) -> list[str]:
             expected, why = table.extras.get(r.name, ("passed", ""))
             if r.outcome != expected:
                 wrong.append(f"{r.name}: table says {expected}, kit {r.outcome}: {r.message}")
-            if r.outcome == "failed":
-                assert why.startswith("rule "), f"{r.name}: a failure must cite its rule text"
-                assert r.violated is not None
-                assert why.startswith(f"rule {r.violated} "), (r.name, r.violated, why[:12])
+            elif r.outcome == "failed" and not why.startswith(f"rule {r.violated} "):
+                wrong.append(f"{r.name}: violated {r.violated}, the table cites {why[:12]!r}")
     return wrong
 
 
