@@ -78,12 +78,14 @@ SUBJECTS: dict[str, Subject] = {
 }
 
 
-def _progress(name: str, runs: int, failed: int, seconds: float) -> None:
-    """One line per run to ``RS_LOAD_LOG`` (if set), so an interrupted run still counts."""
+def _progress(name: str, runs: int, failed: int, seconds: float, wrong: list[str]) -> None:
+    """One line per run to ``RS_LOAD_LOG`` (if set), so an interrupted run still counts;
+    a failed run adds its mismatches."""
     log = os.environ.get("RS_LOAD_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as out:
             out.write(f"{name}\t{runs}\t{failed}\t{seconds:.1f}\n")
+            out.writelines(f"  {line}\n" for line in wrong)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +114,7 @@ def test_correct_subjects_pass_every_run_under_load(name: str, burners: int) -> 
                 wrong = SUBJECTS[name](pool)
                 if wrong:
                     failures.append(f"run {run + 1}: " + "; ".join(wrong))
-                _progress(name, run + 1, len(failures), time.monotonic() - started)
+                _progress(name, run + 1, len(failures), time.monotonic() - started, wrong)
         finally:
             logging.disable(logging.NOTSET)
     seconds = time.monotonic() - started
