@@ -73,7 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--timeout", type=float, help="deadline in seconds for each awaited signal (default 10)"
     )
     parser.add_argument(
-        "--check-timeout", type=float, help="deadline in seconds per check (default 120)"
+        "--check-timeout",
+        type=float,
+        help="a check fails after this many seconds without any signal or call (default 120)",
     )
     parser.add_argument(
         "--quiet-period",

@@ -71,7 +71,10 @@ class Config:
     """Deadline, in seconds, for every wait for something that must happen (a wait ends
     as soon as its condition holds, so a generous value costs nothing on success)."""
     check_timeout: float = 120.0
-    """Deadline, in seconds, for one whole check; past it the check fails."""
+    """A check fails once it has gone this many seconds without any signal or call (a
+    deadlock), or ``check_cap`` seconds in all."""
+    check_cap: float | None = None
+    """Absolute bound, in seconds, for one check (default: 5 x ``check_timeout``)."""
     quiet: float = 0.1
     """Timed mode only: seconds without any signal or call that count as "settled"."""
     max_elements: int = MAX_DEMAND - 1
@@ -215,20 +218,26 @@ class Env:
         """The next value of the check's logical clock."""
         with self.cond:
             self._clock += 1
-            self.last_activity = time.monotonic()
+            self._touch()
             return self._clock
 
     def flop(self, rule: str | None, message: str) -> None:
         """Record a violation seen on any thread (reported when the check ends)."""
         with self.cond:
             self.flops.append(Flop(rule, message))
-            self.last_activity = time.monotonic()
+            self._touch()
             self.cond.notify_all()
 
     def notify(self) -> None:
         with self.cond:
-            self.last_activity = time.monotonic()
+            self._touch()
             self.cond.notify_all()
+
+    def _touch(self) -> None:
+        now = time.monotonic()
+        self.last_activity = now
+        if self.parent is not None:  # a generated example's progress is the check's
+            self.parent.last_activity = now
 
     def use_factory(self, accepts_executor: bool, synchronous: bool) -> None:
         """Switch the check to the mode of the factory it uses next (``synchronous`` and

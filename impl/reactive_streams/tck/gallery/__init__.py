@@ -411,7 +411,7 @@ def kill_table(**overrides: Any) -> list[Kill]:
             rows.append(Kill(entry, False, [], False, 0.0))
             continue
         started = time.monotonic()
-        tight = {} if entry.legal else {"check_timeout": 5.0, "timeout": 1.0}  # legal: defaults
+        tight = {} if entry.legal else {"check_timeout": 5.0, "check_cap": 5.0, "timeout": 1.0}
         report = entry.run(**{**tight, **overrides})
         on_rule = [r.name for r in report.failures() if r.rule == entry.rule]
         caught = report.ok if entry.legal else bool(on_rule)
