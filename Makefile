@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos bench bench-smoke mutants docs clean
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos bench bench-smoke mutants docs clean kit-load
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -54,6 +54,11 @@ typecheck: $(SETUP)
 
 unit: $(SETUP)
 	$(PY) -m pytest -q -p no:cacheprovider
+
+## kit-load: the conformance kit on correct asynchronous subjects, 100 runs each, with every
+## core busy (CPU burners started and stopped by the test); slow, not in CI
+kit-load: $(SETUP)
+	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py
 
 ## bench: every workload in its own subprocess (peers in .bench/ venvs) -> docs/benchmarks.md
 bench: $(SETUP)

@@ -59,3 +59,43 @@ def test_cli_rejects_a_malformed_factory() -> None:
     result = _cli("publisher", "factories")
     assert result.returncode != 0
     assert "MODULE:FACTORY" in result.stderr
+
+
+@pytest.mark.timeout(120)
+def test_cli_cannot_complete_and_recursion_depth_options(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = _cli(
+        "publisher",
+        "factories:range_publisher",
+        "--synchronous",
+        "--cannot-complete",
+        "--max-recursion-depth",
+        "0",
+        "--only",
+        "spec10",
+        "--json",
+        str(report),
+    )
+    data = json.loads(report.read_text())
+    by_name = {r["name"]: r for r in data["results"]}
+    skipped = by_name[
+        "required_spec105_create_publisher1_must_produce_a_stream_of_exactly1_element"
+    ]
+    assert skipped["outcome"] == "skipped"
+    assert "cannot complete" in skipped["message"]
+    assert (
+        by_name[
+            "required_spec101_subscription_request_must_result_in_the_correct_number_of_produced_elements"
+        ]["outcome"]
+        == "passed"
+    )
+    result = _cli(
+        "publisher",
+        "factories:range_publisher",
+        "--synchronous",
+        "--max-recursion-depth",
+        "0",
+        "--only",
+        "validate_bounded",
+    )
+    assert result.returncode == 1, result.stdout  # a bound below 1 is a configuration error

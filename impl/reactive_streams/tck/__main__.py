@@ -55,12 +55,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--max-elements", type=int, help="largest n the factory supports")
     parser.add_argument(
-        "--synchronous", action="store_true", help="signals only on calling threads"
+        "--synchronous",
+        action="store_true",
+        help="FACTORY signals only on calling threads (not --failed/--failing)",
     )
-    parser.add_argument("--timeout", type=float, help="seconds for each awaited signal (default 2)")
-    parser.add_argument("--check-timeout", type=float, help="seconds per check (default 20)")
     parser.add_argument(
-        "--quiet-period", type=float, help="timed mode: seconds of silence (default 0.05)"
+        "--cannot-complete",
+        action="store_true",
+        help="the publisher never completes: skip the checks that need on_complete",
+    )
+    parser.add_argument(
+        "--max-recursion-depth",
+        type=int,
+        help="rule 3.3: allowed on_next -> request -> on_next depth (default 1)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, help="deadline in seconds for each awaited signal (default 10)"
+    )
+    parser.add_argument(
+        "--check-timeout",
+        type=float,
+        help="a check fails after this many seconds without any signal or call (default 120)",
+    )
+    parser.add_argument(
+        "--quiet-period",
+        type=float,
+        help="timed mode: seconds without signals that count as settled (default 0.1)",
     )
     parser.add_argument("--examples", type=int, help="Hypothesis examples per generated check")
     parser.add_argument("--max-subscribers", type=int, help="processor: supported subscribers")
@@ -83,11 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("quiet", args.quiet_period),
         ("examples", args.examples),
         ("max_subscribers", args.max_subscribers),
+        ("bounded_depth", args.max_recursion_depth),
     ):
         if value is not None:
             overrides[field] = value
     if args.synchronous:
         overrides["synchronous"] = True
+    if args.cannot_complete:
+        overrides["cannot_complete"] = True
     if args.coordinated:
         overrides["coordinated_emission"] = True
     config = Config(**overrides)

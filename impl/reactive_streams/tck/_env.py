@@ -7,17 +7,23 @@ Evidence of "never" and "eventually" comes from quiescence, not from sleeping:
 * ``synchronous`` mode: the implementation declares that it signals only on the threads
   that call ``subscribe``/``request``/``cancel``; when those calls have returned, nothing
   else can happen (the probes check the declaration: a signal on a foreign thread fails);
-* ``timed`` mode (anything else): absence is judged after a quiet period, as the JVM TCK
-  does; results carry ``evidence="timed"``.
+* ``timed`` mode (anything else): absence is judged by a quiet period, as the JVM TCK
+  does, except that the period restarts with every signal or call the kit sees: the
+  implementation is settled once nothing has happened for ``Config.quiet`` seconds.
+  Results carry ``evidence="timed"``.
 
-Every positive wait ("an element must arrive") is bounded by ``Config.timeout``, and the
-whole check by ``Config.check_timeout``, so a deadlock fails instead of hanging.
+Nothing else is judged by elapsed time: every positive wait ("an element must arrive",
+"n elements must arrive") returns as soon as its condition holds and fails only when the
+generous ``Config.timeout`` deadline passes, with a message that says so; the whole
+check is bounded by ``Config.check_timeout``, so a deadlock fails instead of hanging.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -61,16 +67,24 @@ class CheckAborted(BaseException):
 class Config:
     """Knobs for a kit run (the JVM TCK's ``TestEnvironment`` plus verification settings)."""
 
-    timeout: float = 2.0
-    """Bound, in seconds, for every wait for something that must happen."""
-    check_timeout: float = 20.0
-    """Deadline, in seconds, for one whole check; past it the check fails."""
-    quiet: float = 0.05
-    """Timed mode only: seconds without signals that count as "nothing more comes"."""
+    timeout: float = 10.0
+    """Deadline, in seconds, for every wait for something that must happen (a wait ends
+    as soon as its condition holds, so a generous value costs nothing on success)."""
+    check_timeout: float = 120.0
+    """A check fails once it has gone this many seconds without any signal or call (a
+    deadlock), or ``check_cap`` seconds in all."""
+    check_cap: float | None = None
+    """Absolute bound, in seconds, for one check (default: 5 x ``check_timeout``)."""
+    quiet: float = 0.1
+    """Timed mode only: seconds without any signal or call that count as "settled"."""
     max_elements: int = MAX_DEMAND - 1
     """The largest stream the publisher factory can create (JVM maxElementsFromPublisher)."""
     bounded_depth: int = 1
-    """Allowed depth of on_next -> request -> on_next recursion (rule 3.3)."""
+    """Allowed depth of on_next -> request -> on_next recursion (rule 3.3; JVM
+    boundedDepthOfOnNextAndRequestRecursion): on_next frames open at once on one thread."""
+    cannot_complete: bool = False
+    """The publisher never signals on_complete (JVM publisherUnableToSignalOnComplete):
+    checks that need completion are skipped, saying why."""
     stochastic_runs: int = 100
     """Repetitions of a stochastic check."""
     examples: int = 25
@@ -188,6 +202,9 @@ class Env:
     aborted: bool = False
     caller_threads: set[int] = field(default_factory=set)
     parent: Env | None = None
+    last_activity: float = field(default_factory=time.monotonic)
+    cancellers: list[weakref.WeakMethod[Callable[[], None]]] = field(default_factory=list)
+    """Called when the check ends: cancel every subscription it left open."""
     _helpers: list[threading.Thread] = field(default_factory=list)
     _clock: int = 0
 
@@ -201,17 +218,46 @@ class Env:
         """The next value of the check's logical clock."""
         with self.cond:
             self._clock += 1
+            self._touch()
             return self._clock
 
     def flop(self, rule: str | None, message: str) -> None:
         """Record a violation seen on any thread (reported when the check ends)."""
         with self.cond:
             self.flops.append(Flop(rule, message))
+            self._touch()
             self.cond.notify_all()
 
     def notify(self) -> None:
         with self.cond:
+            self._touch()
             self.cond.notify_all()
+
+    def _touch(self) -> None:
+        now = time.monotonic()
+        self.last_activity = now
+        if self.parent is not None:  # a generated example's progress is the check's
+            self.parent.last_activity = now
+
+    def use_factory(self, accepts_executor: bool, synchronous: bool) -> None:
+        """Switch the check to the mode of the factory it uses next (``synchronous`` and
+        the kit's executor apply per factory, not to every factory of a run)."""
+        if accepts_executor:
+            if self.executor is None:
+                self.executor = KitExecutor(self.threads)
+            self.mode = "executor"
+        else:
+            self.mode = "synchronous" if synchronous else "timed"
+
+    def cancel_open(self) -> None:
+        """The end of a check: cancel what it left open (an endless publisher must not
+        load the checks that follow)."""
+        for ref in self.cancellers:
+            cancel = ref()
+            if cancel is None:
+                continue
+            with contextlib.suppress(BaseException):  # the check has reported what matters
+                cancel()
 
     def fail(self, message: str, rule: str | None = None) -> CheckFailure:
         """A failure to raise: ``raise env.fail("rule 1.1: ...")``."""
@@ -273,7 +319,8 @@ class Env:
                 self._drive_or_wait(min(0.01, max(0.0, deadline - time.monotonic())))
                 if time.monotonic() > deadline:
                     raise self.fail(
-                        f"helper thread {thread.name} did not finish: blocked in a call?"
+                        f"helper thread {thread.name} did not finish (deadline: "
+                        f"{self.config.timeout}s): blocked in a call?"
                     )
 
     def _helpers_alive(self) -> bool:
@@ -294,12 +341,14 @@ class Env:
             self.cond.wait(timeout)
 
     def wait_until(self, predicate: Callable[[], bool], what: str, rule: str | None = None) -> None:
-        """Wait (driving the manual executor) until ``predicate()``; fail after the timeout.
+        """Wait (driving the manual executor) until ``predicate()``; fail once nothing has
+        happened for ``timeout`` seconds (the deadline moves with every signal or call, so
+        a slow publisher that keeps making progress is never failed by it).
 
         In deterministic modes, with nothing left to run and no helper thread alive,
         the wait fails at once: nothing can make the predicate true any more.
         """
-        deadline = time.monotonic() + self.config.timeout
+        started = time.monotonic()
         while True:
             self.check_abort()
             if predicate():
@@ -312,18 +361,34 @@ class Env:
                     raise self.fail(f"{what} (nothing left to run)", rule)
             elif self.mode == "synchronous" and not self._helpers_alive():
                 raise self.fail(f"{what} (the synchronous publisher returned)", rule)
-            remaining = deadline - time.monotonic()
+            remaining = max(started, self.last_activity) + self.config.timeout - time.monotonic()
             if remaining <= 0:
-                raise self.fail(f"{what} (within {self.config.timeout}s)", rule)
+                raise self.fail(
+                    f"{what} (deadline: nothing happened for {self.config.timeout}s)", rule
+                )
             with self.cond:
                 if not predicate():
                     self.cond.wait(min(remaining, 0.05))
 
-    def settle(self) -> None:
-        """Let the implementation finish everything it has started (see module doc)."""
+    def wait_for(self, predicate: Callable[[], bool]) -> bool:
+        """Like ``wait_until`` but without failing: True once ``predicate()`` holds, False
+        when the deadline passes (or, in deterministic modes, nothing is left to run)."""
+        try:
+            self.wait_until(predicate, "")
+        except CheckFailure:
+            return False
+        return True
+
+    def settle(self, rule: str | None = None, *, strict: bool = True) -> bool:
+        """Let the implementation finish everything it has started (see module doc).
+
+        True once settled. If it keeps going past the deadline, a strict settle fails
+        citing ``rule`` (default 1.8: signals must eventually stop); else False.
+        """
         self.check_abort()
         self.join_helpers()
         executor = self.executor
+        why = ""
         if self.mode == "executor":
             assert executor is not None
             if executor.threads == 0:
@@ -332,15 +397,40 @@ class Env:
                     self.check_abort()
                     steps += 1
                     if steps > self.config.max_quiesce_steps:
-                        raise self.fail(
-                            f"the publisher never quiesces: {steps} tasks ran and more are "
-                            "queued (endless emission?)"
-                        )
+                        why = f"the publisher never quiesces: {steps} tasks ran, more are queued"
+                        break
             elif not executor.wait_idle(self.config.timeout):
-                raise self.fail(f"the executor did not become idle within {self.config.timeout}s")
+                why = f"the executor did not become idle (deadline: {self.config.timeout}s)"
         elif self.mode == "timed":
             self.timed = True
-            time.sleep(self.config.quiet)  # timed mode only: the JVM TCK's evidence
+            if not self._quiet():
+                why = (
+                    f"signals kept arriving: no quiet period of {self.config.quiet}s "
+                    f"(deadline: {self.config.check_timeout}s)"
+                )
+        if not why:
+            return True
+        if not strict:
+            return False
+        code = rule or "1.8"
+        raise self.fail(f"rule {code}: {why}", code)
+
+    def _quiet(self) -> bool:
+        """Timed mode: wait until nothing has happened for ``quiet`` seconds."""
+        quiet = self.config.quiet
+        deadline = time.monotonic() + self.config.check_timeout  # a long tail may be slow
+        with self.cond:  # the window starts now at the earliest: a call just made counts
+            self.last_activity = max(self.last_activity, time.monotonic())
+        while True:
+            self.check_abort()
+            now = time.monotonic()
+            with self.cond:
+                idle = now - self.last_activity
+                if idle >= quiet:
+                    return True
+                if now > deadline:
+                    return False
+                self.cond.wait(quiet - idle)
 
     def close(self) -> None:
         if self.executor is not None:

@@ -36,6 +36,13 @@ def _missing(check: Check, subject: Any) -> str | None:
         if need == "hypothesis":
             if importlib.util.find_spec("hypothesis") is None:
                 return "needs the hypothesis package (pip install hypothesis)"
+        elif need == "completion":
+            config = getattr(subject, "config", None)
+            if config is not None and config.cannot_complete:
+                return (
+                    "needs on_complete, and the publisher declares it cannot complete "
+                    "(cannot_complete / --cannot-complete; JVM publisherUnableToSignalOnComplete)"
+                )
         elif getattr(subject, need, None) is None:
             return f"needs the {need!r} factory, which was not given"
     return None
@@ -62,7 +69,10 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
         with env.cond:
             env.caller_threads.add(threading.get_ident())  # the check's own thread calls in
         try:
-            body(env, subject)
+            try:
+                body(env, subject)
+            finally:
+                env.cancel_open()  # every check ends by cancelling what it left open
             env.verify()
             outcome["ok"] = None
         except CheckAborted:
@@ -78,7 +88,13 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
     started = time.monotonic()
     worker = threading.Thread(target=work, name=f"tck-{check.name[:40]}", daemon=True)
     worker.start()
-    worker.join(config.check_timeout)
+    cap = config.check_cap if config.check_cap is not None else 5 * config.check_timeout
+    while True:  # a check that keeps making progress gets up to ``cap`` seconds
+        worker.join(min(0.5, config.check_timeout))
+        now = time.monotonic()
+        stalled = now - max(started, env.last_activity) > config.check_timeout
+        if not worker.is_alive() or stalled or now - started > cap:
+            break
     timed_out = worker.is_alive()
     if timed_out:
         env.aborted = True
@@ -96,9 +112,10 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
             detail = f"; first violation: {recorded}"
         return CheckResult(
             outcome=failed,  # type: ignore[arg-type]
-            message=f"did not finish within {config.check_timeout}s (deadlock, or a call that "
-            f"never returns, or endless synchronous emission){detail}",
-            violated=None,
+            message=f"deadline: did not finish within {config.check_timeout}s of its last "
+            f"signal or call, or {cap}s in all (deadlock, or a call that never returns, or "
+            f"endless emission){detail}",
+            violated=_recorded_rule(env) or check.rule,
             evidence=evidence,
             seconds=seconds,
             **base,
@@ -108,8 +125,11 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
         return CheckResult(outcome="passed", evidence=evidence, seconds=seconds, **base)
     if isinstance(error, Skip):
         return CheckResult(outcome="skipped", message=str(error), seconds=seconds, **base)
-    if isinstance(error, CheckFailure):
-        message, violated = str(error), error.rule
+    failure = _failure_in(error)
+    if failure is not None:
+        message, violated = str(error), failure.rule
+        if failure is not error:
+            message = f"{type(error).__name__}: {failure}"
     else:
         assert error is not None
         tb = traceback.extract_tb(error.__traceback__)
@@ -118,11 +138,33 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
     return CheckResult(
         outcome=failed,  # type: ignore[arg-type]
         message=message,
-        violated=violated,
+        violated=violated or check.rule,  # every failure names a rule
         evidence=evidence,
         seconds=seconds,
         **base,
     )
+
+
+def _failure_in(error: BaseException | None) -> CheckFailure | None:
+    """The CheckFailure that ``error`` is or wraps (Hypothesis groups and flaky results
+    wrap the failures they saw)."""
+    if isinstance(error, CheckFailure):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = _failure_in(inner)
+            if found is not None:
+                return found
+    cause = error.__cause__ if error is not None else None
+    return _failure_in(cause) if cause is not None and cause is not error else None
+
+
+def _recorded_rule(env: Env) -> str | None:
+    try:
+        env.verify()
+    except CheckFailure as recorded:
+        return recorded.rule
+    return None
 
 
 def run_checks(

@@ -12,6 +12,7 @@ reported when the check ends, so a probe never raises into the implementation's 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,14 +67,16 @@ class ProbeSubscriber:
         on_subscribe: Hook | None = None,
         on_next: Hook | None = None,
         on_terminal: Hook | None = None,
-        limit_after_cancel: int = 1000,
+        limit_after_cancel: int | None = None,
     ) -> None:
         self.env = env
         self.name = name
         self._hooks = (on_subscribe, on_next, on_terminal)
         self._lock = threading.Lock()
         self._active: dict[int, int] = {}
+        self._next_depth: dict[int, int] = {}
         self.max_depth = 0
+        """Most on_next frames open at once on one thread (rule 3.3's recursion depth)."""
         self.subscription: Subscription | None = None
         self.records: list[Record] = []
         self.values: list[object] = []
@@ -82,8 +85,9 @@ class ProbeSubscriber:
         self.completions = 0
         self.requested = 0
         self.cancelled = False
-        self.cancel_mark: int | None = None  # len(records) when cancel() returned
+        self.cancel_mark: int | None = None  # len(records) when cancel() was called
         self._limit_after_cancel = limit_after_cancel
+        env.cancellers.append(weakref.WeakMethod(self._cancel_at_end))  # 3.13 checks need it weak
 
     # ------------------------------------------------------------- bookkeeping
     def _flop(self, rule: str, message: str) -> None:
@@ -100,7 +104,10 @@ class ProbeSubscriber:
                 self._flop("1.3", f"{kind} on thread {tid} overlaps a signal on thread {others[0]}")
             depth = self._active.get(tid, 0) + 1
             self._active[tid] = depth
-            self.max_depth = max(self.max_depth, depth)
+            if kind == "on_next":  # rule 3.3 counts on_next -> request -> on_next only
+                nested = self._next_depth.get(tid, 0) + 1
+                self._next_depth[tid] = nested
+                self.max_depth = max(self.max_depth, nested)
             terminal = self.completions or self.errors
             if kind != "on_subscribe" and self.subscription is None and not self.records:
                 self._flop("1.9", f"{kind} before on_subscribe")
@@ -108,12 +115,14 @@ class ProbeSubscriber:
                 self._flop("1.9", "on_subscribe called a second time (see also 2.12)")
             elif terminal:
                 self._flop("1.7", f"{kind} after a terminal signal")
+            limit = self._limit_after_cancel
             if (
-                self.cancel_mark is not None
-                and len(self.records) - self.cancel_mark >= self._limit_after_cancel
+                limit is not None
+                and self.cancel_mark is not None
+                and len(self.records) - self.cancel_mark >= limit
             ):
-                self._flop("3.12", f"still signalled {self._limit_after_cancel} times after cancel")
-                env.aborted = True
+                self._flop("3.12", f"still signalling {limit} signals after cancel()")
+                env.aborted = True  # stop an emitter that ignores cancel
             if env.mode == "synchronous" and tid not in env.caller_threads:
                 self._flop(
                     "1.3",
@@ -123,9 +132,11 @@ class ProbeSubscriber:
             self.records.append(Record(kind, value, tid, clock, depth))
         return tid
 
-    def _end(self, tid: int) -> None:
+    def _end(self, tid: int, kind: str = "") -> None:
         with self._lock:
             self._active[tid] -= 1
+            if kind == "on_next":
+                self._next_depth[tid] -= 1
         self.env.notify()
         self.env.check_abort()
 
@@ -164,7 +175,7 @@ class ProbeSubscriber:
             if hook is not None:
                 hook(self, item)
         finally:
-            self._end(tid)
+            self._end(tid, "on_next")
 
     def on_error(self, error: BaseException) -> None:
         tid = self._begin("on_error", error)
@@ -202,6 +213,7 @@ class ProbeSubscriber:
         if check_request(n) is None:
             with self._lock:
                 self.requested = add_demand(self.requested, n)
+        self.env.notify()  # a call is activity: a quiet period starts after it
         try:
             subscription.request(n)
         except Exception as exc:
@@ -214,6 +226,7 @@ class ProbeSubscriber:
     def cancel(self) -> None:
         subscription = self._subscription()
         self.cancelled = True
+        self.env.notify()
         with self._lock:
             if self.cancel_mark is None:
                 self.cancel_mark = len(self.records)  # signals from here on follow the cancel
@@ -221,6 +234,12 @@ class ProbeSubscriber:
             subscription.cancel()
         except Exception as exc:
             raise CheckFailure(f"rule 3.15: {self.name}: cancel() raised {exc!r}", "3.15") from exc
+
+    def _cancel_at_end(self) -> None:
+        subscription = self.subscription
+        if subscription is not None and not self.cancelled and not self.terminated:
+            self.cancelled = True
+            subscription.cancel()
 
     # ------------------------------------------------------------------- state
     @property
@@ -253,11 +272,13 @@ class ProbeSubscriber:
         index = self.consumed
         self.env.wait_until(
             lambda: len(self.values) > index or self.terminated,
-            f"{self.name}: expected element {index + 1}, none arrived (demand {self.requested})",
+            f"rule 3.8: {self.name}: expected element {index + 1}, none arrived "
+            f"(demand {self.requested})",
+            "3.8",
         )
         if len(self.values) <= index:
             raise self.env.fail(
-                f"{self.name}: expected element {index + 1}, got "
+                f"rule 1.5: {self.name}: expected element {index + 1}, got "
                 f"{'on_complete' if self.completions else repr(self.errors[0])} "
                 f"after {index} elements"
             )
@@ -274,7 +295,23 @@ class ProbeSubscriber:
         )
         if self.errors:
             raise self.env.fail(
-                f"{self.name}: expected on_complete, got on_error({self.errors[0]!r})"
+                f"rule 1.5: {self.name}: expected on_complete, got on_error({self.errors[0]!r})"
+            )
+
+    def expect_count(self, count: int, rule: str = "3.8") -> None:
+        """Wait until ``count`` elements (or a terminal signal) arrived, then settle: no
+        element beyond ``count`` may follow (the probe flags one beyond demand, 1.1)."""
+        self.env.wait_until(
+            lambda: len(self.values) >= count or self.terminated,
+            f"rule {rule}: {self.name}: {len(self.values)} of {count} elements arrived",
+            rule,
+        )
+        self.env.settle()
+        if len(self.values) < count:
+            raise self.env.fail(
+                f"rule {rule}: {self.name}: {len(self.values)} of {count} elements arrived, "
+                f"then {'on_complete' if self.completions else 'on_error'}",
+                rule,
             )
 
     def expect_error(
@@ -297,7 +334,8 @@ class ProbeSubscriber:
         index = self.consumed
         self.env.wait_until(
             lambda: len(self.values) > index or self.terminated,
-            f"{self.name}: neither an element nor a terminal signal",
+            f"rule 3.8: {self.name}: neither an element nor a terminal signal",
+            "3.8",
         )
         if len(self.values) > index:
             self.consumed = index + 1
@@ -516,9 +554,8 @@ class WhiteboxProbe:
         self.completions = 0
 
     def register_on_subscribe(self, puppet: WhiteboxPuppet) -> None:
-        if self.puppet is not None:
-            self.env.flop(None, "register_on_subscribe called twice")
-        self.puppet = puppet
+        if self.puppet is None:  # a later registration (a second on_subscribe) is ignored
+            self.puppet = puppet
         self.env.notify()
 
     def register_on_next(self, element: object) -> None:
@@ -536,14 +573,17 @@ class WhiteboxProbe:
     def expect_puppet(self) -> WhiteboxPuppet:
         self.env.wait_until(
             lambda: self.puppet is not None,
-            "the subscriber did not call probe.register_on_subscribe(puppet)",
+            "rule 2.1: the subscriber did not call probe.register_on_subscribe(puppet)",
+            "2.1",
         )
         assert self.puppet is not None
         return self.puppet
 
     def expect_next(self, element: object) -> None:
         self.env.wait_until(
-            lambda: element in self.elements, f"the subscriber did not register element {element!r}"
+            lambda: element in self.elements,
+            f"rule 2.1: the subscriber did not register element {element!r}",
+            "2.1",
         )
 
     def expect_complete(self, rule: str) -> None:

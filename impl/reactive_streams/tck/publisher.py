@@ -53,10 +53,12 @@ class PublisherSubject:
 
     def create_failed(self, env: Env) -> Publisher[Any]:
         assert self.failed is not None
+        env.use_factory(accepts_executor(self.failed), synchronous=False)  # not --synchronous
         return self._call(self.failed, env)
 
     def create_failing(self, env: Env, n: int) -> Publisher[Any]:
         assert self.failing is not None
+        env.use_factory(accepts_executor(self.failing), synchronous=False)
         return self._call(self.failing, env, n)
 
     def cap(self, n: int) -> int:
@@ -87,7 +89,7 @@ def required_spec303_validate_bounded_depth_of_on_next_and_request_recursion(
         raise env.fail(f"bounded_depth must be >= 1, got {s.config.bounded_depth}")
 
 
-@check(P, jvm="required_createPublisher1MustProduceAStreamOfExactly1Element")
+@check(P, jvm="required_createPublisher1MustProduceAStreamOfExactly1Element", needs=("completion",))
 def required_spec105_create_publisher1_must_produce_a_stream_of_exactly1_element(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -99,7 +101,9 @@ def required_spec105_create_publisher1_must_produce_a_stream_of_exactly1_element
     probe.expect_complete()
 
 
-@check(P, jvm="required_createPublisher3MustProduceAStreamOfExactly3Elements")
+@check(
+    P, jvm="required_createPublisher3MustProduceAStreamOfExactly3Elements", needs=("completion",)
+)
 def required_spec105_create_publisher3_must_produce_a_stream_of_exactly3_elements(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -129,7 +133,11 @@ def required_spec101_subscription_request_must_result_in_the_correct_number_of_p
     probe.cancel()
 
 
-@check(P, jvm="required_spec102_maySignalLessThanRequestedAndTerminateSubscription")
+@check(
+    P,
+    jvm="required_spec102_maySignalLessThanRequestedAndTerminateSubscription",
+    needs=("completion",),
+)
 def required_spec102_may_signal_less_than_requested_and_terminate_subscription(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -140,7 +148,9 @@ def required_spec102_may_signal_less_than_requested_and_terminate_subscription(
     probe.expect_complete()
 
 
-@check(P, jvm="stochastic_spec103_mustSignalOnMethodsSequentially", threads=2)
+@check(
+    P, jvm="stochastic_spec103_mustSignalOnMethodsSequentially", threads=2, needs=("completion",)
+)
 def stochastic_spec103_must_signal_on_methods_sequentially(env: Env, s: PublisherSubject) -> None:
     """pub(10), repeated: request(1) in on_subscribe and in every on_next; the probe flags
     any signal that overlaps one on another thread (the JVM barrier, without its
@@ -165,7 +175,9 @@ def optional_spec104_must_signal_on_error_when_fails(env: Env, s: PublisherSubje
     probe.expect_none("nothing after on_error", "1.7")
 
 
-@check(P, jvm="required_spec105_mustSignalOnCompleteWhenFiniteStreamTerminates")
+@check(
+    P, jvm="required_spec105_mustSignalOnCompleteWhenFiniteStreamTerminates", needs=("completion",)
+)
 def required_spec105_must_signal_on_complete_when_finite_stream_terminates(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -179,7 +191,9 @@ def required_spec105_must_signal_on_complete_when_finite_stream_terminates(
     probe.expect_none("nothing after on_complete", "1.7")
 
 
-@check(P, jvm="optional_spec105_emptyStreamMustTerminateBySignallingOnComplete")
+@check(
+    P, jvm="optional_spec105_emptyStreamMustTerminateBySignallingOnComplete", needs=("completion",)
+)
 def optional_spec105_empty_stream_must_terminate_by_signalling_on_complete(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -200,7 +214,11 @@ untested(
 )
 
 
-@check(P, jvm="required_spec107_mustNotEmitFurtherSignalsOnceOnCompleteHasBeenSignalled")
+@check(
+    P,
+    jvm="required_spec107_mustNotEmitFurtherSignalsOnceOnCompleteHasBeenSignalled",
+    needs=("completion",),
+)
 def required_spec107_must_not_emit_further_signals_once_on_complete_has_been_signalled(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -332,6 +350,7 @@ def _same_sequences(env: Env, probes: list[ProbeSubscriber], count: int) -> None
 @check(
     P,
     jvm="optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne",
+    needs=("completion",),
 )
 def optional_spec111_multicast_must_produce_the_same_elements_in_the_same_sequence_to_all_of_its_subscribers_when_requesting_one_by_one(
     env: Env, s: PublisherSubject
@@ -367,6 +386,7 @@ def optional_spec111_multicast_must_produce_the_same_elements_in_the_same_sequen
 @check(
     P,
     jvm="optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected",
+    needs=("completion",),
 )
 def optional_spec111_multicast_must_produce_the_same_elements_in_the_same_sequence_to_all_of_its_subscribers_when_requesting_many_upfront_and_complete_as_expected(
     env: Env, s: PublisherSubject
@@ -385,7 +405,8 @@ def optional_spec111_multicast_must_produce_the_same_elements_in_the_same_sequen
 def required_spec302_must_allow_synchronous_request_calls_from_on_next_and_on_subscribe(
     env: Env, s: PublisherSubject
 ) -> None:
-    """pub(6): request(1) three times inside on_subscribe and once in every on_next."""
+    """pub(6): request(1) three times inside on_subscribe and once in every on_next; six
+    elements arrive and nothing is flagged (the JVM test does not require completion)."""
 
     def in_subscribe(probe: ProbeSubscriber, _: object) -> None:
         for _i in range(3):
@@ -395,13 +416,13 @@ def required_spec302_must_allow_synchronous_request_calls_from_on_next_and_on_su
         env, s.create(env, 6), on_subscribe=in_subscribe, on_next=lambda p, _: p.request(1)
     )
     probe.expect_elements(6)
-    probe.expect_complete()
 
 
 @check(P, jvm="required_spec303_mustNotAllowUnboundedRecursion")
 def required_spec303_must_not_allow_unbounded_recursion(env: Env, s: PublisherSubject) -> None:
-    """pub(20): every on_next calls request(1); the nesting of signals on one thread
-    must stay within ``bounded_depth``."""
+    """pub(20): every on_next calls request(1); on_next -> request -> on_next nesting
+    (on_next frames open at once on one thread, as the JVM counts it) stays within
+    ``bounded_depth``. Signals nested in on_subscribe are legal and not counted."""
     n = s.cap(20)
     if n < 2:
         raise Skip("needs a publisher of at least 2 elements")
@@ -414,8 +435,8 @@ def required_spec303_must_not_allow_unbounded_recursion(env: Env, s: PublisherSu
     probe.expect_elements(n)
     if probe.max_depth > s.config.bounded_depth:
         raise env.fail(
-            f"rule 3.3: signals nested {probe.max_depth} deep on one thread "
-            f"(request -> on_next -> request ...); the bound is {s.config.bounded_depth}"
+            f"rule 3.3: on_next nested {probe.max_depth} deep on one thread "
+            f"(on_next -> request -> on_next ...); the bound is {s.config.bounded_depth}"
         )
 
 
@@ -514,20 +535,51 @@ def required_spec312_cancel_must_make_the_publisher_to_eventually_stop_signaling
     probe.expect_next()
     probe.cancel()
     env.settle()
-    if len(probe.values) > 15:
+    if len(probe.values) > 15:  # as the JVM: at most the demand (stopping is extra_spec312's)
         raise env.fail(f"rule 3.12: {len(probe.values)} elements delivered for a demand of 15")
-    probe.expect_none("no signal once the publisher settled after cancel", "3.12")
+
+
+def _request_after_cancel_is_a_nop(env: Env, probe: ProbeSubscriber) -> None:
+    """After cancel(), request(5) must add nothing (rule 3.6).
+
+    With exact quiescence (executor or synchronous mode) no signal may follow it at all.
+    In timed mode a quiet period cannot tell "stopped" from "starved": elements requested
+    before the cancel may still be in flight (rule 1.8 allows them), so only an element
+    beyond that earlier demand proves the request was served.
+    """
+    before = probe.requested
+    mark = probe.mark()
+    probe.request(5)
+    if env.mode != "timed":
+        probe.expect_none("no signal after cancel", "3.6", since=mark)
+        return
+    env.settle()
+    if len(probe.values) > before:
+        raise env.fail(
+            f"rule 3.6: request(5) after cancel() was served: {len(probe.values)} elements "
+            f"for a demand of {before} before the cancel",
+            "3.6",
+        )
 
 
 def _collectable(env: Env, make: Callable[[], weakref.ref[Any]], rule: str, what: str) -> None:
     ref = make()
     env.settle()
-    for _ in range(3):
+
+    def dropped() -> bool:
         gc.collect()
-        if ref() is None:
-            return
-    holders = [type(r).__name__ for r in gc.get_referrers(ref()) if not isinstance(r, type(gc))]
-    raise env.fail(f"rule {rule}: the subscriber is still reachable {what} (held by {holders[:4]})")
+        return ref() is None
+
+    # an asynchronous publisher may still hold it in a queued task: wait, by deadline
+    if env.wait_for(dropped):
+        return
+    target = ref()
+    holders = [type(r).__name__ for r in gc.get_referrers(target) if not isinstance(r, type(gc))]
+    del target
+    raise env.fail(
+        f"rule {rule}: the subscriber is still reachable {what} (held by {holders[:4]}; "
+        f"deadline: {env.config.timeout}s)"
+    )
 
 
 @check(
@@ -550,7 +602,9 @@ def required_spec313_cancel_must_make_the_publisher_eventually_drop_all_referenc
     _collectable(env, run, "3.13", "after cancel")
 
 
-@check(P, jvm="required_spec317_mustSupportAPendingElementCountUpToLongMaxValue")
+@check(
+    P, jvm="required_spec317_mustSupportAPendingElementCountUpToLongMaxValue", needs=("completion",)
+)
 def required_spec317_must_support_a_pending_element_count_up_to_long_max_value(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -561,7 +615,11 @@ def required_spec317_must_support_a_pending_element_count_up_to_long_max_value(
     probe.expect_complete()
 
 
-@check(P, jvm="required_spec317_mustSupportACumulativePendingElementCountUpToLongMaxValue")
+@check(
+    P,
+    jvm="required_spec317_mustSupportACumulativePendingElementCountUpToLongMaxValue",
+    needs=("completion",),
+)
 def required_spec317_must_support_a_cumulative_pending_element_count_up_to_long_max_value(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -594,7 +652,7 @@ def required_spec317_must_not_signal_on_error_when_pending_above_long_max_value(
         env, s.create(env, 2**31 - 1), on_subscribe=lambda p, _: p.request(1), on_next=on_next
     )
     probe.expect_elements(11)
-    env.settle()
+    env.settle(strict=False)  # the JVM test checks no on_error only; stopping is 3.12's
     if probe.errors:
         raise env.fail(f"rule 3.17: on_error({probe.errors[0]!r}) for a demand above 2**63 - 1")
 
@@ -625,6 +683,22 @@ def _hypothesis_run(
     except CheckFailure as exc:
         notes = " ".join(getattr(exc, "__notes__", []))
         raise CheckFailure(f"{exc} [{notes}]", exc.rule) from None
+    except BaseExceptionGroup as group:  # several distinct failures, or a flaky one
+        inner = [e for e in _leaves(group) if isinstance(e, CheckFailure)]
+        if not inner:
+            raise
+        first = inner[0]
+        notes = " ".join(getattr(first, "__notes__", []))
+        raise CheckFailure(
+            f"{type(group).__name__} of {len(inner)}: {first} [{notes}]", first.rule
+        ) from None
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for e in group.exceptions:
+        out.extend(_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])
+    return out
 
 
 def _child_verify(child: Env) -> None:
@@ -632,12 +706,14 @@ def _child_verify(child: Env) -> None:
     child.verify()
 
 
-@check(P, status="required", needs=("hypothesis",))
+@check(P, status="required", needs=("hypothesis", "completion"))
 def extra_spec101_generated_request_sequences_never_over_deliver(
     env: Env, s: PublisherSubject
 ) -> None:
     """Hypothesis picks n and a request sequence (boundary sizes 255..2048, huge values);
-    after each request and quiescence, delivered == min(n, requested) exactly."""
+    after each request, delivered reaches min(n, requested) (waited for, deadline only)
+    and never exceeds it (the probe flags the first element beyond demand, rule 1.1);
+    at the end, nothing more arrives once settled."""
     from hypothesis import strategies as st
 
     cap = s.cap(3000)
@@ -653,18 +729,25 @@ def extra_spec101_generated_request_sequences_never_over_deliver(
         try:
             probe = _sub(child, s.create(child, n))
             total = 0
-            for k in requests:
+            for i, k in enumerate(requests):
                 probe.request(k)
                 total = min(total + k, MAX_DEMAND)
-                child.settle()
-                child.verify()
                 expected = min(n, total)
-                if len(probe.values) != expected:
-                    raise child.fail(
-                        f"rule {'1.1' if len(probe.values) > expected else '3.8'}: after requests "
-                        f"{requests[: requests.index(k) + 1]} on pub({n}), "
-                        f"{len(probe.values)} elements delivered, expected {expected}"
-                    )
+                child.wait_until(
+                    lambda: len(probe.values) >= expected or probe.terminated,  # noqa: B023
+                    f"rule 3.8: after requests {requests[: i + 1]} on pub({n}), "
+                    f"{len(probe.values)} of {expected} elements delivered",
+                    "3.8",
+                )
+                child.verify()
+            child.settle()
+            child.verify()
+            if len(probe.values) != expected:
+                raise child.fail(
+                    f"rule {'1.1' if len(probe.values) > expected else '3.8'}: after requests "
+                    f"{requests} on pub({n}), {len(probe.values)} elements delivered, "
+                    f"expected {expected}"
+                )
             if total > n:
                 probe.expect_complete()
             _child_verify(child)
@@ -724,7 +807,9 @@ def extra_spec308_concurrent_requests_add_up_exactly(env: Env, s: PublisherSubje
                 "3.8",
             )
     except threading.BrokenBarrierError as exc:
-        raise env.fail("rule 3.4: a request() call did not return") from exc
+        raise env.fail(
+            f"rule 3.4: a request() call did not return (deadline: {env.config.timeout}s)"
+        ) from exc
     except BaseException:
         start.abort()  # release the workers (only on failure: abort races a normal release)
         done.abort()
@@ -765,8 +850,8 @@ def _parked(env: Env, s: PublisherSubject, action: str, where: str) -> ProbeSubs
             rule = "3.4" if action == "request" else "3.5"
             env.flop(
                 rule,
-                f"rule {rule}: {action}() on another thread did not return within "
-                f"{env.config.timeout}s while {where} was running (it waits for the emitter)",
+                f"rule {rule}: {action}() on another thread did not return while {where} "
+                f"was running (deadline: {env.config.timeout}s; it waits for the emitter?)",
             )
 
     first = 1 if action == "request" else 3  # cancel: leave the emitter work to do after it
@@ -812,12 +897,10 @@ def extra_spec304_request_does_not_wait_for_a_running_on_next(
 def extra_spec305_cancel_does_not_wait_for_a_running_on_next(env: Env, s: PublisherSubject) -> None:
     """cancel() from another thread returns while on_next is still running (rule 3.5)."""
     probe = _parked(env, s, "cancel", "on_next")
-    mark = probe.mark()
-    probe.request(5)
-    probe.expect_none("no signal after cancel", "3.6", since=mark)
+    _request_after_cancel_is_a_nop(env, probe)
 
 
-@check(P, status="required", threads=2, needs=("hypothesis",))
+@check(P, status="required", threads=2, needs=("hypothesis", "completion"))
 def extra_spec305_generated_concurrent_request_and_cancel_keep_the_invariants(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -863,16 +946,24 @@ def extra_spec305_generated_concurrent_request_and_cancel_keep_the_invariants(
                 probe.expect_error(ValueError, "3.9")
             if not cancelled and not invalid:
                 expected = min(n, total)
+                child.wait_until(
+                    lambda: len(probe.values) >= expected or probe.terminated,
+                    f"rule 3.8: {len(probe.values)} of {expected} elements delivered",
+                    "3.8",
+                )
+                child.settle()
                 if len(probe.values) != expected:
                     raise child.fail(
                         f"rule 3.8: {len(probe.values)} delivered, expected {expected}"
                     )
                 if total > n:
                     probe.expect_complete()
-            if cancelled or probe.terminated:
+            if probe.terminated:
                 mark = probe.mark()
                 probe.request(5)
-                probe.expect_none("nothing after cancel or a terminal signal", "3.6", since=mark)
+                probe.expect_none("nothing after a terminal signal", "1.7", since=mark)
+            elif cancelled:
+                _request_after_cancel_is_a_nop(child, probe)
             _child_verify(child)
         finally:
             child.close()
@@ -880,7 +971,7 @@ def extra_spec305_generated_concurrent_request_and_cancel_keep_the_invariants(
     _hypothesis_run(env, example, st.integers(0, cap), threads)
 
 
-@check(P, status="required")
+@check(P, status="required", needs=("completion",))
 def extra_spec106_request_and_cancel_after_on_complete_are_nops(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -969,7 +1060,8 @@ def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(
 
     probe = _sub(env, s.create(env, s.cap(10)), "subscriber 2", on_subscribe=request_then_cancel)
     env.settle()
-    late = probe.signals_after(1)
+    assert probe.cancel_mark is not None  # signals delivered inside request(3) precede it
+    late = probe.signals_after(probe.cancel_mark)
     if late:
         raise env.fail(f"rule 1.8: {[r.kind for r in late][:5]} after cancel() inside on_subscribe")
 
@@ -978,9 +1070,10 @@ def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(
 def extra_spec312_cancel_stops_emission_with_outstanding_demand(
     env: Env, s: PublisherSubject
 ) -> None:
-    """pub(1000) with unbounded demand; cancel inside the 5th on_next: the stream stops
-    (it is not delivered to the end, and no on_complete follows the cancel)."""
-    n = s.cap(1000)
+    """pub(10**6) with unbounded demand; cancel inside the 5th on_next: the stream stops
+    well before its end (fewer than half the elements; a batch in flight is allowed,
+    rules 1.8 and 3.12 say "eventually") and no on_complete follows the cancel."""
+    n = s.cap(10**6)
     if n < 50:
         raise Skip("needs a publisher of at least 50 elements")
 
@@ -988,18 +1081,23 @@ def extra_spec312_cancel_stops_emission_with_outstanding_demand(
         if len(probe.values) == 5:
             probe.cancel()
 
-    probe = _sub(
-        env, s.create(env, n), on_subscribe=lambda p, _: p.request(MAX_DEMAND), on_next=cancel_fifth
+    probe = ProbeSubscriber(
+        env,
+        on_subscribe=lambda p, _: p.request(MAX_DEMAND),
+        on_next=cancel_fifth,
+        limit_after_cancel=n // 2,
     )
-    env.settle()
-    if len(probe.values) >= n or probe.completions:
+    subscribe_probe(env, s.create(env, n), probe)
+    probe.expect_subscribed()
+    env.settle("3.12")
+    if len(probe.values) >= n // 2 or probe.completions:
         raise env.fail(
             f"rule 3.12: cancelled at element 5, yet {len(probe.values)} of {n} elements were "
             f"delivered{' and on_complete' if probe.completions else ''}"
         )
 
 
-@check(P, status="required")
+@check(P, status="required", needs=("completion",))
 def extra_spec313_publisher_drops_the_subscriber_after_a_terminal_signal(
     env: Env, s: PublisherSubject
 ) -> None:
@@ -1015,7 +1113,7 @@ def extra_spec313_publisher_drops_the_subscriber_after_a_terminal_signal(
     _collectable(env, run, "3.13", "after on_complete (rule 1.6: terminal means cancelled)")
 
 
-@check(P, status="required")
+@check(P, status="required", needs=("completion",))
 def extra_spec317_delivery_continues_after_demand_saturates(env: Env, s: PublisherSubject) -> None:
     """Requests summing past 2**63 - 1 (MAX twice; MAX // 2 + 1 twice) inside on_subscribe:
     every element still arrives and the stream completes (a wrapped counter stalls)."""
@@ -1087,6 +1185,7 @@ def extra_spec109_subscribe_returns_normally_when_the_subscriber_raises(
                     f"rule 3.16: request() raised {exc!r} after the subscriber's {where} raised"
                 ) from exc
             env.settle()
+        subscription.cancel()  # the check ends by cancelling (idempotent, rule 3.7)
         if (
             subscriber.signals.count("on_next") > (0 if where == "on_subscribe" else 1)
             and where == "on_next"

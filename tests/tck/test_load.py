@@ -1,0 +1,122 @@
+"""Flakiness under load (``make kit-load``; not in CI): each correct asynchronous subject
+runs the whole kit RUNS times (default 100, ``RS_LOAD_RUNS``) while one CPU-burning
+process per core, started and stopped here, saturates the machine. Every run must give
+the expected verdicts; the figures (runs, failures, seconds) are printed (``-s``)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from reactive_streams.tck import (
+    Report,
+    run_publisher_checks,
+    run_subscriber_blackbox_checks,
+)
+
+from . import factories as f
+from .reference import async_iterable_publisher as ai
+from .reference import async_subscriber as asub
+from .reference import verdicts as v
+from .test_reference import compare
+
+RUNS = int(os.environ.get("RS_LOAD_RUNS", "100"))
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.environ.get("RS_LOAD") != "1", reason="load test: make kit-load"),
+]
+
+Subject = Callable[[Any], list[str]]
+
+
+def _clean(report: Report) -> list[str]:
+    return [f"{r.name}: {r.outcome}: {r.message}" for r in report.failures()]
+
+
+SUBJECTS: dict[str, Subject] = {
+    "NumberIterablePublisher (reference, 4-thread pool)": lambda e: compare(
+        run_publisher_checks(
+            ai.number_factory(e),
+            create_failed_publisher=lambda: ai.failed(e),
+            max_elements=2**31 - 1,
+        ),
+        v.ITERABLE,
+    ),
+    "InfiniteIncrementNumberPublisher (reference, 4-thread pool)": lambda e: compare(
+        run_publisher_checks(
+            ai.infinite_factory(e),
+            create_failed_publisher=lambda: ai.failed(e),
+            cannot_complete=True,
+        ),
+        v.INFINITE,
+    ),
+    "AsyncSubscriber (reference, 4-thread pool)": lambda e: compare(
+        run_subscriber_blackbox_checks(lambda: asub.Accepting(e)), v.ASYNC_SUBSCRIBER_BLACKBOX
+    ),
+    "sources.range (executor mode)": lambda _e: _clean(
+        run_publisher_checks(
+            f.range_on,
+            create_failed_publisher=f.failed_on,
+            create_failing_publisher=f.failing_publisher,
+        )
+    ),
+    "sources.from_iterable (executor mode)": lambda _e: _clean(
+        run_publisher_checks(f.iterable_on, create_failed_publisher=f.failed_on)
+    ),
+    "Flow.range.observe_on.map (executor mode)": lambda _e: _clean(
+        run_publisher_checks(f.flow_observe_on)
+    ),
+}
+
+
+def _progress(name: str, runs: int, failed: int, seconds: float, wrong: list[str]) -> None:
+    """One line per run to ``RS_LOAD_LOG`` (if set), so an interrupted run still counts;
+    a failed run adds its mismatches."""
+    log = os.environ.get("RS_LOAD_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"{name}\t{runs}\t{failed}\t{seconds:.1f}\n")
+            out.writelines(f"  {line}\n" for line in wrong)
+
+
+@pytest.fixture(scope="module")
+def burners() -> Iterator[int]:
+    """One busy-looping process per core for the whole module; stopped at the end."""
+    count = os.cpu_count() or 2
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield count
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait(10)
+
+
+@pytest.mark.timeout(6 * 3600)
+@pytest.mark.parametrize("name", list(SUBJECTS))
+def test_correct_subjects_pass_every_run_under_load(name: str, burners: int) -> None:
+    logging.disable(logging.CRITICAL)
+    failures: list[str] = []
+    started = time.monotonic()
+    with ThreadPoolExecutor(4, thread_name_prefix="load") as pool:
+        try:
+            for run in range(RUNS):
+                wrong = SUBJECTS[name](pool)
+                if wrong:
+                    failures.append(f"run {run + 1}: " + "; ".join(wrong))
+                _progress(name, run + 1, len(failures), time.monotonic() - started, wrong)
+        finally:
+            logging.disable(logging.NOTSET)
+    seconds = time.monotonic() - started
+    print(f"\n{name}: {RUNS} runs, {len(failures)} failed, {seconds:.0f}s ({burners} CPU burners)")
+    assert not failures, "\n".join(failures)
