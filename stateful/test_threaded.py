@@ -2,9 +2,11 @@
 thread pool; the recorded trace is then replayed against the spec's rules.
 
 Hypothesis draws the whole plan first (which publishers, which calls on which
-thread); the threads only execute it. Calls on one subscription are serialised by a
-lock, as rule 2.7 asks of a Subscriber, but come from different threads, while the
-pool's workers deliver signals concurrently. Waits are bounded; a stall fails.
+thread, which subscribers raise from ``on_next``); the threads only execute it. Calls on
+one subscription are serialised by a lock, as rule 2.7 asks of a Subscriber, but come
+from different threads, while the pool's workers deliver signals concurrently; a raising
+subscriber is cancelled by the publisher (rule 2.13) while those threads keep calling.
+Waits are bounded; a stall fails.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from reactive_streams.trace.format import Header, Trace, event_from_dict, write_
 from reactive_streams.trace.validate import prepare, prepass
 from reactive_streams.tracing import tracing
 
-from .machines import Probe, TracedMachine
+from .machines import Arm, Probe, TracedMachine
 
 _WAIT = 10.0
 _files = itertools.count(1)
@@ -40,6 +42,7 @@ class Plan:
     batch: int
     initial: int
     calls: tuple[tuple[tuple[str, Any], ...], ...]  # per thread: ("request", n) | ("cancel", 0)
+    fault: int | None = None  # on_next raises after this many elements (rule 2.13)
 
 
 _valid = st.tuples(st.just("request"), st.integers(1, 5))
@@ -57,6 +60,7 @@ plans = st.builds(
     calls=st.lists(
         st.lists(weighted_call, min_size=1, max_size=30).map(tuple), min_size=2, max_size=4
     ).map(tuple),
+    fault=st.one_of(st.none(), st.integers(0, 5)),
 )
 
 
@@ -65,7 +69,7 @@ def _subscribed(probe: Probe) -> bool:
 
 
 def _settled(probe: Probe, length: int) -> bool:
-    if probe.terminated or probe.cancelled:
+    if probe.terminated or probe.cancelled or probe.faulted:
         return True
     if probe.invalid:
         return False  # an onError is due (rule 3.9)
@@ -86,6 +90,8 @@ def run_plan(plans_: list[Plan], pool: ThreadPoolExecutor) -> list[dict[str, Any
         probes = []
         for k, plan in enumerate(plans_):
             probe = Probe(log, k + 1, plan.initial or None)
+            if plan.fault is not None:
+                probe.arms.append(Arm("on_next", "raise", skip=plan.fault))
             probes.append(probe)
             rs.range(0, plan.length, executor=pool, batch_size=plan.batch).subscribe(probe)
         for probe in probes:

@@ -21,9 +21,12 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .executors import Executor
+
+if TYPE_CHECKING:
+    from .api import Subscription
 
 _log = logging.getLogger("reactive_streams")
 
@@ -67,6 +70,20 @@ class DrainLoop:
         """One round of work. Return True after scheduling a continuation of ``_drain``."""
         raise NotImplementedError
 
+    def _submit(self, executor: Executor) -> bool:
+        """Hand ``_drain`` to ``executor`` (the caller holds the drain). A rejected task
+        becomes ``_rejected(error)``, run here: the drain is still ours (rule 1.3)."""
+        try:
+            executor.execute(self._drain)
+        except Exception as exc:
+            self._rejected(exc)
+            return False
+        return True
+
+    def _rejected(self, error: Exception) -> None:
+        """The executor refused the drain task: signal ``error`` to whoever waits."""
+        _log.error("%r: the executor rejected the drain task", self, exc_info=error)
+
 
 class SerialQueue(DrainLoop, Generic[M]):
     """Messages handed to ``handler`` one at a time, in order, on ``executor``.
@@ -76,20 +93,34 @@ class SerialQueue(DrainLoop, Generic[M]):
     per task before the drain re-schedules itself, so one busy queue cannot hog a pool.
     """
 
-    __slots__ = ("_batch", "_executor", "_handler", "_queue")
+    __slots__ = ("_batch", "_executor", "_handler", "_on_reject", "_queue")
 
-    def __init__(self, executor: Executor, handler: Callable[[M], None], batch: int = 256) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        handler: Callable[[M], None],
+        batch: int = 256,
+        on_reject: Callable[[Exception], None] | None = None,
+    ) -> None:
         super().__init__()
         self._executor = executor
         self._handler = handler
         self._queue: deque[M] = deque()
         self._batch = batch
+        self._on_reject = on_reject
 
     def offer(self, message: M) -> None:
         """Queue ``message`` and make sure a drain task is scheduled."""
         self._queue.append(message)
         if self._enter():
-            self._executor.execute(self._drain)
+            self._submit(self._executor)
+
+    def _rejected(self, error: Exception) -> None:
+        self._queue.clear()
+        if self._on_reject is None:
+            super()._rejected(error)
+        else:
+            self._on_reject(error)
 
     def _drain_round(self) -> bool:
         queue = self._queue
@@ -103,9 +134,83 @@ class SerialQueue(DrainLoop, Generic[M]):
             except Exception:
                 _log.exception("serial queue handler raised")
         if queue:
-            self._executor.execute(self._drain)
-            return True
+            return self._submit(self._executor)
         return False
 
     def __len__(self) -> int:
         return len(self._queue)
+
+
+class SerialSubscription:
+    """Calls on an upstream Subscription made serial (rule 2.7).
+
+    An operator's own calls (filter's replacement ``request(1)``, take's ``cancel``, a
+    fault's ``cancel``) and the requests it forwards from downstream may come from
+    different threads. The first caller owns the subscription until its call returns;
+    calls from other threads meanwhile are queued and made by the owner, in order, before
+    it lets go. Calls on the owning thread from inside a signal (legal nesting, rule 3.3
+    bounds it upstream) go straight through. A queued ``cancel`` makes later requests
+    no-ops at once, and it is made at once when the owning thread next calls in: an
+    operator that receives an element after its downstream cancelled calls ``cancel``
+    from inside that emission, so an endless synchronous emission stops (rule 3.12).
+    """
+
+    __slots__ = ("_calls", "_cancel", "_lock", "_owner", "_upstream")
+
+    def __init__(self, upstream: Subscription) -> None:
+        self._upstream = upstream
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+        self._calls: deque[int] = deque()
+        self._cancel = 0  # 1: cancel queued behind the owner's call, 2: cancel made
+
+    def request(self, n: int) -> None:
+        me = threading.get_ident()
+        with self._lock:
+            if self._cancel:
+                return  # rule 3.6
+            owner = self._owner
+            if owner is None:
+                self._owner = me
+            elif owner != me:
+                self._calls.append(n)
+                return
+        self._upstream.request(n)
+        if owner is None:
+            self._let_go()
+
+    def cancel(self) -> None:
+        me = threading.get_ident()
+        with self._lock:
+            if self._cancel == 2:
+                return  # rule 3.7
+            owner = self._owner
+            if owner is not None and owner != me:
+                self._cancel = 1
+                return
+            self._cancel = 2
+            if owner is None:
+                self._owner = me
+        self._upstream.cancel()
+        if owner is None:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        """The owner's outermost call returned: make the queued calls, then let go."""
+        upstream = self._upstream
+        while True:
+            with self._lock:
+                cancel = self._cancel == 1
+                if cancel:
+                    self._cancel = 2
+                    self._calls.clear()
+                elif self._calls and not self._cancel:
+                    n = self._calls.popleft()
+                else:
+                    self._calls.clear()
+                    self._owner = None
+                    return
+            if cancel:
+                upstream.cancel()
+            else:
+                upstream.request(n)  # may be invalid: rule 3.9 is upstream's to apply

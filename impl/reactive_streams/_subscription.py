@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from . import tracing as _tracing
-from ._demand import MAX_DEMAND, check_request
+from ._demand import MAX_DEMAND, add_demand, check_request, take
 from ._serial import DrainLoop
 from .executors import Executor
 
@@ -143,13 +143,13 @@ class IteratorSubscription(DrainLoop, Generic[T]):
         if self._enter():
             executor = self._executor
             assert executor is not None
-            try:
-                executor.execute(self._drain)
-            except Exception:
-                _log.exception("%r: executor rejected the drain task; subscription dropped", self)
-                self._done = True
-                self._cancelled = True
-                self._release()
+            self._submit(executor)
+
+    def _rejected(self, error: Exception) -> None:
+        # rule 1.9 then 1.4: the drain is ours, so signal here, on the caller's thread
+        if not self._subscribed:
+            self._deliver_subscribe()
+        self._signal_error(error)
 
     def _release(self) -> None:
         # rule 3.13: drop references to the subscriber and the source
@@ -161,78 +161,85 @@ class IteratorSubscription(DrainLoop, Generic[T]):
 
     # ---------------------------------------------------------- Subscription API
     def request(self, n: int) -> None:
-        tracer = self._tracer
-        if tracer is not None:
-            tracer.emit(self._id, "request", n=_traced_n(n))
-        if self._cancelled or self._done:
-            return  # rule 3.6
         if type(n) is not int or n <= 0:
             message = check_request(n)
             if message is not None:
                 self._request_invalid(n, message)
                 return
-            n = int(n)  # an int subclass
+        tracer = self._tracer
         inbound = self._inbound
-        if inbound is not None:
-            inbound.append(n)
-            self._schedule()
-            return
-        with self._lock:
-            if self._done:
-                return
+        with self._lock:  # the call is recorded atomically with its effect (rule 2.13)
             if tracer is not None:
-                tracer.emit(self._id, "recv_request", n=n)  # before the demand is visible
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
-            wip = self._wip
-            self._wip = wip + 1
-        if wip == 0:
+                tracer.emit(self._id, "request", n=_traced_n(n))
+            if self._cancelled or self._done:
+                return  # rule 3.6
+            n = int(n)  # an int subclass
+            if inbound is not None:
+                inbound.append(n)
+                wip = 1
+            else:
+                if tracer is not None:
+                    tracer.emit(self._id, "recv_request", n=n)  # before the demand is visible
+                self._requested = add_demand(self._requested, n)  # rule 3.17
+                wip = self._wip
+                self._wip = wip + 1
+        if inbound is not None:
+            self._schedule()
+        elif wip == 0:
             self._drain()
 
     def _request_invalid(self, n: object, message: str) -> None:
         # rule 3.9: signal on_error(ValueError) through the drain, never raise here
         bad = _BadRequest(n, message)
+        tracer = self._tracer
         inbound = self._inbound
-        if inbound is not None:
-            inbound.append(bad)
-            self._schedule()
-            return
         with self._lock:
-            if self._done:
-                return
-            if self._tracer is not None:
-                self._tracer.emit(self._id, "recv_request", n=_traced_n(n))
-            if self._bad_request is None:
-                self._bad_request = bad
-                self._halt = True
-            wip = self._wip
-            self._wip = wip + 1
-        if wip == 0:
+            if tracer is not None:
+                tracer.emit(self._id, "request", n=_traced_n(n))
+            if self._cancelled or self._done:
+                return  # rule 3.6
+            if inbound is not None:
+                inbound.append(bad)
+                wip = 1
+            else:
+                if tracer is not None:
+                    tracer.emit(self._id, "recv_request", n=_traced_n(n))
+                if self._bad_request is None:
+                    self._bad_request = bad
+                    self._halt = True
+                wip = self._wip
+                self._wip = wip + 1
+        if inbound is not None:
+            self._schedule()
+        elif wip == 0:
             self._drain()
 
     def cancel(self) -> None:
+        self._cancel(None)
+
+    def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
+        """Cancel; ``fault`` = (end event, its fields) of a subscriber method that raised,
+        recorded atomically with the cancel, so no request is received after it (2.13)."""
         tracer = self._tracer
-        if tracer is not None:
-            tracer.emit(self._id, "cancel")
         inbound = self._inbound
         with self._lock:
+            if tracer is not None:
+                if fault is not None:
+                    tracer.emit(self._id, fault[0], **fault[1])
+                tracer.emit(self._id, "cancel")
             if self._cancelled:
                 return  # rule 3.5: idempotent
             self._cancelled = True
             self._halt = True
-            if inbound is None:
-                if not self._done:
-                    self._done = True
-                    if tracer is not None:
-                        tracer.emit(self._id, "recv_cancel")
-                release = True
-            else:
-                release = False
-        if release:
+            if inbound is not None:
+                inbound.append(_CANCEL)
+            elif not self._done:
+                self._done = True
+                if tracer is not None:
+                    tracer.emit(self._id, "recv_cancel")
+        if inbound is None:
             self._release()  # a running drain keeps its locals and stops at its next check
         else:
-            assert inbound is not None
-            inbound.append(_CANCEL)
             self._schedule()
 
     # --------------------------------------------------------------- the drain
@@ -251,8 +258,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
             elif type(message) is int:
                 if tracer is not None:
                     tracer.emit(self._id, "recv_request", n=message)
-                requested = self._requested + message
-                self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND
+                self._requested = add_demand(self._requested, message)  # rule 3.17
             else:
                 assert isinstance(message, _BadRequest)
                 if tracer is not None:
@@ -320,7 +326,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
                 try:
                     on_next(item)
                 except Exception as exc:
-                    self._subscriber_raised("on_next", exc)
+                    self._subscriber_raised("on_next", exc, None)
                     return
             else:
                 self._signal_complete()
@@ -350,7 +356,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
                 try:
                     on_next(item)
                 except Exception as exc:
-                    self._subscriber_raised("on_next", exc)
+                    self._subscriber_raised("on_next", exc, None)
                     return False
                 if sent == limit:
                     break
@@ -364,13 +370,9 @@ class IteratorSubscription(DrainLoop, Generic[T]):
     def _after_batch(self, it: Iterator[T], sent: int, exhausted: bool) -> bool:
         if self._executor is None:
             with self._lock:
-                requested = self._requested
-                if requested != MAX_DEMAND:
-                    self._requested = requested - sent  # rule 3.17: unbounded stays
+                self._requested = take(self._requested, sent)  # rule 3.17: unbounded stays
         else:
-            requested = self._requested
-            if requested != MAX_DEMAND:
-                self._requested = requested - sent
+            self._requested = take(self._requested, sent)  # the drain alone writes it
         if self._bad_request is not None:
             self._signal_error(ValueError(self._bad_request.message))  # rule 3.9
             return False
@@ -417,8 +419,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
             try:
                 subscriber.on_next(item)
             except Exception as exc:
-                tracer.emit(sid, "end_on_next", seq=seq, raised=True)
-                self._subscriber_raised("on_next", exc)
+                self._subscriber_raised("on_next", exc, seq)
                 return False
             tracer.emit(sid, "end_on_next", seq=seq, raised=False)
         return self._after_batch(it, sent, exhausted)
@@ -436,9 +437,7 @@ class IteratorSubscription(DrainLoop, Generic[T]):
         try:
             subscriber.on_subscribe(self)
         except Exception as exc:
-            if tracer is not None:
-                tracer.emit(self._id, "end_on_subscribe", raised=True)
-            self._subscriber_raised("on_subscribe", exc)
+            self._subscriber_raised("on_subscribe", exc, None)
             return
         if tracer is not None:
             tracer.emit(self._id, "end_on_subscribe", raised=False)
@@ -479,14 +478,12 @@ class IteratorSubscription(DrainLoop, Generic[T]):
             else:
                 subscriber.on_error(error)
         except Exception as exc:
-            if tracer is not None:
-                tracer.emit(self._id, "end_" + method, raised=True)
-            self._subscriber_raised(method, exc)
+            self._subscriber_raised(method, exc, None)
             return
         if tracer is not None:
             tracer.emit(self._id, "end_" + method, raised=False)
 
-    def _subscriber_raised(self, method: str, exc: BaseException) -> None:
+    def _subscriber_raised(self, method: str, exc: BaseException, seq: int | None) -> None:
         # rule 2.13: a subscriber that raises is cancelled and the fault logged
         _log.error(
             "rule 2.13: %s raised from %s; subscription cancelled",
@@ -494,4 +491,5 @@ class IteratorSubscription(DrainLoop, Generic[T]):
             self,
             exc_info=exc,
         )
-        self.cancel()
+        fields: dict[str, Any] = {"raised": True} if seq is None else {"seq": seq, "raised": True}
+        self._cancel(("end_" + method, fields))

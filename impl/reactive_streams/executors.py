@@ -7,15 +7,19 @@ the caller says so, which makes every interleaving of tasks reproducible.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
 import os
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "AsyncioExecutor",
     "Executor",
     "ImmediateExecutor",
     "ManualExecutor",
@@ -23,6 +27,7 @@ __all__ = [
     "PendingTask",
     "SingleThreadExecutor",
     "ThreadPoolExecutor",
+    "as_executor",
     "default_executor",
 ]
 
@@ -117,28 +122,75 @@ class SingleThreadExecutor(ThreadPoolExecutor):
         super().__init__(1, name=name)
 
 
-class NewThreadExecutor:
-    """Starts a new daemon thread for every task."""
+class _Worker:
+    """One thread that runs one owner's tasks in order; it ends after ``keep_alive``
+    idle seconds (a later task starts a new one) or once its executor closes."""
 
-    def __init__(self, *, name: str = "rs-thread") -> None:
+    __slots__ = ("_executor", "_key", "_tasks", "_thread")
+
+    def __init__(self, executor: NewThreadExecutor, key: int) -> None:
+        self._executor = executor
+        self._key = key
+        self._tasks: deque[Task] = deque()
+        self._thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        executor = self._executor
+        tasks = self._tasks
+        while True:
+            with executor._idle:
+                if not tasks and not executor._closed:
+                    executor._idle.wait_for(
+                        lambda: bool(tasks) or executor._closed, executor._keep_alive
+                    )
+                if not tasks:
+                    self._thread = None
+                    if executor._workers.get(self._key) is self:
+                        del executor._workers[self._key]
+                    return
+                task = tasks.popleft()
+            _run_logged(task)
+
+
+class NewThreadExecutor:
+    """A dedicated thread per worker: the tasks of one owner (one subscription's drain,
+    the bound method's ``__self__``) run in order on one thread of their own, never a
+    thread per task. An idle worker thread ends after ``keep_alive`` seconds."""
+
+    def __init__(self, *, name: str = "rs-thread", keep_alive: float = 5.0) -> None:
         self._name = name
-        self._lock = threading.Lock()
+        self._keep_alive = keep_alive
+        self._idle = threading.Condition()
+        self._workers: dict[int, _Worker] = {}
         self._threads: list[threading.Thread] = []
         self._closed = False
 
     def execute(self, task: Task) -> None:
-        thread = threading.Thread(target=_run_logged, args=(task,), name=self._name, daemon=True)
-        with self._lock:
+        owner = getattr(task, "__self__", task)
+        key = id(owner)
+        with self._idle:
             if self._closed:
                 raise RuntimeError("executor is closed")
-            self._threads = [t for t in self._threads if t.is_alive()]
-            self._threads.append(thread)
-        thread.start()
+            worker = self._workers.get(key)
+            if worker is None:
+                worker = self._workers[key] = _Worker(self, key)
+            worker._tasks.append(task)
+            thread = worker._thread
+            if thread is None:
+                thread = worker._thread = threading.Thread(
+                    target=worker._run, name=self._name, daemon=True
+                )
+                self._threads = [t for t in self._threads if t.is_alive()]
+                self._threads.append(thread)
+                thread.start()
+            else:
+                self._idle.notify_all()
 
     def close(self, timeout: float | None = 10.0) -> None:
-        """Stop accepting tasks and join the threads still running."""
-        with self._lock:
+        """Stop accepting tasks; the workers finish their queued tasks; join them."""
+        with self._idle:
             self._closed = True
+            self._idle.notify_all()
             threads = list(self._threads)
         for thread in threads:
             if thread is not threading.current_thread():
@@ -149,6 +201,51 @@ class NewThreadExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _FuturesExecutor:
+    """A ``concurrent.futures.Executor`` adapted: ``execute`` is ``submit``."""
+
+    __slots__ = ("_executor",)
+
+    def __init__(self, executor: concurrent.futures.Executor) -> None:
+        self._executor = executor
+
+    def __repr__(self) -> str:
+        return f"<{self._executor!r} adapted>"
+
+    def execute(self, task: Task) -> None:
+        self._executor.submit(_run_logged, task)  # RuntimeError after shutdown
+
+
+class AsyncioExecutor:
+    """Runs each task on an asyncio event loop (``call_soon_threadsafe``): the signals
+    of an ``observe_on(AsyncioExecutor(loop))`` stage arrive on the loop's thread."""
+
+    __slots__ = ("_loop",)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not isinstance(loop, asyncio.AbstractEventLoop):
+            raise TypeError(f"AsyncioExecutor needs an asyncio event loop, got {loop!r}")
+        self._loop = loop
+
+    def execute(self, task: Task) -> None:
+        self._loop.call_soon_threadsafe(_run_logged, task)  # RuntimeError once closed
+
+
+def as_executor(executor: object) -> Executor:
+    """The library's executors as they are; a ``concurrent.futures.Executor`` adapted to
+    ``submit``; an asyncio event loop wrapped in ``AsyncioExecutor``; else TypeError."""
+    if isinstance(executor, concurrent.futures.Executor):
+        return _FuturesExecutor(executor)
+    if isinstance(executor, asyncio.AbstractEventLoop):
+        return AsyncioExecutor(executor)
+    if callable(getattr(executor, "execute", None)):
+        return executor  # type: ignore[return-value]
+    raise TypeError(
+        "executor must be a reactive_streams Executor (with execute(task)), a "
+        f"concurrent.futures.Executor or an asyncio event loop, got {type(executor).__name__}"
+    )
 
 
 _default_lock = threading.Lock()

@@ -410,10 +410,8 @@ class Flow(Generic[T]):
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
         the source directly (micro-fusion)."""
-        sync = (
-            self._sync_source()
-        )  # a subscribe_on barrier is fusable here: the drain re-threads all
-        factory = sync.factory if sync is not None and fusion_enabled() else None
+        sync = self._fusable()  # never across subscribe_on: its source runs on its executor
+        factory = sync.factory if sync is not None else None
         return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, factory))
 
     def subscribe_on(self, executor: Executor) -> Flow[T]:

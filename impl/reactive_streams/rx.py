@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .flow import Flow
 from .operators import backpressure as _bp
@@ -66,8 +67,14 @@ class _ObservableSubscription(Generic[T]):
 
     def _on_next(self, item: T) -> None:
         subscriber = self._subscriber
-        if subscriber is not None:
-            subscriber.on_next(item)
+        if subscriber is None:
+            return
+        if item is None:  # Rx allows None; rule 2.13 does not: fail the stream
+            self._cancelled = True  # ``start`` disposes a subscription still being made
+            self._dispose()
+            self._on_error(TypeError("rule 2.13: from_observable: the Observable sent None"))
+            return
+        subscriber.on_next(item)
 
     def _on_error(self, error: BaseException) -> None:
         subscriber, self._subscriber = self._subscriber, None
@@ -141,7 +148,7 @@ class _ObserverSubscriber(Generic[T]):
             subscription.cancel()  # rule 2.5
             return
         self._subscription = subscription
-        subscription.request(2**63 - 1)  # rule 3.17: an Observer takes everything
+        subscription.request(MAX_DEMAND)  # rule 3.17: an Observer takes everything
 
     def on_next(self, item: T) -> None:
         self._observer.on_next(item)

@@ -4,8 +4,8 @@
 ========================  ============================================================
 ``shared_pool()``          the process-wide thread pool (``default_executor()``)
 ``single(name)``           one worker thread: tasks run in submission order
-``new_thread(name)``       a new thread for every task (a subscription's drain tasks
-                           never overlap, so each runs alone on a fresh thread)
+``new_thread(name)``       a dedicated thread per worker: each subscription's drain
+                           runs on a thread of its own (never a thread per task)
 ``immediate()``            runs each task at once on the calling thread
 ``manual()``               runs tasks only when told to: deterministic tests
 ``thread_pool(workers)``   a dedicated pool
@@ -46,7 +46,7 @@ def single(name: str = "rs-single") -> SingleThreadExecutor:
 
 
 def new_thread(name: str = "rs-thread") -> NewThreadExecutor:
-    """An executor that starts a new daemon thread for every task."""
+    """An executor with a dedicated daemon thread per worker (per subscription's drain)."""
     return NewThreadExecutor(name=name)
 
 

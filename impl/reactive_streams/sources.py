@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar
 
 from ._subscription import IteratorSubscription, exact_length_types
-from .executors import Executor
+from .executors import Executor, as_executor
 
 if TYPE_CHECKING:
     from .api import Subscriber
@@ -53,7 +53,7 @@ class IterablePublisher(Generic[T_co]):
         name: str = "iterable",
     ) -> None:
         self._factory = factory
-        self._executor = executor
+        self._executor = as_executor(executor) if executor is not None else None
         self._batch_size = batch_size
         self._name = name
 

@@ -18,9 +18,10 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .. import tracing as _tracing
-from .._demand import MAX_DEMAND, check_request
+from .._demand import add_demand, check_request
+from .._demand import take as take_demand
 from .._serial import DrainLoop
-from ..executors import Executor
+from ..executors import Executor, as_executor, default_executor
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -90,43 +91,46 @@ class Child(Generic[T]):
     # ------------------------------------------------------------ Subscription API
     def request(self, n: int) -> None:
         tracer = self.tracer
-        if tracer is not None:
-            tracer.emit(self.id, "request", n=_traced_n(n))
-        if self.cancelled or self.finished:
-            return  # rule 3.6
         message = check_request(n) if type(n) is not int or n <= 0 else None
         conn = self._conn
-        with conn._lock:
-            if self.finished:
-                return
+        with conn._lock:  # the call is recorded atomically with its effect (rule 2.13)
+            if tracer is not None:
+                tracer.emit(self.id, "request", n=_traced_n(n))
+            if self.cancelled or self.finished:
+                return  # rule 3.6
             if tracer is not None:
                 tracer.emit(self.id, "recv_request", n=_traced_n(n))
             if message is not None:
                 if self.bad_request is None:
                     self.bad_request = message  # rule 3.9: signalled by the drain, never raised
             else:
-                requested = self.requested + n
-                self.requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # 3.17
-                total = self.total + n
-                self.total = total if total < MAX_DEMAND else MAX_DEMAND
+                self.requested = add_demand(self.requested, n)  # rule 3.17
+                self.total = add_demand(self.total, n)
             wip = conn._wip
             conn._wip = wip + 1
         if wip == 0:
             conn._start_drain()
 
     def cancel(self) -> None:
+        self._cancel(None)
+
+    def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
+        """Cancel; ``fault`` = (end event, its fields) of a subscriber method that raised,
+        recorded atomically with the cancel, so no request is received after it (2.13)."""
         tracer = self.tracer
-        if tracer is not None:
-            tracer.emit(self.id, "cancel")
         conn = self._conn
         with conn._lock:
+            if tracer is not None:
+                if fault is not None:
+                    tracer.emit(self.id, fault[0], **fault[1])
+                tracer.emit(self.id, "cancel")
             if self.cancelled:
                 return  # rule 3.5: idempotent
             self.cancelled = True
             wip = conn._wip
             conn._wip = wip + 1
         if wip == 0:
-            conn._start_drain()  # the drain removes this child: its pressure is released
+            conn._start_drain(pump=False)  # removes this child; never pumps here (rule 3.5)
 
     # ------------------------------------------------- signals (drain thread only)
     @property
@@ -145,9 +149,7 @@ class Child(Generic[T]):
         try:
             subscriber.on_subscribe(self)
         except Exception as exc:
-            if tracer is not None:
-                tracer.emit(self.id, "end_on_subscribe", raised=True)
-            self._raised("on_subscribe", exc)
+            self._raised("on_subscribe", exc, None)
             return
         if tracer is not None:
             tracer.emit(self.id, "end_on_subscribe", raised=False)
@@ -162,7 +164,7 @@ class Child(Generic[T]):
             try:
                 subscriber.on_next(item)
             except Exception as exc:
-                self._raised("on_next", exc)
+                self._raised("on_next", exc, None)
                 return False
             return True
         with self._conn._lock:  # commit atomically with respect to a concurrent cancel
@@ -175,8 +177,7 @@ class Child(Generic[T]):
         try:
             subscriber.on_next(item)
         except Exception as exc:
-            tracer.emit(self.id, "end_on_next", seq=seq, raised=True)
-            self._raised("on_next", exc)
+            self._raised("on_next", exc, seq)
             return False
         tracer.emit(self.id, "end_on_next", seq=seq, raised=False)
         return True
@@ -185,9 +186,7 @@ class Child(Generic[T]):
         """``k`` elements were delivered: take them from the demand (rule 3.17: MAX stays)."""
         if k:
             with self._conn._lock:
-                requested = self.requested
-                if requested != MAX_DEMAND:
-                    self.requested = requested - k
+                self.requested = take_demand(self.requested, k)
 
     def deliver_terminal(self, error: BaseException | None) -> None:
         """``on_error(error)``, or ``on_complete`` for None (rules 1.4, 1.5); at most once (1.7)."""
@@ -214,9 +213,7 @@ class Child(Generic[T]):
             else:
                 subscriber.on_error(error)
         except Exception as exc:
-            if tracer is not None:
-                tracer.emit(self.id, "end_" + method, raised=True)
-            self._raised(method, exc)
+            self._raised(method, exc, None)
             return
         if tracer is not None:
             tracer.emit(self.id, "end_" + method, raised=False)
@@ -241,12 +238,13 @@ class Child(Generic[T]):
         self.subscriber = None  # rule 3.13
         self.node = None
 
-    def _raised(self, method: str, exc: BaseException) -> None:
+    def _raised(self, method: str, exc: BaseException, seq: int | None) -> None:
         # rule 2.13: a subscriber that raises is cancelled and the fault logged
         _log.error(
             "rule 2.13: %s raised from %r; subscription cancelled", method, self, exc_info=exc
         )
-        self.cancel()
+        fields: dict[str, Any] = {"raised": True} if seq is None else {"seq": seq, "raised": True}
+        self._cancel(("end_" + method, fields))
 
 
 class _SourceSubscriber(Generic[T]):
@@ -295,7 +293,7 @@ class Connection(DrainLoop, Generic[T]):
         self._flow = flow
         self._source = source
         self._on_disconnect = on_disconnect
-        self._executor = executor
+        self._executor = as_executor(executor) if executor is not None else None
         self._batch = batch_size if batch_size > 0 else 1
         self._pending: deque[Child[T]] = deque()  # arrived, on_subscribe not yet delivered
         self._children: list[Child[T]] = []  # drain thread only
@@ -309,6 +307,8 @@ class Connection(DrainLoop, Generic[T]):
         self._done = False  # the source (or a disconnect) ended the stream
         self._error: BaseException | None = None
         self._cut_ahead = False  # the error overtakes buffered elements
+        self._pump_budget = -1  # elements a cancel's drain may still request (-1: any)
+        self._pump_due = False  # a cancel's drain left the source's demand to top up
 
     # ------------------------------------------------------------------ public
     @property
@@ -337,12 +337,18 @@ class Connection(DrainLoop, Generic[T]):
 
         Idempotent. Subscribers arriving afterwards wait for the next ``connect()``.
         """
+        if self._detach():
+            self._kick()
+
+    def _detach(self) -> bool:
+        """Mark the connection disconnected and let newcomers join a fresh one; False if
+        it already was. The drain (``_kick``) then cancels the source."""
         with self._lock:
             if self._disconnect_requested:
-                return
+                return False
             self._disconnect_requested = True
         self._flow._forget(self)
-        self._kick()
+        return True
 
     dispose = disconnect
 
@@ -374,27 +380,25 @@ class Connection(DrainLoop, Generic[T]):
         if self._enter():
             self._start_drain()
 
-    def _start_drain(self) -> None:
+    def _start_drain(self, pump: bool = True) -> None:
+        """We took ``_wip`` from 0. ``pump=False`` (a cancel): this thread requests at most
+        ``batch_size`` elements from the source, which may emit synchronously for ever;
+        the drain then moves to the shared pool and the cancel returns (rule 3.5)."""
         executor = self._executor
-        if executor is None:
+        if executor is None or not self._submit(executor):
+            self._pump_budget = -1 if pump else self._batch
             self._drain()
-            return
-        try:
-            executor.execute(self._drain)
-        except Exception:
-            _log.exception("%r: executor rejected the drain task", self)
 
     def _continue(self) -> bool:
         """Executor mode, a batch is done but work remains: re-schedule and keep ``_wip``."""
         executor = self._executor
-        if executor is None:
-            return False
-        try:
-            executor.execute(self._drain)
-        except Exception:
-            _log.exception("%r: executor rejected the drain task", self)
-            return False
-        return True
+        return executor is not None and self._submit(executor)
+
+    def _rejected(self, error: Exception) -> None:
+        # the drain is ours and runs here from now on; it signals ``error`` to every child
+        _log.error("%r: the executor rejected the drain task", self, exc_info=error)
+        self._executor = None
+        self._upstream_terminal_locked(error, cut_ahead=True)
 
     # ------------------------------------------------------------ upstream side
     def _upstream_subscribe(self, subscription: Subscription) -> None:
@@ -420,13 +424,20 @@ class Connection(DrainLoop, Generic[T]):
         self._kick()
 
     def _upstream_terminal(self, error: BaseException | None) -> None:
+        if self._upstream_terminal_locked(error):
+            self._kick()
+
+    def _upstream_terminal_locked(
+        self, error: BaseException | None, cut_ahead: bool = False
+    ) -> bool:
         with self._lock:
             if self._done:
-                return
+                return False
             self._error = error
             self._done = True
+            self._cut_ahead = cut_ahead
             self._on_source_terminal(error)
-        self._kick()
+        return True
 
     def _control_upstream(self) -> None:
         """Drain thread: cancel the source after a disconnect, otherwise top up its demand."""
@@ -443,9 +454,13 @@ class Connection(DrainLoop, Generic[T]):
         if upstream is None or self._done:
             return
         n = self._upstream_demand()
+        if n > 0 and self._pump_budget >= 0:
+            if n > self._pump_budget:
+                self._pump_due = True  # a cancel's drain: the rest runs elsewhere (rule 3.5)
+                return
+            self._pump_budget -= n
         if n > 0:
-            total = self._upstream_requested + n
-            self._upstream_requested = total if total < MAX_DEMAND else MAX_DEMAND
+            self._upstream_requested = add_demand(self._upstream_requested, n)
             upstream.request(n)
 
     def _apply_disconnect(self) -> None:
@@ -505,6 +520,11 @@ class Connection(DrainLoop, Generic[T]):
         more = self._emit()
         self._prune()
         self._control_upstream()
+        if self._pump_due:
+            # the cancel returns; the source is pumped on the shared pool, keeping the drain
+            self._pump_due = False
+            self._pump_budget = -1
+            return self._submit(default_executor())
         if more and not self._continue():
             return False
         return more

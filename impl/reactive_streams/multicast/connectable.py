@@ -127,8 +127,11 @@ class _RefCount(Generic[T]):
             if self._count != 0:
                 return
             conn, self._connection = self._connection, None
-        if conn is not None:
-            conn.disconnect()
+            # detached under the lock: a subscriber arriving next gets a fresh connection
+            detached = conn is not None and conn._detach()
+        if detached:
+            assert conn is not None
+            conn._kick()
 
 
 class RefCountFlow(Flow[T]):

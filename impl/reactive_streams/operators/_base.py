@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._demand import check_request
+from .._serial import SerialSubscription
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -68,7 +69,8 @@ class Operator(Generic[T, R]):
         if self._upstream is not CANCELLED or self._done:
             subscription.cancel()  # rule 2.5: one active subscription
             return
-        self._upstream = subscription
+        # the operator's own calls and the forwarded ones are serial (rule 2.7)
+        self._upstream = SerialSubscription(subscription)
         downstream = self._downstream
         if downstream is not None:
             downstream.on_subscribe(self)
@@ -101,10 +103,14 @@ class Operator(Generic[T, R]):
         self._upstream.request(n)  # rules 3.9 and 3.17 are the upstream's to apply
 
     def cancel(self) -> None:
-        upstream, self._upstream = self._upstream, CANCELLED
         self._done = True
         self._downstream = None  # rule 3.13
-        upstream.cancel()
+        self._upstream.cancel()  # serial: queued while another thread calls upstream
+
+    def _late(self) -> None:
+        """An element after downstream cancelled: upstream still emits (maybe for ever,
+        with the cancel queued behind its request). Cancel from inside that emission."""
+        self._upstream.cancel()
 
     # ---------------------------------------------------------------- helpers
     def _fail(self, error: BaseException) -> None:

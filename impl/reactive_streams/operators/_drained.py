@@ -12,8 +12,8 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .._demand import MAX_DEMAND, check_request
-from .._serial import DrainLoop
+from .._demand import MAX_DEMAND, add_demand, check_request
+from .._serial import DrainLoop, SerialSubscription
 from ._base import CANCELLED
 
 if TYPE_CHECKING:
@@ -112,8 +112,7 @@ class DemandDrain(DrainLoop, Generic[R]):
                 self._reject(message)
                 return
         with self._lock:
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+            self._requested = add_demand(self._requested, n)  # rule 3.17
             wip = self._wip
             self._wip = wip + 1
         if wip == 0:
@@ -133,7 +132,8 @@ class DemandDrain(DrainLoop, Generic[R]):
         if self._upstream is not CANCELLED or self._finished:
             subscription.cancel()  # rule 2.5
             return False
-        self._upstream = subscription
+        # on_subscribe's first request and the drain's calls are serial (rule 2.7)
+        self._upstream = SerialSubscription(subscription)
         downstream = self._downstream
         if downstream is not None:
             downstream.on_subscribe(self)
@@ -151,8 +151,11 @@ class DrainedOperator(DemandDrain[R]):
         self._done = False
 
     def _cancel_upstream(self) -> None:
-        upstream, self._upstream = self._upstream, CANCELLED
-        upstream.cancel()
+        self._upstream.cancel()  # serial: queued while another thread calls upstream
+
+    def _late(self) -> None:
+        """An element after the cancel: make the queued cancel from inside the emission."""
+        self._upstream.cancel()
 
     def _release(self) -> None:
         self._finished = True
@@ -215,7 +218,7 @@ class UnboundedUpstream(DrainedOperator[R]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if self._accept(subscription) and not self._cancelled:
-            subscription.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
+            self._upstream.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
 
     def on_error(self, error: BaseException) -> None:
         if error is None:

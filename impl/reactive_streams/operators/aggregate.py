@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._demand import MAX_DEMAND
+from .._demand import add_demand
 from ._base import Operator
 from ._drained import UnboundedUpstream
 
@@ -34,12 +34,12 @@ class Buffer(Operator[T, list[T]]):
 
     def request(self, n: int) -> None:
         if type(n) is int and n > 0:
-            total = n * self._count
-            n = total if total < MAX_DEMAND else MAX_DEMAND  # rule 3.17
+            n = add_demand(0, n * self._count)  # rule 3.17: saturates
         self._upstream.request(n)
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         buffer = self._buffer
         buffer.append(item)
@@ -82,6 +82,7 @@ class Reduce(UnboundedUpstream[R]):
 
     def on_next(self, item: Any) -> None:
         if self._done or self._finished:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if not self._has_value:
             self._acc = item

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._demand import MAX_DEMAND
+from .._demand import MAX_DEMAND, add_demand
 from ._base import Operator
 from ._drained import UnboundedUpstream
 
@@ -72,6 +72,7 @@ class OnBackpressureBuffer(UnboundedUpstream[T]):
 
     def on_next(self, item: T) -> None:
         if self._done or self._finished:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         queue = self._queue
         if len(queue) >= self._max_size:
@@ -125,6 +126,7 @@ class OnBackpressureLatest(UnboundedUpstream[T]):
 
     def on_next(self, item: T) -> None:
         if self._done or self._finished:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         self._latest = item  # one reference assignment: atomic
         self._signal()
@@ -167,11 +169,11 @@ class OnBackpressureDrop(Operator[T, T], Generic[T]):
             self._upstream.request(n)  # rule 3.9: upstream signals the error
             return
         with self._demand_lock:
-            requested = self._requested + n
-            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND
+            self._requested = add_demand(self._requested, n)  # rule 3.17
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if self._requested != MAX_DEMAND:
             with self._demand_lock:
@@ -197,6 +199,7 @@ class OnBackpressureError(OnBackpressureDrop[T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if self._requested != MAX_DEMAND:
             with self._demand_lock:

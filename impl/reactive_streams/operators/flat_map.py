@@ -210,7 +210,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if self._accept(subscription) and not self._cancelled:
-            subscription.request(self._max_concurrency)
+            self._upstream.request(self._max_concurrency)
 
     def on_next(self, item: T) -> None:
         if self._finished or self._error is not None:
@@ -239,7 +239,12 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
         self._inners.append(inner)
-        publisher.subscribe(inner)
+        try:
+            publisher.subscribe(inner)
+        except Exception as exc:  # not a Publisher, or its subscribe raised (rules 1.9, 2.13)
+            inner.cancel()
+            self._fail(exc)
+            return
         if self._finished:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
@@ -253,7 +258,14 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
     def _on_scalar(self, value: R) -> None:
         """Fused scalar inner from a subscribed upstream."""
         if not self._inners and self._requested and self._enter():
-            if self._cancelled or self._bad_request is not None or self._finished:
+            # re-checked with the drain held: another drain may have taken the demand (1.1)
+            if (
+                self._cancelled
+                or self._bad_request is not None
+                or self._finished
+                or self._inners
+                or not self._requested
+            ):
                 self._inners.append(self._ready(value))
                 self._drain_from(1)
                 return

@@ -106,8 +106,8 @@ class SyncSource:
     ``factory`` makes one iterator per subscription; ``kind`` is ``"empty"``,
     ``"error"``, ``"scalar"`` (exactly one element, ``value``) or ``"iterable"``.
 
-    ``barrier`` marks a source behind ``subscribe_on``: only ``observe_on`` may fuse it
-    (its drain re-threads every signal anyway); element operators must not.
+    ``barrier`` marks a source behind ``subscribe_on``, a fusion barrier: nothing fuses
+    across it, so the source runs only on ``subscribe_on``'s executor.
     """
 
     __slots__ = ("barrier", "error", "factory", "kind", "value")

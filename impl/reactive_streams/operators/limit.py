@@ -52,6 +52,7 @@ class Take(Operator[T, T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         remaining = self._remaining - 1
         self._remaining = remaining
@@ -78,6 +79,7 @@ class Skip(Operator[T, T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         if self._remaining > 0:
             self._remaining -= 1
@@ -98,6 +100,7 @@ class TakeWhile(Operator[T, T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         try:
             keep = self._predicate(item)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._demand import MAX_DEMAND, check_request
 from .._subscription import exact_length_types
+from ..executors import as_executor
 from ._base import CANCELLED, null_item_error
 from ._drained import DemandDrain
 
@@ -57,6 +58,7 @@ class _ObserveOn(DemandDrain[T]):
         "_prefetch",
         "_pulled",
         "_queue",
+        "_rejection",
         "_subscribed",
         "_upstream_ready",
     )
@@ -82,33 +84,24 @@ class _ObserveOn(DemandDrain[T]):
         self._it: Iterator[T] | None = None
         self._pulled = 0
         self._allowed = prefetch
+        self._rejection: Exception | None = None  # the executor refused a drain task
 
     # ----------------------------------------------------------- scheduling
     def _signal(self) -> None:
         if self._enter():
-            executor = self._executor
-            if executor is None:
-                self._drain()  # limit_rate: drain on the calling thread (trampolined)
-                return
-            try:
-                executor.execute(self._drain)
-            except Exception as exc:
-                _log.exception("observe_on: executor rejected the drain task")
-                self._cancelled = True
-                self._error = exc
-                upstream, self._upstream = self._upstream, CANCELLED
-                upstream.cancel()
+            self._run_drain()
 
     def _run_drain(self) -> None:
-        """``request`` took ``_wip`` from 0: drain here (limit_rate) or on the executor."""
+        """We took ``_wip`` from 0: drain here (limit_rate) or on the executor."""
         executor = self._executor
-        if executor is None:
-            self._drain()
-        else:
-            try:
-                executor.execute(self._drain)
-            except Exception:
-                _log.exception("observe_on: executor rejected the drain task")
+        if executor is None or not self._submit(executor):
+            self._drain()  # limit_rate, or the executor refused: on the calling thread
+
+    def _rejected(self, error: Exception) -> None:
+        # the drain is ours: from now on it runs here and its next round signals on_error
+        _log.error("observe_on: the executor rejected the drain task", exc_info=error)
+        self._executor = None
+        self._rejection = error
 
     def start_fused(self) -> None:
         self._signal()  # the first round delivers on_subscribe and pulls the prefetch
@@ -192,13 +185,16 @@ class _ObserveOn(DemandDrain[T]):
             if self._cancelled:
                 self._release()
                 return False
-            if self._factory is not None:
+            if self._rejection is not None:
+                pass  # signalled below, before anything is pulled or requested
+            elif self._factory is not None:
                 if not self._open_source():
                     return False
             elif self._upstream_ready:
                 self._upstream.request(self._prefetch)
-        if self._bad_request is not None:
-            self._error = ValueError(self._bad_request)
+        if self._rejection is not None or self._bad_request is not None:
+            error = self._rejection
+            self._error = error if error is not None else ValueError(self._bad_request)
             self._queue.clear()
             self._terminate(downstream)
             return False
@@ -395,7 +391,7 @@ class ObserveOnPublisher(Generic[T]):
         if message is not None:
             raise ValueError(message.replace("request(n)", "prefetch"))
         self._source = source
-        self._executor = executor
+        self._executor = as_executor(executor) if executor is not None else None
         self._prefetch = prefetch
         self._factory = factory
 

@@ -4,13 +4,21 @@ The ``subscribe`` call, every ``request`` and the ``cancel`` become messages of 
 core ``SerialQueue`` on ``executor``: they run one at a time, in order (rule 2.7), and a
 synchronous source therefore emits on the executor's thread. Signals pass through
 unchanged, on whatever thread the source emits them.
+
+``cancel`` also takes effect at once: the next element the source emits finds the
+downstream gone and cancels the source from inside its own emission loop, so an endless
+source stops without waiting for the queued cancel message. A refused task becomes
+``on_error`` (after ``on_subscribe`` if the source was not subscribed yet).
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from .._serial import SerialQueue
+from ..executors import as_executor
 from ._base import CANCELLED
 
 if TYPE_CHECKING:
@@ -26,14 +34,17 @@ _CANCEL: Final = object()
 
 
 class _SubscribeOn(Generic[T]):
-    __slots__ = ("_cancelled", "_downstream", "_messages", "_source", "_upstream")
+    __slots__ = ("_cancelled", "_downstream", "_lock", "_messages", "_source", "_upstream")
 
     def __init__(self, downstream: Subscriber[T], source: Publisher[T], executor: Executor):
         self._downstream: Subscriber[T] | None = downstream
         self._source: Publisher[T] | None = source
         self._upstream: Subscription = CANCELLED
         self._cancelled = False
-        self._messages: SerialQueue[object] = SerialQueue(executor, self._handle)
+        self._lock = threading.Lock()
+        self._messages: SerialQueue[object] = SerialQueue(
+            executor, self._handle, on_reject=self._rejected
+        )
 
     def start(self) -> None:
         self._messages.offer(_SUBSCRIBE)
@@ -44,10 +55,28 @@ class _SubscribeOn(Generic[T]):
             if source is not None and not self._cancelled:
                 source.subscribe(self)
         elif message is _CANCEL:
-            upstream, self._upstream = self._upstream, CANCELLED
-            upstream.cancel()
+            self._cancel_upstream()
         else:
             self._upstream.request(message)  # type: ignore[arg-type]
+
+    def _cancel_upstream(self) -> None:
+        with self._lock:  # once, from the queue or from inside the emission loop
+            upstream, self._upstream = self._upstream, CANCELLED
+        upstream.cancel()
+
+    def _rejected(self, error: Exception) -> None:
+        logging.getLogger("reactive_streams").error(
+            "subscribe_on: the executor rejected a task", exc_info=error
+        )
+        downstream = self._downstream
+        if downstream is None:
+            return
+        if self._source is not None:  # not subscribed yet: rule 1.9, then 1.4
+            self._source = None
+            downstream.on_subscribe(self)
+        else:
+            self._cancel_upstream()
+        self.on_error(error)
 
     # ------------------------------------------------------- upstream side
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -65,6 +94,8 @@ class _SubscribeOn(Generic[T]):
         downstream = self._downstream
         if downstream is not None:
             downstream.on_next(item)
+        else:
+            self._cancel_upstream()  # cancelled: stop the source's loop now (rule 3.12)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -95,7 +126,7 @@ class SubscribeOnPublisher(Generic[T]):
 
     def __init__(self, source: Publisher[T], executor: Executor) -> None:
         self._source = source
-        self._executor = executor
+        self._executor = as_executor(executor)
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -28,7 +29,8 @@ class Map(Operator[T, R]):
 
     def on_next(self, item: T) -> None:
         if self._done:
-            return  # rule 2.8: signals after cancel are ignored
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
+            return
         try:
             value = self._fn(item)
         except Exception as exc:  # the user function failed: cancel upstream, on_error
@@ -60,6 +62,7 @@ class Filter(Operator[T, T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         try:
             keep = self._predicate(item)
@@ -86,6 +89,7 @@ class Scan(Operator[T, R]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         try:
             acc = self._fn(self._acc, item)
@@ -112,6 +116,7 @@ class DoOnNext(Operator[T, T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         try:
             self._action(item)
@@ -128,28 +133,83 @@ class _PassThrough(Operator[T, T]):
 
     def on_next(self, item: T) -> None:
         if self._done:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
         downstream = self._downstream
         if downstream is not None:
             downstream.on_next(item)
 
 
-class DoOnRequest(_PassThrough[T]):
-    """Calls ``action(n)`` for each downstream ``request(n)``, then forwards it."""
+class DoOnRequest(Operator[T, T]):
+    """Calls ``action(n)`` for each downstream ``request(n)``, then forwards it.
 
-    __slots__ = ("_action",)
+    ``action`` runs on the requesting thread while upstream may be signalling on another:
+    its failure cancels upstream and is delivered as ``on_error`` only when no signal is
+    in flight (by the signal's own thread, when it returns), never overlapping one (1.3).
+    """
+
+    __slots__ = ("_action", "_busy", "_fault", "_lock")
 
     def __init__(self, downstream: Subscriber[T], action: Callable[[int], object]) -> None:
         super().__init__(downstream)
         self._action = action
+        self._lock = threading.Lock()
+        self._busy = False  # a signal from upstream is being passed on
+        self._fault: BaseException | None = None  # waiting for that signal to return
 
     def request(self, n: int) -> None:
         try:
             self._action(n)
         except Exception as exc:
-            self._fail(exc)
+            with self._lock:
+                if self._done or self._fault is not None:
+                    return
+                self._fault = exc
+                deliver = not self._busy
+            self._upstream.cancel()
+            if deliver:
+                self._deliver_fault()
             return
         self._upstream.request(n)
+
+    def _deliver_fault(self) -> None:
+        with self._lock:
+            error, self._fault = self._fault, None
+        if error is not None:
+            Operator.on_error(self, error)
+
+    def _enter(self) -> bool:
+        with self._lock:
+            if self._fault is not None or self._done:
+                return False
+            self._busy = True
+            return True
+
+    def _exit(self) -> None:
+        with self._lock:
+            self._busy = False
+            pending = self._fault is not None
+        if pending:
+            self._deliver_fault()
+
+    def on_next(self, item: T) -> None:
+        if not self._enter():
+            self._late()
+            return
+        try:
+            downstream = self._downstream
+            if downstream is not None:
+                downstream.on_next(item)
+        finally:
+            self._exit()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._enter():
+            super().on_error(error)
+
+    def on_complete(self) -> None:
+        if self._enter():
+            super().on_complete()
 
 
 class DoOnCancel(_PassThrough[T]):
