@@ -228,6 +228,219 @@ MUTANTS = (
 )
 
 
+PIPE = "stateful/test_pipeline_machine.py"
+OPS = "operators/"
+
+#: planted bugs in operators and multicast; the pipeline machine's cells for the
+#: operator concerned (``select``) must kill each
+OPERATOR_MUTANTS = (
+    Mutant(
+        "observe_on-replenish-off-by-one",
+        "observe_on/limit_rate replenish one element less than they consumed",
+        "3.8",
+        (
+            Patch(
+                OPS + "observe_on.py",
+                "                        self._upstream.request(limit)\n",
+                "                        self._upstream.request(limit - 1)\n",
+                count=2,
+            ),
+        ),
+        PIPE,
+        "observe_on or limit_rate",
+    ),
+    Mutant(
+        "flat_map-loses-inner-demand",
+        "flat_map replenishes an inner one element short",
+        "3.8",
+        (
+            Patch(
+                OPS + "flat_map.py",
+                "                self.subscription.request(grant)\n",
+                "                self.subscription.request(grant - 1)\n",
+            ),
+        ),
+        PIPE,
+        "flat_map or merge",
+    ),
+    Mutant(
+        "zip-completes-with-pair-due",
+        "zip completes when one source is done although its queue still holds a pair",
+        "1.5",
+        (
+            Patch(
+                OPS + "zip.py",
+                "        return any(inner.done and not inner.queue for inner in self._inners)\n",
+                "        return any(inner.done for inner in self._inners)\n",
+            ),
+        ),
+        PIPE,
+        "zip",
+    ),
+    Mutant(
+        "merge-overlaps-on-next",
+        "a request drains even while a drain runs: merge/flat_map re-enter on_next",
+        "1.3",
+        (
+            Patch(
+                OPS + "_drained.py",
+                "        if wip == 0:\n            self._run_drain()\n",
+                "        if True:  # enters the drain even while it runs\n"
+                "            self._run_drain()\n",
+            ),
+        ),
+        PIPE,
+        "merge or flat_map",
+    ),
+    Mutant(
+        "buffer-drops-tail",
+        "buffer drops the last, shorter list at completion",
+        "value",
+        (
+            Patch(
+                OPS + "aggregate.py",
+                "        if buffer and downstream is not None:\n            downstream.on_next(buffer)\n",
+                "        if False and downstream is not None:\n            downstream.on_next(buffer)\n",
+            ),
+        ),
+        PIPE,
+        "buffer or window",
+    ),
+    Mutant(
+        "take-does-not-cancel-upstream",
+        "take/take_while complete downstream but leave upstream subscribed",
+        "1.8",
+        (
+            Patch(
+                OPS + "_base.py",
+                "        upstream, self._upstream = self._upstream, CANCELLED\n"
+                "        upstream.cancel()\n        self.on_complete()\n",
+                "        self._upstream = CANCELLED\n        self.on_complete()\n",
+            ),
+        ),
+        PIPE,
+        "take",
+    ),
+    Mutant(
+        "publish-requests-beyond-buffer",
+        "publish requests one more than the slowest demand plus its buffer",
+        "Multicast",
+        (
+            Patch(
+                "multicast/publish.py",
+                "        free = self._buffer_size - (self._upstream_requested - self._taken)\n",
+                "        free = self._buffer_size + 1 - (self._upstream_requested - self._taken)\n",
+            ),
+        ),
+        PIPE,
+        "publish or ref_count",
+    ),
+    Mutant(
+        "ref_count-disconnects-twice",
+        "a ref_count subscriber is uncounted on every cancel, not once",
+        "ref_count",
+        (
+            Patch(
+                "multicast/connectable.py",
+                "        with self._lock:\n            if self._released:\n                return\n"
+                "            self._released = True\n        self._flow._release()\n",
+                "        with self._lock:\n            self._released = True\n"
+                "        self._flow._release()\n",
+            ),
+        ),
+        PIPE,
+        "ref_count",
+    ),
+    Mutant(
+        "filter-forgets-replacement",
+        "filter drops an element without requesting a replacement",
+        "3.8",
+        (
+            Patch(
+                OPS + "transform.py",
+                "            self._upstream.request(1)  # replace the dropped element",
+                "            pass  # replace the dropped element",
+            ),
+        ),
+        PIPE,
+        "filter-unfused",
+    ),
+    Mutant(
+        "scan-emits-stale-accumulator",
+        "scan emits the accumulator before the element was folded in",
+        "value",
+        (
+            Patch(
+                OPS + "transform.py",
+                "        self._acc = acc\n        downstream = self._downstream\n"
+                "        if downstream is not None:\n            downstream.on_next(acc)\n",
+                "        previous, self._acc = self._acc, acc\n        downstream = self._downstream\n"
+                "        if downstream is not None:\n            downstream.on_next(previous)\n",
+            ),
+        ),
+        PIPE,
+        "scan",
+    ),
+    Mutant(
+        "skip-off-by-one",
+        "skip lets the last of the skipped elements through",
+        "value",
+        (
+            Patch(
+                OPS + "limit.py",
+                "        if self._remaining > 0:\n            self._remaining -= 1\n            return\n",
+                "        if self._remaining > 1:\n            self._remaining -= 1\n            return\n",
+            ),
+        ),
+        PIPE,
+        "skip",
+    ),
+    Mutant(
+        "concat_map-runs-two-inners",
+        "concat_map subscribes two inners at once: their elements interleave",
+        "value",
+        (
+            Patch(
+                "flow.py",
+                "        return self.flat_map(fn, 1, prefetch)\n",
+                "        return self.flat_map(fn, 2, prefetch)\n",
+            ),
+        ),
+        PIPE,
+        "concat_map or window",
+    ),
+    Mutant(
+        "reduce-emits-without-demand",
+        "reduce emits its result whether or not it was requested",
+        "1.1",
+        (
+            Patch(
+                OPS + "aggregate.py",
+                "        if self._done and self._error is None and self._has_value and requested > 0:\n",
+                "        if self._done and self._error is None and self._has_value:\n",
+            ),
+        ),
+        PIPE,
+        "reduce",
+    ),
+    Mutant(
+        "on_backpressure-ignores-demand",
+        "on_backpressure_drop/latest deliver whether or not downstream asked",
+        "1.1",
+        (
+            Patch(
+                OPS + "backpressure.py",
+                "deliver = self._requested > 0\n",
+                "deliver = True\n",
+                count=2,
+            ),
+        ),
+        PIPE,
+        "on_backpressure_drop or on_backpressure_latest",
+    ),
+)
+
+
 def apply(mutant: Mutant, package: Path) -> None:
     for patch in mutant.patches:
         path = package / patch.file
@@ -307,9 +520,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", default="", help="only mutants whose name contains this")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant run")
+    parser.add_argument(
+        "--check", action="store_true", help="only check that every patch still applies"
+    )
     args = parser.parse_args()
-    chosen = [m for m in MUTANTS if args.k in m.name]
+    chosen = [m for m in (*MUTANTS, *OPERATOR_MUTANTS) if args.k in m.name]
     rows = []
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
+            for mutant in chosen:
+                impl = Path(tmp) / mutant.name
+                shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
+                apply(mutant, impl / "reactive_streams")
+        print(f"{len(chosen)} mutants apply")
+        return 0
     with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
         base = Path(tmp) / "baseline"
         shutil.copytree(ROOT / "impl", base, ignore=shutil.ignore_patterns("__pycache__"))
