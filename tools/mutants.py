@@ -521,10 +521,14 @@ def main() -> int:
     parser.add_argument("-k", default="", help="only mutants whose name contains this")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant run")
     parser.add_argument(
+        "--set", choices=("core", "operators", "all"), default="all", help="which mutants"
+    )
+    parser.add_argument(
         "--check", action="store_true", help="only check that every patch still applies"
     )
     args = parser.parse_args()
-    chosen = [m for m in (*MUTANTS, *OPERATOR_MUTANTS) if args.k in m.name]
+    sets = {"core": MUTANTS, "operators": OPERATOR_MUTANTS, "all": (*MUTANTS, *OPERATOR_MUTANTS)}
+    chosen = [m for m in sets[args.set] if args.k in m.name]
     rows = []
     if args.check:
         with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
