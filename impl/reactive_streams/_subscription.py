@@ -461,7 +461,9 @@ class IteratorSubscription(DrainLoop, Generic[T]):
         self._call_terminal(subscriber, "on_complete", None)
 
     def _signal_error(self, error: BaseException) -> None:
-        subscriber = self._finish("send_on_error", error=_tracing.error_text(error))
+        subscriber = self._finish(
+            "send_on_error", error=_tracing.error_text(error), error_type=type(error).__name__
+        )
         if subscriber is None:
             return
         self._call_terminal(subscriber, "on_error", error)

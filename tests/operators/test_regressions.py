@@ -533,3 +533,20 @@ def test_cancel_through_subscribe_on_stops_an_endless_source() -> None:
         assert idle.wait(DEADLINE), "the executor thread is still emitting"
     finally:
         executor.close(1.0)
+
+
+# -------------------------------- found by the hop traces: rule 3.9 in the drained operators
+@pytest.mark.parametrize("build", ["collect", "reduce", "buffer_all"])
+def test_invalid_request_during_the_last_element_is_an_error(build: str) -> None:
+    flow = Flow.range(0, 3)
+    builds: dict[str, Callable[[], Flow[Any]]] = {
+        "collect": flow.collect,
+        "reduce": lambda: flow.reduce(lambda a, b: a + b),
+        "buffer_all": lambda: flow.buffer(10),
+    }
+    stage = builds[build]()
+    subscriber: TestSubscriber[Any] = TestSubscriber(1, on_next_hook=lambda ts, x: ts.request(0))
+    stage.subscribe(subscriber)
+    subscriber.await_terminal(DEADLINE)
+    assert subscriber.completions == 0, "rule 3.9: completed after request(0)"
+    assert [type(e) for e in subscriber.errors] == [ValueError]

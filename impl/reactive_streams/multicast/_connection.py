@@ -199,7 +199,12 @@ class Child(Generic[T]):
                 if error is None:
                     tracer.emit(self.id, "send_on_complete")
                 else:
-                    tracer.emit(self.id, "send_on_error", error=_tracing.error_text(error))
+                    tracer.emit(
+                        self.id,
+                        "send_on_error",
+                        error=_tracing.error_text(error),
+                        error_type=type(error).__name__,  # rule 3.9 is told by type
+                    )
         subscriber = self.subscriber
         self.release()  # rule 1.6: after a terminal signal the subscription is cancelled
         if subscriber is None:

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.hop import traced
 from .._demand import check_request
 from .._serial import SerialSubscription
 
@@ -151,7 +152,7 @@ class OperatorPublisher(Generic[R]):
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        self._source.subscribe(self._make(subscriber))
+        self._source.subscribe(self._make(traced(subscriber, self._name)))
 
 
 def validate_request(n: object) -> str | None:

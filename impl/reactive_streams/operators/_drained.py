@@ -198,6 +198,8 @@ class DrainedOperator(DemandDrain[R]):
         if self._cancelled:
             self._release()
             return False
+        if self._bad_request is not None and self._error is None:
+            return False  # rule 3.9: requested meanwhile; the next round signals on_error
         if self._ready_to_complete():
             error = self._error
             self._release()

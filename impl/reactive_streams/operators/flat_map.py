@@ -32,6 +32,7 @@ import operator
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
@@ -593,6 +594,7 @@ class FlatMapPublisher(Generic[T, R]):
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        subscriber = traced(subscriber, "flat_map")
         if _flow_type is None:
             _flow()
         parent: _FlatMap[T, R] = _FlatMap(

@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
 from .._subscription import exact_length_types
 from ..executors import as_executor
@@ -398,6 +399,7 @@ class ObserveOnPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        subscriber = traced(subscriber, "observe_on" if self._executor else "limit_rate")
         op: _ObserveOn[T] = _ObserveOn(subscriber, self._executor, self._prefetch, self._factory)
         if self._factory is not None:
             op.start_fused()

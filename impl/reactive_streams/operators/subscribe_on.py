@@ -17,6 +17,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
+from .._core.hop import traced
 from .._serial import SerialQueue
 from ..executors import as_executor
 from ._base import CANCELLED
@@ -131,4 +132,4 @@ class SubscribeOnPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        _SubscribeOn(subscriber, self._source, self._executor).start()
+        _SubscribeOn(traced(subscriber, "subscribe_on"), self._source, self._executor).start()

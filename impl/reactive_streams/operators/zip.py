@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.hop import traced
 from ._drained import DrainedOperator, QueuedInner
 from .observe_on import replenish_size
 
@@ -101,6 +102,7 @@ class ZipPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        subscriber = traced(subscriber, "zip")
         zipper = _Zip(subscriber, len(self._sources), self._prefetch)
         zipper._requested = 0
         # on_subscribe first (rule 1.9), before any source can signal (rule 1.3)

@@ -1,0 +1,1 @@
+"""Core machinery shared by sources, operators and multicast (private)."""
