@@ -299,8 +299,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "aggregate.py",
-                "        if buffer and downstream is not None:\n            downstream.on_next(buffer)\n",
-                "        if False and downstream is not None:\n            downstream.on_next(buffer)\n",
+                "        if buffer and downstream is not None:\n            self._ending = True\n",
+                "        if False and downstream is not None:\n            self._ending = True\n",
             ),
         ),
         PIPE,
