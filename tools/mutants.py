@@ -65,14 +65,13 @@ MUTANTS = (
             ),
             Patch(
                 SUB,
-                "            with self._lock:\n                requested = self._requested\n",
-                "            with self._lock:\n"
-                "                requested = self._requested if start < 0 else start\n",
+                "                self._requested = take(self._requested, sent)",
+                "                self._requested = take(self._requested if start < 0 else start, sent)",
             ),
             Patch(
                 SUB,
-                "        else:\n            requested = self._requested\n",
-                "        else:\n            requested = self._requested if start < 0 else start\n",
+                "            self._requested = take(self._requested, sent)  # the drain",
+                "            self._requested = take(self._requested if start < 0 else start, sent)  # the drain",
             ),
             Patch(
                 SUB,
@@ -112,16 +111,9 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND"
-                "  # rule 3.17\n",
-                "            self._requested = requested if requested <= MAX_DEMAND"
-                " else requested - 2**64\n",
-            ),
-            Patch(
-                SUB,
-                "                self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND\n",
-                "                self._requested = requested if requested <= MAX_DEMAND"
-                " else requested - 2**64\n",
+                "                self._requested = add_demand(self._requested, n)  # rule 3.17\n",
+                "                total = self._requested + n\n"
+                "                self._requested = total if total <= MAX_DEMAND else total - 2**64\n",
             ),
         ),
     ),
@@ -163,8 +155,8 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "        if wip == 0:\n            self._drain()\n\n    def _request_invalid",
-                "        if True:\n            self._drain()\n\n    def _request_invalid",
+                "        elif wip == 0:\n            self._drain()\n\n    def _request_invalid",
+                "        elif True:\n            self._drain()\n\n    def _request_invalid",
             ),
         ),
     ),
@@ -196,6 +188,7 @@ MUTANTS = (
                 "        if not self._subscribed:\n            self._deliver_subscribe()\n",
                 "        if not self._subscribed and self._it is not None:\n"
                 "            self._deliver_subscribe()\n",
+                count=2,
             ),
         ),
     ),
@@ -206,10 +199,8 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "            if requested != MAX_DEMAND:\n"
-                "                self._requested = requested - sent\n",
-                "            if requested != MAX_DEMAND:\n"
-                "                self._requested = requested - sent + (sent == self._batch)\n",
+                "            self._requested = take(self._requested, sent)  # the drain",
+                "            self._requested = take(self._requested, sent - (sent == self._batch))  # the drain",
             ),
         ),
     ),
