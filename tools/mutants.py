@@ -496,6 +496,9 @@ def run_machine(
 
 def reason(output: str) -> str:
     for line in output.splitlines():
+        if line.startswith("E ") and "AssertionError: " in line:
+            return line.split("AssertionError: ", 1)[1].strip()[:100]
+    for line in output.splitlines():
         if line.startswith("E ") and "rule" in line:
             match = _RULE.search(line)
             if match:
