@@ -415,6 +415,38 @@ OPERATOR_MUTANTS = (
         "reduce",
     ),
     Mutant(
+        "map-emits-its-input",
+        "map passes the element on instead of fn(element)",
+        "value",
+        (
+            Patch(
+                OPS + "transform.py",
+                "            self._fail(null_item_error())  # rule 2.13\n            return\n"
+                "        downstream = self._downstream\n        if downstream is not None:\n"
+                "            downstream.on_next(value)\n",
+                "            self._fail(null_item_error())  # rule 2.13\n            return\n"
+                "        downstream = self._downstream\n        if downstream is not None:\n"
+                "            downstream.on_next(item)\n",
+            ),
+        ),
+        PIPE,
+        "map-unfused",
+    ),
+    Mutant(
+        "take-never-completes",
+        "take delivers its count but never completes nor cancels upstream",
+        "1.5",
+        (
+            Patch(
+                OPS + "limit.py",
+                "        if remaining == 0:\n            self._complete_early()\n",
+                "        if remaining == -1:\n            self._complete_early()\n",
+            ),
+        ),
+        PIPE,
+        "take",
+    ),
+    Mutant(
         "on_backpressure-ignores-demand",
         "on_backpressure_drop/latest deliver whether or not downstream asked",
         "1.1",
