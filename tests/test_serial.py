@@ -145,3 +145,49 @@ def test_spec103_serial_queue_on_a_pool_is_serial_under_contention() -> None:
     for k in range(8):  # per producer, FIFO order is kept
         mine = [i for i in handled if k * 10_000 <= i < (k + 1) * 10_000]
         assert mine == sorted(mine)
+
+
+def test_serial_subscription_calls_never_overlap_and_none_is_lost() -> None:
+    from reactive_streams._serial import SerialSubscription
+
+    class Upstream:
+        def __init__(self) -> None:
+            self.active = 0
+            self.overlaps = 0
+            self.total = 0
+            self.cancelled = 0
+            self.lock = threading.Lock()
+
+        def request(self, n: int) -> None:
+            with self.lock:
+                self.active += 1
+                self.overlaps += self.active > 1
+            self.total += n
+            with self.lock:
+                self.active -= 1
+
+        def cancel(self) -> None:
+            self.cancelled += 1
+
+    upstream = Upstream()
+    serial = SerialSubscription(upstream)
+    start = threading.Barrier(4)
+
+    def hammer() -> None:
+        start.wait(10)
+        for _ in range(2_000):
+            serial.request(1)
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+        assert not thread.is_alive()
+    assert upstream.overlaps == 0
+    assert upstream.total == 8_000  # every queued request was made (no lost wake-up)
+    serial.cancel()
+    serial.cancel()
+    serial.request(5)
+    assert upstream.cancelled == 1  # rule 3.7
+    assert upstream.total == 8_000  # rule 3.6

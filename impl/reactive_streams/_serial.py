@@ -146,71 +146,72 @@ class SerialSubscription:
 
     An operator's own calls (filter's replacement ``request(1)``, take's ``cancel``, a
     fault's ``cancel``) and the requests it forwards from downstream may come from
-    different threads. The first caller owns the subscription until its call returns;
-    calls from other threads meanwhile are queued and made by the owner, in order, before
-    it lets go. Calls on the owning thread from inside a signal (legal nesting, rule 3.3
-    bounds it upstream) go straight through. A queued ``cancel`` makes later requests
-    no-ops at once, and it is made at once when the owning thread next calls in: an
-    operator that receives an element after its downstream cancelled calls ``cancel``
-    from inside that emission, so an endless synchronous emission stops (rule 3.12).
+    different threads. A caller that holds ``_busy`` (a re-entrant lock, taken without
+    waiting) calls upstream; a call from another thread meanwhile is queued, and whoever
+    next holds ``_busy`` makes the queued calls, in order. Calls on the holding thread from
+    inside a signal are legal nesting and go straight through (rule 3.3 bounds them
+    upstream). A queued ``cancel`` makes later requests no-ops at once, and it is made as
+    soon as the holding thread calls in again: an operator that receives an element after
+    its downstream cancelled calls ``cancel`` from inside that emission, so an endless
+    synchronous emission stops (rule 3.12).
     """
 
-    __slots__ = ("_calls", "_cancel", "_lock", "_owner", "_upstream")
+    __slots__ = ("_busy", "_calls", "_cancel", "_upstream")
 
     def __init__(self, upstream: Subscription) -> None:
         self._upstream = upstream
-        self._lock = threading.Lock()
-        self._owner: int | None = None
+        self._busy = threading.RLock()
         self._calls: deque[int] = deque()
-        self._cancel = 0  # 1: cancel queued behind the owner's call, 2: cancel made
+        self._cancel = 0  # 1: cancel queued, 2: cancel made
 
     def request(self, n: int) -> None:
-        me = threading.get_ident()
-        with self._lock:
-            if self._cancel:
-                return  # rule 3.6
-            owner = self._owner
-            if owner is None:
-                self._owner = me
-            elif owner != me:
-                self._calls.append(n)
-                return
-        self._upstream.request(n)
-        if owner is None:
-            self._let_go()
+        if self._cancel:
+            return  # rule 3.6
+        busy = self._busy
+        if busy.acquire(False):
+            try:
+                self._upstream.request(n)
+            finally:
+                busy.release()
+        else:
+            self._calls.append(n)
+        if self._pending():
+            self._run_queued()  # queued by another thread meanwhile (no lost wake-up)
 
     def cancel(self) -> None:
-        me = threading.get_ident()
-        with self._lock:
-            if self._cancel == 2:
-                return  # rule 3.7
-            owner = self._owner
-            if owner is not None and owner != me:
-                self._cancel = 1
-                return
-            self._cancel = 2
-            if owner is None:
-                self._owner = me
-        self._upstream.cancel()
-        if owner is None:
-            self._let_go()
-
-    def _let_go(self) -> None:
-        """The owner's outermost call returned: make the queued calls, then let go."""
-        upstream = self._upstream
-        while True:
-            with self._lock:
-                cancel = self._cancel == 1
-                if cancel:
-                    self._cancel = 2
-                    self._calls.clear()
-                elif self._calls and not self._cancel:
-                    n = self._calls.popleft()
-                else:
-                    self._calls.clear()
-                    self._owner = None
+        if self._cancel == 2:
+            return  # rule 3.7
+        busy = self._busy
+        if busy.acquire(False):
+            try:
+                if self._cancel == 2:
                     return
-            if cancel:
-                upstream.cancel()
-            else:
-                upstream.request(n)  # may be invalid: rule 3.9 is upstream's to apply
+                self._cancel = 2
+                self._calls.clear()
+                self._upstream.cancel()
+            finally:
+                busy.release()
+        else:
+            self._cancel = 1
+            self._run_queued()
+
+    def _pending(self) -> bool:
+        return bool(self._calls) or self._cancel == 1  # (written by other threads)
+
+    def _run_queued(self) -> None:
+        busy = self._busy
+        calls = self._calls
+        while (calls or self._cancel == 1) and busy.acquire(False):
+            try:
+                while True:
+                    if self._cancel == 1:
+                        self._cancel = 2
+                        calls.clear()
+                        self._upstream.cancel()
+                        break
+                    if not calls or self._cancel:
+                        calls.clear()
+                        break
+                    self._upstream.request(calls.popleft())  # rule 3.9 is upstream's
+            finally:
+                busy.release()

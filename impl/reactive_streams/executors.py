@@ -7,16 +7,19 @@ the caller says so, which makes every interleaving of tasks reproducible.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import logging
 import os
 import queue
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # neither is imported at runtime unless the caller already did
+    import asyncio
+    import concurrent.futures
 
 __all__ = [
     "AsyncioExecutor",
@@ -225,6 +228,8 @@ class AsyncioExecutor:
     __slots__ = ("_loop",)
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        import asyncio
+
         if not isinstance(loop, asyncio.AbstractEventLoop):
             raise TypeError(f"AsyncioExecutor needs an asyncio event loop, got {loop!r}")
         self._loop = loop
@@ -236,9 +241,11 @@ class AsyncioExecutor:
 def as_executor(executor: object) -> Executor:
     """The library's executors as they are; a ``concurrent.futures.Executor`` adapted to
     ``submit``; an asyncio event loop wrapped in ``AsyncioExecutor``; else TypeError."""
-    if isinstance(executor, concurrent.futures.Executor):
+    futures: Any = sys.modules.get("concurrent.futures")  # an instance implies the import
+    if futures is not None and isinstance(executor, futures.Executor):
         return _FuturesExecutor(executor)
-    if isinstance(executor, asyncio.AbstractEventLoop):
+    aio: Any = sys.modules.get("asyncio")
+    if aio is not None and isinstance(executor, aio.AbstractEventLoop):
         return AsyncioExecutor(executor)
     if callable(getattr(executor, "execute", None)):
         return executor  # type: ignore[return-value]

@@ -199,7 +199,11 @@ def test_flat_map_scalar_rechecks_demand_after_taking_the_drain(
 def test_ref_count_subscriber_arriving_at_zero_joins_a_fresh_connection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    flow = Flow.from_iterable(itertools.count()).publish(buffer_size=4).ref_count()
+    class Silent:  # a source that never emits: the connection stays live
+        def subscribe(self, subscriber: Subscriber[int]) -> None:
+            subscriber.on_subscribe(_OverlapProbe(block_on=-1))
+
+    flow = Flow(Silent()).publish(buffer_size=4).ref_count()
     counter = flow._counter
     late: TestSubscriber[int] = TestSubscriber(1)
     fired: list[bool] = []
@@ -220,8 +224,9 @@ def test_ref_count_subscriber_arriving_at_zero_joins_a_fresh_connection(
     flow.subscribe(first)
     first.cancel()
     assert fired
-    late.await_count(1, DEADLINE)
+    late.await_subscribed(DEADLINE)
     assert not late.errors, f"late subscriber got {late.errors}"
+    assert flow.subscriber_count == 1
     late.cancel()
     late.assert_no_violations()
 
