@@ -45,6 +45,8 @@ class Mutant:
     bug: str
     rule: str
     patches: tuple[Patch, ...]
+    machine: str = MACHINE  # the test file that must kill it
+    select: str = ""  # pytest -k expression (the pipeline machine's cells to run)
 
 
 SUB = "_subscription.py"
@@ -63,14 +65,13 @@ MUTANTS = (
             ),
             Patch(
                 SUB,
-                "            with self._lock:\n                requested = self._requested\n",
-                "            with self._lock:\n"
-                "                requested = self._requested if start < 0 else start\n",
+                "                self._requested = take(self._requested, sent)",
+                "                self._requested = take(self._requested if start < 0 else start, sent)",
             ),
             Patch(
                 SUB,
-                "        else:\n            requested = self._requested\n",
-                "        else:\n            requested = self._requested if start < 0 else start\n",
+                "            self._requested = take(self._requested, sent)  # the drain",
+                "            self._requested = take(self._requested if start < 0 else start, sent)  # the drain",
             ),
             Patch(
                 SUB,
@@ -110,16 +111,9 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "            self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND"
-                "  # rule 3.17\n",
-                "            self._requested = requested if requested <= MAX_DEMAND"
-                " else requested - 2**64\n",
-            ),
-            Patch(
-                SUB,
-                "                self._requested = requested if requested < MAX_DEMAND else MAX_DEMAND\n",
-                "                self._requested = requested if requested <= MAX_DEMAND"
-                " else requested - 2**64\n",
+                "                self._requested = add_demand(self._requested, n)  # rule 3.17\n",
+                "                total = self._requested + n\n"
+                "                self._requested = total if total <= MAX_DEMAND else total - 2**64\n",
             ),
         ),
     ),
@@ -161,8 +155,8 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "        if wip == 0:\n            self._drain()\n\n    def _request_invalid",
-                "        if True:\n            self._drain()\n\n    def _request_invalid",
+                "        elif wip == 0:\n            self._drain()\n\n    def _request_invalid",
+                "        elif True:\n            self._drain()\n\n    def _request_invalid",
             ),
         ),
     ),
@@ -194,6 +188,7 @@ MUTANTS = (
                 "        if not self._subscribed:\n            self._deliver_subscribe()\n",
                 "        if not self._subscribed and self._it is not None:\n"
                 "            self._deliver_subscribe()\n",
+                count=2,
             ),
         ),
     ),
@@ -204,10 +199,8 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "            if requested != MAX_DEMAND:\n"
-                "                self._requested = requested - sent\n",
-                "            if requested != MAX_DEMAND:\n"
-                "                self._requested = requested - sent + (sent == self._batch)\n",
+                "            self._requested = take(self._requested, sent)  # the drain",
+                "            self._requested = take(self._requested, sent - (sent == self._batch))  # the drain",
             ),
         ),
     ),
@@ -226,6 +219,251 @@ MUTANTS = (
 )
 
 
+PIPE = "stateful/test_pipeline_machine.py"
+OPS = "operators/"
+
+#: planted bugs in operators and multicast; the pipeline machine's cells for the
+#: operator concerned (``select``) must kill each
+OPERATOR_MUTANTS = (
+    Mutant(
+        "observe_on-replenish-off-by-one",
+        "observe_on/limit_rate replenish one element less than they consumed",
+        "3.8",
+        (
+            Patch(
+                OPS + "observe_on.py",
+                "                        self._upstream.request(limit)\n",
+                "                        self._upstream.request(limit - 1)\n",
+                count=2,
+            ),
+        ),
+        PIPE,
+        "observe_on or limit_rate",
+    ),
+    Mutant(
+        "flat_map-loses-inner-demand",
+        "flat_map replenishes an inner one element short",
+        "3.8",
+        (
+            Patch(
+                OPS + "flat_map.py",
+                "                self.subscription.request(grant)\n",
+                "                self.subscription.request(grant - 1)\n",
+            ),
+        ),
+        PIPE,
+        "flat_map or merge",
+    ),
+    Mutant(
+        "zip-completes-with-pair-due",
+        "zip completes when one source is done although its queue still holds a pair",
+        "1.5",
+        (
+            Patch(
+                OPS + "zip.py",
+                "        return any(inner.done and not inner.queue for inner in self._inners)\n",
+                "        return any(inner.done for inner in self._inners)\n",
+            ),
+        ),
+        PIPE,
+        "zip",
+    ),
+    Mutant(
+        "merge-overlaps-on-next",
+        "a request drains even while a drain runs: merge/flat_map re-enter on_next",
+        "1.3",
+        (
+            Patch(
+                OPS + "_drained.py",
+                "        if wip == 0:\n            self._run_drain()\n",
+                "        if True:  # enters the drain even while it runs\n"
+                "            self._run_drain()\n",
+            ),
+        ),
+        PIPE,
+        "merge or flat_map",
+    ),
+    Mutant(
+        "buffer-drops-tail",
+        "buffer drops the last, shorter list at completion",
+        "value",
+        (
+            Patch(
+                OPS + "aggregate.py",
+                "        if buffer and downstream is not None:\n            self._ending = True\n",
+                "        if False and downstream is not None:\n            self._ending = True\n",
+            ),
+        ),
+        PIPE,
+        "buffer or window",
+    ),
+    Mutant(
+        "take-does-not-cancel-upstream",
+        "take/take_while complete downstream but leave upstream subscribed",
+        "1.8",
+        (
+            Patch(
+                OPS + "_base.py",
+                "        upstream, self._upstream = self._upstream, CANCELLED\n"
+                "        upstream.cancel()\n        self.on_complete()\n",
+                "        self._upstream = CANCELLED\n        self.on_complete()\n",
+            ),
+        ),
+        PIPE,
+        "take",
+    ),
+    Mutant(
+        "publish-requests-beyond-buffer",
+        "publish requests one more than the slowest demand plus its buffer",
+        "Multicast",
+        (
+            Patch(
+                "multicast/publish.py",
+                "        free = self._buffer_size - (self._upstream_requested - self._taken)\n",
+                "        free = self._buffer_size + 1 - (self._upstream_requested - self._taken)\n",
+            ),
+        ),
+        PIPE,
+        "publish or ref_count",
+    ),
+    Mutant(
+        "ref_count-disconnects-twice",
+        "a ref_count subscriber is uncounted on every cancel, not once",
+        "ref_count",
+        (
+            Patch(
+                "multicast/connectable.py",
+                "        with self._lock:\n            if self._released:\n                return\n"
+                "            self._released = True\n        self._flow._release()\n",
+                "        with self._lock:\n            self._released = True\n"
+                "        self._flow._release()\n",
+            ),
+        ),
+        PIPE,
+        "ref_count",
+    ),
+    Mutant(
+        "filter-forgets-replacement",
+        "filter drops an element without requesting a replacement",
+        "3.8",
+        (
+            Patch(
+                OPS + "transform.py",
+                "            self._upstream.request(1)  # replace the dropped element",
+                "            pass  # replace the dropped element",
+            ),
+        ),
+        PIPE,
+        "filter-unfused",
+    ),
+    Mutant(
+        "scan-emits-stale-accumulator",
+        "scan emits the accumulator before the element was folded in",
+        "value",
+        (
+            Patch(
+                OPS + "transform.py",
+                "        self._acc = acc\n        downstream = self._downstream\n"
+                "        if downstream is not None:\n            downstream.on_next(acc)\n",
+                "        previous, self._acc = self._acc, acc\n        downstream = self._downstream\n"
+                "        if downstream is not None:\n            downstream.on_next(previous)\n",
+            ),
+        ),
+        PIPE,
+        "scan",
+    ),
+    Mutant(
+        "skip-off-by-one",
+        "skip lets the last of the skipped elements through",
+        "value",
+        (
+            Patch(
+                OPS + "limit.py",
+                "        if self._remaining > 0:\n            self._remaining -= 1\n            return\n",
+                "        if self._remaining > 1:\n            self._remaining -= 1\n            return\n",
+            ),
+        ),
+        PIPE,
+        "skip",
+    ),
+    Mutant(
+        "concat_map-runs-two-inners",
+        "concat_map subscribes two inners at once: their elements interleave",
+        "value",
+        (
+            Patch(
+                "flow.py",
+                "        return self.flat_map(fn, 1, prefetch)\n",
+                "        return self.flat_map(fn, 2, prefetch)\n",
+            ),
+        ),
+        PIPE,
+        "concat_map or window",
+    ),
+    Mutant(
+        "reduce-emits-without-demand",
+        "reduce emits its result whether or not it was requested",
+        "1.1",
+        (
+            Patch(
+                OPS + "aggregate.py",
+                "        if self._done and self._error is None and self._has_value and requested > 0:\n",
+                "        if self._done and self._error is None and self._has_value:\n",
+            ),
+        ),
+        PIPE,
+        "reduce",
+    ),
+    Mutant(
+        "map-emits-its-input",
+        "map passes the element on instead of fn(element)",
+        "value",
+        (
+            Patch(
+                OPS + "transform.py",
+                "            self._fail(null_item_error())  # rule 2.13\n            return\n"
+                "        downstream = self._downstream\n        if downstream is not None:\n"
+                "            downstream.on_next(value)\n",
+                "            self._fail(null_item_error())  # rule 2.13\n            return\n"
+                "        downstream = self._downstream\n        if downstream is not None:\n"
+                "            downstream.on_next(item)\n",
+            ),
+        ),
+        PIPE,
+        "map-unfused",
+    ),
+    Mutant(
+        "take-never-completes",
+        "take delivers its count but never completes nor cancels upstream",
+        "1.5",
+        (
+            Patch(
+                OPS + "limit.py",
+                "        if remaining == 0:\n            self._complete_early()\n",
+                "        if remaining == -1:\n            self._complete_early()\n",
+            ),
+        ),
+        PIPE,
+        "take",
+    ),
+    Mutant(
+        "on_backpressure-ignores-demand",
+        "on_backpressure_drop/latest deliver whether or not downstream asked",
+        "1.1",
+        (
+            Patch(
+                OPS + "backpressure.py",
+                "deliver = self._requested > 0\n",
+                "deliver = True\n",
+                count=2,
+            ),
+        ),
+        PIPE,
+        "on_backpressure_drop or on_backpressure_latest",
+    ),
+)
+
+
 def apply(mutant: Mutant, package: Path) -> None:
     for patch in mutant.patches:
         path = package / patch.file
@@ -240,9 +478,12 @@ def apply(mutant: Mutant, package: Path) -> None:
 
 
 _RULE = re.compile(r"(rule \d\.\d+[^\n]{0,90})")
+_ASSERTION = re.compile(r"AssertionError: ([^\n]+)")
 
 
-def run_machine(impl: Path, timeout: float) -> tuple[int, str, float]:
+def run_machine(
+    impl: Path, timeout: float, machine: str = MACHINE, select: str = ""
+) -> tuple[int, str, float]:
     env = dict(os.environ, PYTHONPATH=str(impl), HYPOTHESIS_PROFILE="mutants")
     env.pop("RS_TRACE_DIR", None)
     probe = subprocess.run(
@@ -269,7 +510,8 @@ def run_machine(impl: Path, timeout: float) -> tuple[int, str, float]:
                 "no:logging",
                 "--timeout",
                 str(int(timeout)),
-                MACHINE,
+                *(["-k", select] if select else []),
+                machine,
             ],
             cwd=ROOT,
             env=env,
@@ -286,34 +528,56 @@ def run_machine(impl: Path, timeout: float) -> tuple[int, str, float]:
 
 def reason(output: str) -> str:
     for line in output.splitlines():
+        if line.startswith("E ") and "AssertionError: " in line:
+            return line.split("AssertionError: ", 1)[1].strip()[:100]
+    for line in output.splitlines():
         if line.startswith("E ") and "rule" in line:
             match = _RULE.search(line)
             if match:
                 return match.group(1).strip()
     match = _RULE.search(output)
-    return match.group(1).strip() if match else "(no rule named)"
+    if match:
+        return match.group(1).strip()
+    found = _ASSERTION.search(output)  # the value oracle and liveness name no rule number
+    return found.group(1).strip()[:100] if found else "(no rule named)"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", default="", help="only mutants whose name contains this")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant run")
+    parser.add_argument(
+        "--set", choices=("core", "operators", "all"), default="all", help="which mutants"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only check that every patch still applies"
+    )
     args = parser.parse_args()
-    chosen = [m for m in MUTANTS if args.k in m.name]
+    sets = {"core": MUTANTS, "operators": OPERATOR_MUTANTS, "all": (*MUTANTS, *OPERATOR_MUTANTS)}
+    chosen = [m for m in sets[args.set] if args.k in m.name]
     rows = []
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
+            for mutant in chosen:
+                impl = Path(tmp) / mutant.name
+                shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
+                apply(mutant, impl / "reactive_streams")
+        print(f"{len(chosen)} mutants apply")
+        return 0
     with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
         base = Path(tmp) / "baseline"
         shutil.copytree(ROOT / "impl", base, ignore=shutil.ignore_patterns("__pycache__"))
-        code, output, secs = run_machine(base, args.timeout)
-        if code != 0:
-            print(output[-3000:])
-            raise SystemExit("the unmutated copy fails the machine: fix that first")
-        print(f"baseline (no mutant): passes in {secs:.1f} s", flush=True)
+        for machine in sorted({m.machine for m in chosen}):
+            code, output, secs = run_machine(base, args.timeout, machine)
+            if code != 0:
+                print(output[-3000:])
+                raise SystemExit(f"the unmutated copy fails {machine}: fix that first")
+            print(f"baseline (no mutant) {machine}: passes in {secs:.1f} s", flush=True)
         for mutant in chosen:
             impl = Path(tmp) / mutant.name
             shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
             apply(mutant, impl / "reactive_streams")
-            code, output, secs = run_machine(impl, args.timeout)
+            code, output, secs = run_machine(impl, args.timeout, mutant.machine, mutant.select)
             killed = code == 1 and "failed" in output
             why = reason(output) if killed else ("timed out" if code == -1 else f"exit {code}")
             rows.append((mutant, killed, why, secs))
