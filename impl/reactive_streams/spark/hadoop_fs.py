@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+__all__ = ["Entry", "HadoopFS", "java_message", "join", "table_uri"]
+
 
 def table_uri(path: str) -> str:
     """``path`` as a URI: local paths become absolute ``file:`` URIs; any other scheme
@@ -35,6 +37,7 @@ def table_uri(path: str) -> str:
 
 
 def join(uri: str, *names: str) -> str:
+    """``uri`` with ``names`` appended as path segments."""
     return "/".join([uri.rstrip("/"), *names])
 
 

@@ -45,6 +45,16 @@ from typing import Any, Protocol
 
 from reactive_streams.api import Publisher
 
+__all__ = [
+    "SKIP",
+    "Positioned",
+    "ReplayableSource",
+    "check_position",
+    "expand",
+    "keep_if",
+    "map_value",
+]
+
 
 class _Skip:
     __slots__ = ()

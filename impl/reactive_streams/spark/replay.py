@@ -22,6 +22,8 @@ from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor, default_executor
 from reactive_streams.spark.positions import Positioned
 
+__all__ = ["FileSource", "MemoryLog", "PartitionedLog", "PartitionedLogSource"]
+
 
 class _Replay:
     """An iterable calling ``make()`` per ``iter()`` (one generator per subscription)."""
