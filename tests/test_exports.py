@@ -28,6 +28,7 @@ import reactive_streams
 TOP_LEVEL = {
     "MAX_DEMAND",
     "AsyncSubscriber",
+    "AsyncioExecutor",
     "AsyncTerminals",
     "BufferOverflowError",
     "Emitter",
@@ -45,6 +46,7 @@ TOP_LEVEL = {
     "Subscription",
     "ThreadPoolExecutor",
     "Tracer",
+    "as_executor",
     "default_executor",
     "empty",
     "error",

@@ -18,12 +18,14 @@ from ._demand import MAX_DEMAND
 from ._emitter import Emitter
 from .api import Processor, Publisher, Subscriber, Subscription
 from .executors import (
+    AsyncioExecutor,
     Executor,
     ImmediateExecutor,
     ManualExecutor,
     NewThreadExecutor,
     SingleThreadExecutor,
     ThreadPoolExecutor,
+    as_executor,
     default_executor,
 )
 from .flow import AsyncTerminals, Flow
@@ -49,6 +51,7 @@ __all__ = [
     "MAX_DEMAND",
     "AsyncSubscriber",
     "AsyncTerminals",
+    "AsyncioExecutor",
     "BufferOverflowError",
     "Emitter",
     "Executor",
@@ -65,6 +68,7 @@ __all__ = [
     "Subscription",
     "ThreadPoolExecutor",
     "Tracer",
+    "as_executor",
     "default_executor",
     "empty",
     "error",
