@@ -311,7 +311,8 @@ def build_source(spec: SourceSpec, machine: Builder) -> tuple[Flow[Any], Expect]
     expect = Expect(tuple(values), done)
     if spec.none_at and spec.at < spec.length:
         pushed[spec.at] = None  # Rx allows None; a Publisher must fail instead (2.13)
-        expect = Expect(tuple(values[: spec.at]), frozenset({"TypeError"}))
+        # the None is refused when pushed, so its error may overtake buffered elements
+        expect = Expect(tuple(values[: spec.at]), frozenset({"TypeError"})).cut_in("TypeError")
     flow = from_observable(
         reactivex.from_iterable(pushed), spec.strategy, buffer_size=max(spec.length, 1)
     )
