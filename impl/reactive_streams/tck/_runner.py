@@ -75,8 +75,13 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
                 env.cancel_open()  # every check ends by cancelling what it left open
             env.verify()
             outcome["ok"] = None
-        except CheckAborted:
-            outcome["aborted"] = None
+        except CheckAborted:  # a probe stopped a runaway emitter, or the deadline passed
+            try:
+                env.verify()  # the violation that stopped it fails the check
+            except CheckFailure as recorded:
+                outcome["error"] = recorded
+            else:
+                outcome["aborted"] = None
         except BaseException as exc:
             try:
                 env.verify()  # a recorded violation explains the failure better
