@@ -68,6 +68,7 @@ class ProbeSubscriber:
         on_next: Hook | None = None,
         on_terminal: Hook | None = None,
         limit_after_cancel: int | None = None,
+        limit_rule: str = "3.12",
     ) -> None:
         self.env = env
         self.name = name
@@ -86,7 +87,9 @@ class ProbeSubscriber:
         self.requested = 0
         self.cancelled = False
         self.cancel_mark: int | None = None  # len(records) when cancel() was called
+        self.cancel_returned: int | None = None  # len(records) when the first cancel() returned
         self._limit_after_cancel = limit_after_cancel
+        self._limit_rule = limit_rule
         env.cancellers.append(weakref.WeakMethod(self._cancel_at_end))  # 3.13 checks need it weak
 
     # ------------------------------------------------------------- bookkeeping
@@ -121,7 +124,7 @@ class ProbeSubscriber:
                 and self.cancel_mark is not None
                 and len(self.records) - self.cancel_mark >= limit
             ):
-                self._flop("3.12", f"still signalling {limit} signals after cancel()")
+                self._flop(self._limit_rule, f"still signalling {limit} signals after cancel()")
                 env.aborted = True  # stop an emitter that ignores cancel
             if env.mode == "synchronous" and tid not in env.caller_threads:
                 self._flop(
@@ -234,6 +237,9 @@ class ProbeSubscriber:
             subscription.cancel()
         except Exception as exc:
             raise CheckFailure(f"rule 3.15: {self.name}: cancel() raised {exc!r}", "3.15") from exc
+        with self._lock:
+            if self.cancel_returned is None:
+                self.cancel_returned = len(self.records)  # later signals began after it
 
     def _cancel_at_end(self) -> None:
         subscription = self.subscription

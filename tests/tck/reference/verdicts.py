@@ -17,11 +17,6 @@ COMPLETION = (
 )
 NO_FAILED = "skip: the JVM test class gives no failed publisher (createFailedPublisher null)"
 NO_FAILING = "the JVM examples have no publisher that fails mid-stream"
-STRICT_108 = (
-    "advisory only (optional): the check reads 1.8 strictly (nothing after a cancel made "
-    "inside a signal); the port finishes its batch in flight, which rule 1.8 allows "
-    "('MUST eventually stop'). Not a violation."
-)
 
 
 @dataclass(frozen=True)
@@ -64,10 +59,6 @@ ITERABLE = Table(
             "request(1024) yields 1025 (the batch loop's short-circuit skips the last "
             "demand decrement when a batch of 1024 ends as demand runs out).",
         ),
-        "extra_spec108_signals_stop_once_cancel_is_called_from_a_signal": (
-            "failed-optional",
-            STRICT_108,
-        ),
         "extra_spec104_mid_stream_failure_signals_on_error": ("skipped", NO_FAILING),
     },
 )
@@ -100,10 +91,6 @@ INFINITE = Table(
             name: ("skipped", "needs on_complete; the publisher declares it cannot complete")
             for name in _NEEDS_COMPLETION_EXTRA
         },
-        "extra_spec108_signals_stop_once_cancel_is_called_from_a_signal": (
-            "failed-optional",
-            STRICT_108,
-        ),
         "extra_spec104_mid_stream_failure_signals_on_error": ("skipped", NO_FAILING),
     },
 )
