@@ -1,7 +1,8 @@
 """``python -m reactive_streams.tck publisher|subscriber|processor MODULE:FACTORY [options]``.
 
-Prints a table (rule, check, status, outcome, message) and exits 1 if a required (or
-stochastic) check failed, 2 on a usage error, 0 otherwise.
+Prints a table (rule, status, outcome, check, and the message below) no wider than
+``--width`` and exits 1 if a required (or stochastic) check failed, 2 on a usage error
+(including a module or factory it cannot load, reported in one line), 0 otherwise.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,21 +22,44 @@ from . import (
     run_subscriber_blackbox_checks,
     run_subscriber_whitebox_checks,
 )
-from .report import Report
+from .report import MIN_WIDTH, Report
+
+
+class UsageError(Exception):
+    """A command-line mistake: reported in one line, exit status 2."""
 
 
 def load(spec: str) -> Callable[..., Any]:
-    """``package.module:attr.path`` -> the object."""
+    """``package.module:attr.path`` -> the object (``UsageError`` when it cannot be had)."""
     module_name, sep, attr = spec.partition(":")
-    if not sep or not attr:
-        raise SystemExit(f"error: expected MODULE:FACTORY, got {spec!r}")
-    sys.path.insert(0, "")
-    obj: Any = importlib.import_module(module_name)
+    if not sep or not module_name or not attr:
+        raise UsageError(f"expected MODULE:FACTORY, got {spec!r}")
+    if "" not in sys.path:
+        sys.path.insert(0, "")  # modules in the current directory, as ``python -m`` finds them
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:  # the user's module: any error it raises is theirs to see
+        raise UsageError(
+            f"cannot import module {module_name!r} (from {spec!r}): {type(exc).__name__}: {exc}"
+        ) from None
     for part in attr.split("."):
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"{spec}: {module_name!r} has no attribute {attr!r}") from None
     if not callable(obj):
-        raise SystemExit(f"error: {spec} is not callable")
+        raise UsageError(f"{spec} is not callable (a {type(obj).__name__})")
     return obj  # type: ignore[no-any-return]
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of columns, got {text!r}") from None
+    if value < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_WIDTH}, got {value}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,11 +112,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--coordinated", action="store_true", help="processor: lockstep emission")
     parser.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
     parser.add_argument("--json", metavar="REPORT", help="also write the report as JSON")
-    parser.add_argument("--width", type=int, default=100, help="message column width")
+    parser.add_argument(
+        "--width",
+        type=_width,
+        default=max(MIN_WIDTH, shutil.get_terminal_size((100, 24)).columns),
+        help="longest printed line; names and messages wrap (default: the terminal's width)",
+    )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="keep the implementation's logs"
     )
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except UsageError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
 
     if not args.verbose:
         logging.disable(logging.CRITICAL)  # faulty subscribers are logged by design
@@ -148,7 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print(report.table(width=args.width))
     if args.json:
-        report.write_json(args.json)
+        try:
+            report.write_json(args.json)
+        except OSError as exc:
+            raise UsageError(f"cannot write the JSON report {args.json!r}: {exc}") from None
     return 0 if report.ok else 1
 
 

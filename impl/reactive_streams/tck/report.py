@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-__all__ = ["CheckResult", "Outcome", "Report"]
+__all__ = ["MIN_WIDTH", "CheckResult", "Outcome", "Report"]
+
+MIN_WIDTH = 40
+"""The narrowest table ``Report.table`` lays out."""
 
 Outcome = Literal["passed", "failed", "failed-optional", "untested", "skipped"]
 
@@ -76,24 +80,34 @@ class Report:
         note = f"; {timed} judged absence by a quiet period" if timed else ""
         return f"{self.subject}: {', '.join(parts)} in {self.seconds:.1f}s{note}"
 
-    def table(self, *, width: int = 100) -> str:
-        rows = [("rule", "check", "status", "outcome", "message")]
-        for r in self.results:
-            message = r.message.replace("\n", " ")
-            if len(message) > width:
-                message = message[: width - 3] + "..."
-            rows.append((r.rule, r.name, r.status, r.outcome, message))
-        widths = [max(len(row[i]) for row in rows) for i in range(4)]
-        lines = []
-        for i, row in enumerate(rows):
-            lines.append(
-                "  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row[:4])) + "  " + row[4]
-            )
-            if i == 0:
-                lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 7)
+    def table(self, *, width: int | None = None) -> str:
+        """One row per check (rule, status, outcome, check), its message on the lines
+        below, then the summary. With ``width``, no line is longer than ``width``: long
+        names and messages wrap (``width`` must be at least ``MIN_WIDTH``)."""
+        if width is not None and width < MIN_WIDTH:
+            raise ValueError(f"width must be at least {MIN_WIDTH}, got {width}")
+        rows = [(r.rule, r.status, r.outcome, r.name, r.message) for r in self.results]
+        head = ("rule", "status", "outcome")
+        widths = [max([len(head[i]), *(len(row[i]) for row in rows)]) for i in range(3)]
+        indent = sum(widths) + 2 * len(widths)
+        if width is not None and width - indent < 20:  # keep room for the check column
+            indent = min(indent, 6)
+        lines = [
+            _columns(head, widths) + "check",
+            _columns(["-" * w for w in widths], widths) + "-----",
+        ]
+        for rule, status, outcome, name, message in rows:
+            first = _columns((rule, status, outcome), widths)
+            if width is None:
+                lines.append(first + name)
+            else:
+                lines.extend(_fit(first, name, width, indent))
+            text = " ".join(message.split())
+            if text:
+                lines.extend(_wrap(text, width, indent))
         lines.append("")
-        lines.append(self.summary())
-        return "\n".join(lines)
+        lines.extend(_wrap(self.summary(), width, 0))
+        return "\n".join(line[:width] if width is not None else line for line in lines)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -110,3 +124,56 @@ class Report:
     def write_json(self, path: str | os.PathLike[str]) -> None:
         with open(path, "w", encoding="utf-8") as out:
             out.write(self.to_json() + "\n")
+
+
+def _columns(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "".join(cell.ljust(w) + "  " for cell, w in zip(cells, widths, strict=True))
+
+
+def _fit(first: str, name: str, width: int, indent: int) -> list[str]:
+    """``first`` then ``name``, broken after underscores so every line fits ``width``."""
+    room = width - len(first)
+    if len(name) <= room:
+        return [first + name]
+    if room < 20:  # the status columns leave too little room: the name goes below
+        lines, rest = [first.rstrip()], name
+    else:
+        cut = _cut(name, room)
+        lines, rest = [first + name[:cut]], name[cut:]
+    while rest:
+        cut = _cut(rest, width - indent)
+        lines.append(" " * indent + rest[:cut])
+        rest = rest[cut:]
+    return lines
+
+
+def _cut(name: str, room: int) -> int:
+    if len(name) <= room:
+        return len(name)
+    at = name.rfind("_", 0, room) + 1
+    return at if at > room // 2 else room
+
+
+def _wrap(text: str, width: int | None, indent: int) -> list[str]:
+    """Words packed into lines of at most ``width``; a word longer than a line (a check
+    name) breaks after an underscore."""
+    pad = " " * indent
+    if width is None:
+        return [pad + text]
+    room = width - indent
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) <= room:
+            line += " " + word
+            continue
+        if line:
+            lines.append(pad + line)
+        while len(word) > room:
+            cut = _cut(word, room)
+            lines.append(pad + word[:cut])
+            word = word[cut:]
+        line = word
+    if line:
+        lines.append(pad + line)
+    return lines
