@@ -4,7 +4,9 @@ legal variants fail no required check. (The kill table in docs/conformance.md.)"
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -34,6 +36,36 @@ def test_the_kit_fails_each_broken_implementation_on_its_rule(entry: Entry) -> N
         f"{entry.id} ({entry.summary}) passed every rule {entry.rule} check: {report.table()}"
     )
     _every_failure_names_its_rule(report)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("RS_SLOW") != "1", reason="whole suites: set RS_SLOW=1")
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("entry", REPRODUCIBLE, ids=lambda e: e.id)
+def test_whole_suites_every_failure_names_its_rule(entry: Entry) -> None:
+    """Every entry through its whole suite (the kill table): every failure, whatever
+    ended it (a violation, a deadline, an abort, a Hypothesis group), names a rule; a
+    broken entry is caught, a legal one passes. ``RS_KILL_TABLE=FILE`` appends the row."""
+    tight: dict[str, Any] = {}
+    if not entry.legal:
+        tight = {"check_timeout": 5.0, "check_cap": 5.0, "timeout": 1.0}
+    report = entry.run(**tight)
+    _every_failure_names_its_rule(report)
+    caught = [r.name for r in report.results if entry.caught_by(r)]
+    table = os.environ.get("RS_KILL_TABLE")
+    if table:
+        verdict = ("passes (legal)" if report.ok else "FAILS") if entry.legal else "caught"
+        names = ", ".join(f"`{name}`" for name in caught)
+        with open(table, "a", encoding="utf-8") as out:
+            out.write(
+                f"| {entry.id} | {entry.rule} | {entry.summary} | {entry.jvm} | "
+                f"{verdict if entry.legal or caught else 'MISSED'} | {names} |"
+                f" {report.seconds:.0f}s\n"
+            )
+    if entry.legal:
+        assert report.ok, report.table()
+    else:
+        assert caught, report.table()
 
 
 def _every_failure_names_its_rule(report: Report) -> None:

@@ -19,7 +19,8 @@ from reactive_streams.tck import (
     run_publisher_checks,
     run_subscriber_blackbox_checks,
 )
-from reactive_streams.tck._runner import _failure_in
+from reactive_streams.tck._env import CheckAborted, Config, Env
+from reactive_streams.tck._runner import _failure_in, run_one
 from reactive_streams.tck.gallery import GalleryPublisher, GallerySubscriber
 
 from . import factories as f
@@ -188,3 +189,38 @@ def test_a_slow_but_correct_publisher_passes_the_counting_checks() -> None:
     assert report.results
     bad = [f"{r.name}: {r.message}" for r in report.failures()]
     assert not bad, "\n".join(bad)
+
+
+def _run_body(body: Any, status: Any = "required") -> Any:
+    check = Check("extra_spec999_probe", "publisher", "9.9", status, None, body)
+    return run_one(check, None, Config(check_timeout=2.0, check_cap=4.0), "synchronous")
+
+
+def test_every_way_a_check_can_fail_names_a_rule() -> None:
+    """Aborted without a recorded violation, aborted after one, a Hypothesis-style group,
+    a deadline, an unexpected exception: each fails (never passes) and names a rule."""
+
+    def aborted(env: Env, _: Any) -> None:
+        raise CheckAborted
+
+    def aborted_after_a_violation(env: Env, _: Any) -> None:
+        env.flop("1.8", "rule 1.8: still signalling")
+        raise CheckAborted
+
+    def group(env: Env, _: Any) -> None:
+        raise ExceptionGroup("examples", [CheckFailure("rule 1.1: over", "1.1")])
+
+    def stuck(env: Env, _: Any) -> None:
+        threading.Event().wait(30)
+
+    def unexpected(env: Env, _: Any) -> None:
+        raise KeyError("bug")
+
+    expected = {aborted: "9.9", aborted_after_a_violation: "1.8", group: "1.1"}
+    expected |= {stuck: "9.9", unexpected: "9.9"}
+    for body, rule in expected.items():
+        for status in ("required", "optional"):
+            result = _run_body(body, status)
+            assert result.failed, (body.__name__, result)
+            assert result.violated == rule, (body.__name__, result)
+    assert "deadline" in _run_body(stuck).message

@@ -22,9 +22,11 @@ from typing import Any
 from . import processor as _processor
 from . import publisher as _publisher
 from . import subscriber as _subscriber
-from ._checks import STATUSES, Check, checks_of
+from ._checks import STATUSES, Check
+from ._checks import checks_of as _checks_of
 from ._env import CheckFailure, Config
-from ._runner import mode_for, run_checks
+from ._runner import mode_for as _mode_for
+from ._runner import run_checks as _run_checks
 from .probes import WhiteboxProbe, WhiteboxPuppet
 from .report import CheckResult, Report
 
@@ -51,10 +53,10 @@ Only = Callable[[Check], bool] | None
 def all_checks() -> list[Check]:
     """Every check of the four suites (processor-only checks listed once)."""
     return (
-        checks_of("publisher")
-        + checks_of("subscriber_whitebox")
-        + checks_of("subscriber_blackbox")
-        + checks_of("processor")
+        _checks_of("publisher")
+        + _checks_of("subscriber_whitebox")
+        + _checks_of("subscriber_blackbox")
+        + _checks_of("processor")
     )
 
 
@@ -89,11 +91,11 @@ def run_publisher_checks(
     subject = _publisher.PublisherSubject(
         create_publisher, cfg, create_failed_publisher, create_failing_publisher
     )
-    return run_checks(
-        checks_of("publisher"),
+    return _run_checks(
+        _checks_of("publisher"),
         subject,
         cfg,
-        mode_for(create_publisher, cfg),
+        _mode_for(create_publisher, cfg),
         label or _name(create_publisher),
         only=only,
     )
@@ -111,11 +113,11 @@ def run_subscriber_whitebox_checks(
     Subscriber that reports to ``probe`` (a :class:`WhiteboxProbe`)."""
     cfg = _config(config, overrides)
     subject = _subscriber.SubscriberSubject(create_subscriber, cfg)
-    return run_checks(
-        checks_of("subscriber_whitebox"),
+    return _run_checks(
+        _checks_of("subscriber_whitebox"),
         subject,
         cfg,
-        mode_for(create_subscriber, cfg),
+        _mode_for(create_subscriber, cfg),
         label or _name(create_subscriber),
         only=only,
     )
@@ -137,11 +139,11 @@ def run_subscriber_blackbox_checks(
     """
     cfg = _config(config, overrides)
     subject = _subscriber.SubscriberSubject(create_subscriber, cfg, trigger_request)
-    return run_checks(
-        checks_of("subscriber_blackbox"),
+    return _run_checks(
+        _checks_of("subscriber_blackbox"),
         subject,
         cfg,
-        mode_for(create_subscriber, cfg),
+        _mode_for(create_subscriber, cfg),
         label or _name(create_subscriber),
         only=only,
     )

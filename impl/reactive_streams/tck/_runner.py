@@ -80,8 +80,11 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
                 env.verify()  # the violation that stopped it fails the check
             except CheckFailure as recorded:
                 outcome["error"] = recorded
-            else:
-                outcome["aborted"] = None
+            else:  # stopped with nothing recorded: the check did not finish, never a pass
+                outcome["error"] = CheckFailure(
+                    f"aborted before the check finished (rule {check.rule} unverified)",
+                    check.rule,
+                )
         except BaseException as exc:
             try:
                 env.verify()  # a recorded violation explains the failure better

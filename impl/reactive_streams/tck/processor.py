@@ -255,6 +255,9 @@ def run(
     only: Callable[[Check], bool] | None,
     label: str,
 ) -> Report:
+    """The processor suite: its own checks, then the publisher checks on the processor
+    (fed by the kit) and the whitebox subscriber checks on it; one report, suites named
+    ``processor/publisher`` and ``processor/subscriber_whitebox``."""
     subject = ProcessorSubject(factory, config, failed)
     mode = mode_for(factory, config)
     report = run_checks(checks_of("processor"), subject, config, mode, label, only=only)

@@ -466,19 +466,25 @@ def required_spec201_blackbox_must_signal_demand_via_subscription_request(
     """The subscriber requests; the kit then really sends up to 32 elements as demand
     allows (the JVM test's inverted loop sends none, issue #459), then on_complete."""
     st = blackbox_stage(env, s)
+    st.subscription.expect_request(1)
+    _send_as_demand_allows(env, st, 32, st.publisher.send_next)
+    if not st.subscription.cancelled:
+        st.publisher.send_complete()
+    env.settle()
+
+
+def _send_as_demand_allows(env: Env, st: Stage, count: int, send: Callable[[int], None]) -> None:
+    """``send(0..count-1)`` while the subscriber has demand; once it runs out, settle and
+    stop unless the subscriber asked for more (or stop at its cancel)."""
     sub = st.subscription
-    sub.expect_request(1)
-    for i in range(32):
+    for i in range(count):
         if sub.cancelled:
-            break
+            return
         if sub.demand == 0:
             env.settle()
             if sub.demand == 0 or sub.cancelled:
-                break
-        st.publisher.send_next(i)
-    if not sub.cancelled:
-        st.publisher.send_complete()
-    env.settle()
+                return
+        send(i)
 
 
 untested(
@@ -559,20 +565,16 @@ def extra_spec207_blackbox_subscription_calls_never_overlap(env: Env, s: Subscri
     and flags a request/cancel that overlaps another (rule 2.7). Stochastic: a subscriber
     that requests from two threads at once is caught only if its calls do overlap."""
     st = blackbox_stage(env, s, widen_races=True)
-    sub = st.subscription
-    sub.expect_request(1)
-    for i in range(20):
-        if sub.cancelled:
-            break
-        if sub.demand == 0:
-            env.settle()
-            if sub.demand == 0 or sub.cancelled:
-                break
+    st.subscription.expect_request(1)
+
+    def send(i: int) -> None:
         if i % 2:
-            env.spawn(lambda i=i: st.publisher.send_next(i), "tck-signal-2")  # type: ignore[misc]
+            env.spawn(lambda: st.publisher.send_next(i), "tck-signal-2")
             env.join_helpers()
         else:
             st.publisher.send_next(i)
+
+    _send_as_demand_allows(env, st, 20, send)
     env.settle()
 
 

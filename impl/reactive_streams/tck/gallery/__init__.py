@@ -34,6 +34,9 @@ Kind = str  # "publisher" | "whitebox" | "blackbox" | "processor"
 
 @dataclass(frozen=True)
 class Entry:
+    """One bug class: its id, the suite that checks it (``kind``), the rule it breaks, a
+    summary, and the JVM TCK's verdict on it. ``run()`` puts the mutation through the kit."""
+
     id: str
     kind: Kind
     rule: str
@@ -399,6 +402,8 @@ ENTRIES: tuple[Entry, ...] = (
 
 
 def by_id(entry_id: str) -> Entry:
+    """The entry with this id (``"P02"``, ``"S13"``, ``"control"`` is not one); KeyError
+    if there is none."""
     for entry in ENTRIES:
         if entry.id == entry_id:
             return entry

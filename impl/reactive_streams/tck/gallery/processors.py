@@ -52,6 +52,9 @@ class _Downstream:
 
 
 class GalleryProcessor:
+    """A multicast identity processor (see the module doc); ``bug`` switches on one
+    mutation (None: correct)."""
+
     def __init__(self, buffer_size: int = 16, bug: str | None = None) -> None:
         self.buffer_size = buffer_size
         self.bug = bug

@@ -36,6 +36,9 @@ def _wrap32(value: int) -> int:
 
 
 class GalleryPublisher:
+    """Publishes ``0..n-1`` to each subscriber, synchronously (signals on the calling
+    thread); ``bug`` switches on one mutation of the catalogue (None: correct)."""
+
     def __init__(self, n: int, bug: str | None = None) -> None:
         self.n = n
         self.bug = bug

@@ -18,6 +18,10 @@ __all__ = ["GallerySubscriber"]
 
 
 class GallerySubscriber:
+    """The gallery's subscriber (see the module doc); ``bug`` switches on one mutation
+    (None: correct). With ``probe`` it is a whitebox subscriber reporting to the kit;
+    ``executor`` is where the mutations that act "from another task" run."""
+
     def __init__(
         self, bug: str | None = None, probe: WhiteboxProbe | None = None, executor: Any = None
     ) -> None:
