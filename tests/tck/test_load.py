@@ -90,8 +90,10 @@ def _progress(name: str, runs: int, failed: int, seconds: float, wrong: list[str
 
 @pytest.fixture(scope="module")
 def burners() -> Iterator[int]:
-    """One busy-looping process per core for the whole module; stopped at the end."""
-    count = os.cpu_count() or 2
+    """One busy-looping process per core for the whole module (``RS_LOAD_BURNERS`` to
+    change the count, e.g. when several subjects run in parallel processes); stopped at
+    the end."""
+    count = int(os.environ.get("RS_LOAD_BURNERS", "0")) or os.cpu_count() or 2
     procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
     try:
         yield count
