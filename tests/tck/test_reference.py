@@ -22,6 +22,7 @@ from .reference import async_iterable_publisher as ai
 from .reference import async_subscriber as asub
 from .reference import range_publisher as rp
 from .reference import sync_subscriber as ss
+from .reference import triggered_subscriber as ts
 from .reference import verdicts as v
 
 _JVM_OF = {
@@ -68,6 +69,14 @@ SUBJECTS: dict[str, tuple[Callable[[Any], Report], v.Table]] = {
     "SyncSubscriber-whitebox": (
         lambda _e: run_subscriber_whitebox_checks(ss.Whitebox),
         v.SYNC_SUBSCRIBER_WHITEBOX,
+    ),
+    "SyncTriggeredDemandSubscriber-blackbox": (
+        lambda _e: run_subscriber_blackbox_checks(ts.Summing, trigger_request=ts.trigger),
+        v.TRIGGERED_SUBSCRIBER_BLACKBOX,
+    ),
+    "SyncTriggeredDemandSubscriber-whitebox": (
+        lambda _e: run_subscriber_whitebox_checks(ts.Whitebox),
+        v.TRIGGERED_SUBSCRIBER_WHITEBOX,
     ),
     "AsyncSubscriber-blackbox": (
         lambda e: run_subscriber_blackbox_checks(lambda: asub.Accepting(e)),
