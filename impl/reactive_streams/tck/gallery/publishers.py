@@ -187,7 +187,7 @@ class _Subscription:
                 threading.Thread(target=self._emit_ignoring_demand, args=(n,), daemon=True).start()
             return
         if bug == "P37":
-            threading.Thread(target=self.drain, daemon=True).start()
+            threading.Thread(target=self._drain_aside, daemon=True).start()
             return
         if bug == "P46":
             for other in list(self.publisher.subscriptions):
@@ -325,6 +325,12 @@ class _Subscription:
             with self.emit_lock:
                 if not self._signal("on_next", item):
                     return
+
+    def _drain_aside(self) -> None:
+        try:
+            self.drain()
+        except BaseException:  # the kit aborts an overdue check by raising into its probes
+            return
 
     def _emit_ignoring_demand(self, n: int) -> None:
         try:
