@@ -15,7 +15,6 @@ replay's; when only TLC rejects, the message gives the event TLC could not match
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import shutil
@@ -25,12 +24,11 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from .expand import expand_subscriber_view
 from .format import Event, FormatError, Trace, read_trace
 from .model import INVALID_ANSWER_TYPES, Replay, Violation, error_type_of, has_call_ends
-from .to_tla import MAX_DEMAND_TLA, Prepared, render_module, renumber
+from .to_tla import MAX_DEMAND_TLA, Part, Prepared, render_module, renumber, split_subscriptions
 from .transitions import is_valid_n
 
 __all__ = [
@@ -257,15 +255,8 @@ def spec_files(spec_dir: Path, root: str = _SPEC_MODULE) -> list[str]:
     return [f for f in found if f[:-4] not in _STANDARD_MODULES]
 
 
-def _depth_supported() -> bool:
-    return "depth" in inspect.signature(render_module).parameters
-
-
-def _render(batch: Sequence[Prepared], sync: bool, depth: int) -> str:
-    if depth == 1:
-        return render_module(batch, sync)
-    render: Any = render_module  # rule 3.3's bound, where the TLA+ side takes it
-    return str(render(batch, sync, depth=depth))
+def _render(batch: Sequence[Prepared], sync: bool, depth: int, hints: Sequence[int]) -> str:
+    return render_module(batch, sync, depth=depth, hints=hints)
 
 
 def run_tlc(
@@ -275,17 +266,80 @@ def run_tlc(
     jar: Path,
     timeout: float = 600.0,
     depth: int = 1,
+    objections: Sequence[int | None] | None = None,
 ) -> list[_TlcResult]:
-    """One TLC run over ``batch``; returns one result per trace (re-runs after a violation)."""
+    """One TLC run over ``batch``; returns one result per trace (re-runs after a violation).
+
+    Each Subscription of a trace goes to TLC as a trace of its own
+    (:func:`~reactive_streams.trace.to_tla.split_subscriptions`); a trace's result is
+    its parts' earliest rejection, else "unfinished" if a part is, else "accepted".
+    ``objections[k]``: the event index where the replay first objected to trace k (None:
+    nowhere), where TLC tests first whether the event is stuck (the spec's ``Hint``)."""
+    owners: list[int] = []
+    parts: list[Part] = []
+    hints: list[int] = []
+    for k, prepared in enumerate(batch):
+        objection = objections[k] if objections is not None else None
+        for part in split_subscriptions(prepared):
+            owners.append(k)
+            parts.append(part)
+            hints.append(_hint(part, objection))
+    part_results = _run_parts(
+        [p.prepared for p in parts], hints, sync, spec_dir, jar, timeout, depth
+    )
+    per_trace: list[list[_TlcResult]] = [[] for _ in batch]
+    for owner, part, result in zip(owners, parts, part_results, strict=True):
+        if result.status in ("stuck", "violated"):  # back to a position in the trace
+            step = part.positions[result.step - 1] + 1 if result.step > 0 else 0
+            result = replace(result, step=step)
+        per_trace[owner].append(result)
+    return [_merge(results, len(p.events)) for results, p in zip(per_trace, batch, strict=True)]
+
+
+def _merge(results: Sequence[_TlcResult], length: int) -> _TlcResult:
+    rejected = [r for r in results if r.status in ("stuck", "violated")]
+    if rejected:
+        return min(rejected, key=lambda r: r.step)
+    if any(r.status == "unfinished" for r in results):
+        return _TlcResult("unfinished", length)
+    return _TlcResult("accepted", length)
+
+
+def _hint(part: Part, objection: int | None) -> int:
+    """The first event of ``part`` at or after the replay's objection (1-based), or one
+    past its end."""
+    if objection is not None and objection > 0:
+        for k, e in enumerate(part.prepared.events, start=1):
+            if e.index >= objection:
+                return k
+    return len(part.prepared.events) + 1
+
+
+def _run_parts(
+    batch: Sequence[Prepared],
+    hints: Sequence[int],
+    sync: bool,
+    spec_dir: Path,
+    jar: Path,
+    timeout: float,
+    depth: int,
+) -> list[_TlcResult]:
     results: dict[int, _TlcResult] = {}
     todo = list(range(len(batch)))
+    probe_all: set[int] = set()  # stuck away from their hint: tested at every event
     while todo:
         with tempfile.TemporaryDirectory(prefix="rs-trace-") as tmp_name:
             tmp = Path(tmp_name)
             for name in (*spec_files(spec_dir), f"{_SPEC_MODULE}.cfg"):
                 shutil.copy(spec_dir / name, tmp / name)
             (tmp / "TraceData.tla").write_text(
-                _render([batch[k] for k in todo], sync, depth), encoding="utf-8"
+                _render(
+                    [batch[k] for k in todo],
+                    sync,
+                    depth,
+                    [0 if k in probe_all else hints[k] for k in todo],
+                ),
+                encoding="utf-8",
             )
             out_path = tmp / "tlc.out"
             with open(out_path, "w", encoding="utf-8") as out:
@@ -304,7 +358,7 @@ def run_tlc(
         violated = _VIOLATED.search(text)
         if violated is not None:
             ts = re.findall(r"/\\ t = (\d+)", text)
-            steps = re.findall(r"/\\ i = (\d+)", text)
+            steps = re.findall(r"/\\ l = (\d+)", text)
             if not ts or not steps:
                 raise RuntimeError(
                     f"TLC reported {violated.group(1)} without a state:\n{text[-2000:]}"
@@ -315,7 +369,11 @@ def run_tlc(
             raise RuntimeError(f"TLC failed (exit {proc.returncode}):\n{text[-3000:]}")
         remaining = [k for k in todo if k not in results]
         if violated is None and remaining:
-            raise RuntimeError(f"TLC gave no verdict for traces {remaining[:5]}:\n{text[-2000:]}")
+            if probe_all.issuperset(remaining):
+                raise RuntimeError(
+                    f"TLC gave no verdict for traces {remaining[:5]}:\n{text[-2000:]}"
+                )
+            probe_all.update(remaining)
         todo = remaining
     return [results[k] for k in range(len(batch))]
 
@@ -364,18 +422,26 @@ def _tlc_verdicts(
     spec_dir: Path,
     jar: Path,
     depth: int,
+    objections: Sequence[int | None],
 ) -> dict[int, _TlcResult | str]:
     """TLC's result per trace of ``batch``; a batch TLC fails on is split in halves, so
     one trace it cannot take gets the reason and the others their verdicts."""
     try:
-        results = run_tlc([prepared[k] for k in batch], sync, spec_dir, jar, depth=depth)
+        results = run_tlc(
+            [prepared[k] for k in batch],
+            sync,
+            spec_dir,
+            jar,
+            depth=depth,
+            objections=[objections[k] for k in batch],
+        )
     except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
         if len(batch) == 1:
             reason = str(exc).strip().splitlines()
             return {batch[0]: reason[0] if reason else type(exc).__name__}
         half = len(batch) // 2
-        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth)
-        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth))
+        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth, objections)
+        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth, objections))
         return out
     return dict(zip(batch, results, strict=True))
 
@@ -401,11 +467,6 @@ def validate_traces(
     Raises TlcUnavailable (before any work) when ``use_tlc`` and TLC cannot run."""
     if use_tlc and traces:
         spec_dir, jar = _tlc_setup(spec_dir, jar)
-        if max_depth != 1 and not _depth_supported():
-            raise TlcUnavailable(
-                "this TLA+ trace check bounds the recursion depth at 1; "
-                "pass --no-tlc to use --max-recursion-depth"
-            )
     full = [full_events(t) for t in traces]
     python = [prepass(t, max_depth=max_depth, events=e) for t, e in zip(traces, full, strict=True)]
     prepared = [
@@ -417,6 +478,7 @@ def validate_traces(
     if use_tlc and traces:
         assert spec_dir is not None
         assert jar is not None
+        objections = [None if v is None or v.at_end else v.index for v in python]
         checkable = []
         for k, p in enumerate(prepared):
             problem = _tlc_range_problem(p)
@@ -429,7 +491,13 @@ def validate_traces(
             for start in range(0, len(idx), batch_size):
                 tlc.update(
                     _tlc_verdicts(
-                        idx[start : start + batch_size], prepared, sync, spec_dir, jar, max_depth
+                        idx[start : start + batch_size],
+                        prepared,
+                        sync,
+                        spec_dir,
+                        jar,
+                        max_depth,
+                        objections,
                     )
                 )
     for k, (t, p, v) in enumerate(zip(traces, prepared, python, strict=True)):
