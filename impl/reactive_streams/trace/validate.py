@@ -22,11 +22,13 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .expand import expand_subscriber_view
 from .format import Event, FormatError, Trace, read_trace
+from .hops import HopCount, count_hops
 from .model import INVALID_ANSWER_TYPES, Replay, Violation, error_type_of, has_call_ends
 from .to_tla import MAX_DEMAND_TLA, Part, Prepared, render_module, renumber, split_subscriptions
 from .transitions import is_valid_n
@@ -72,6 +74,7 @@ class Verdict:
     message: str = ""
     judge: str = "tlc"  # "tlc", or "python" when TLC was not run
     kind: str = "verdict"
+    hops: tuple[HopCount, ...] = ()  # Subscriptions and events per hop of the trace
 
     @property
     def rule(self) -> str | None:
@@ -422,7 +425,6 @@ def _tlc_verdicts(
     spec_dir: Path,
     jar: Path,
     depth: int,
-    objections: Sequence[int | None],
 ) -> dict[int, _TlcResult | str]:
     """TLC's result per trace of ``batch``; a batch TLC fails on is split in halves, so
     one trace it cannot take gets the reason and the others their verdicts."""
@@ -433,15 +435,14 @@ def _tlc_verdicts(
             spec_dir,
             jar,
             depth=depth,
-            objections=[objections[k] for k in batch],
         )
     except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
         if len(batch) == 1:
             reason = str(exc).strip().splitlines()
             return {batch[0]: reason[0] if reason else type(exc).__name__}
         half = len(batch) // 2
-        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth, objections)
-        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth, objections))
+        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth)
+        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth))
         return out
     return dict(zip(batch, results, strict=True))
 
@@ -451,6 +452,32 @@ def _tlc_range_problem(prepared: Prepared) -> str | None:
     if top > _TLC_MAX_SEQ:
         return f"element number {top} is beyond what TLC's 32-bit integers model"
     return None
+
+
+def _tlc_all(
+    traces: Sequence[Trace],
+    prepared: Sequence[Prepared],
+    spec_dir: Path,
+    jar: Path,
+    depth: int,
+    batch_size: int,
+) -> dict[int, _TlcResult | str]:
+    """TLC's result for every trace: one run per mode and batch of ``batch_size``."""
+    tlc: dict[int, _TlcResult | str] = {}
+    checkable = []
+    for k, p in enumerate(prepared):
+        problem = _tlc_range_problem(p)
+        if problem is None:
+            checkable.append(k)
+        else:
+            tlc[k] = f"not checked by TLC: {problem}"
+    for sync in (False, True):
+        idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
+        for start in range(0, len(idx), batch_size):
+            tlc.update(
+                _tlc_verdicts(idx[start : start + batch_size], prepared, sync, spec_dir, jar, depth)
+            )
+    return tlc
 
 
 def validate_traces(
@@ -468,38 +495,26 @@ def validate_traces(
     if use_tlc and traces:
         spec_dir, jar = _tlc_setup(spec_dir, jar)
     full = [full_events(t) for t in traces]
-    python = [prepass(t, max_depth=max_depth, events=e) for t, e in zip(traces, full, strict=True)]
-    prepared = [
-        prepare(t, e) if use_tlc else Prepared(e, t.header.quiescent)
-        for t, e in zip(traces, full, strict=True)
-    ]
-    out: list[Verdict] = []
+
+    def replay_all() -> list[Violation | None]:
+        return [
+            prepass(t, max_depth=max_depth, events=e) for t, e in zip(traces, full, strict=True)
+        ]
+
     tlc: dict[int, _TlcResult | str] = {}
-    if use_tlc and traces:
+    if not (use_tlc and traces):
+        python = replay_all()
+        prepared = [Prepared(e, t.header.quiescent) for t, e in zip(traces, full, strict=True)]
+    else:
         assert spec_dir is not None
         assert jar is not None
-        objections = [None if v is None or v.at_end else v.index for v in python]
-        checkable = []
-        for k, p in enumerate(prepared):
-            problem = _tlc_range_problem(p)
-            if problem is None:
-                checkable.append(k)
-            else:
-                tlc[k] = f"not checked by TLC: {problem}"
-        for sync in (False, True):
-            idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
-            for start in range(0, len(idx), batch_size):
-                tlc.update(
-                    _tlc_verdicts(
-                        idx[start : start + batch_size],
-                        prepared,
-                        sync,
-                        spec_dir,
-                        jar,
-                        max_depth,
-                        objections,
-                    )
-                )
+        prepared = [prepare(t, e) for t, e in zip(traces, full, strict=True)]
+        # TLC (a JVM) runs while this process replays: the verdicts meet in _combine
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            running = pool.submit(_tlc_all, traces, prepared, spec_dir, jar, max_depth, batch_size)
+            python = replay_all()
+            tlc = running.result()
+    out: list[Verdict] = []
     for k, (t, p, v) in enumerate(zip(traces, prepared, python, strict=True)):
         result = tlc.get(k)
         if isinstance(result, str):  # TLC could not take it: the replay's verdict, marked
@@ -510,7 +525,16 @@ def validate_traces(
             out.append(replace(verdict, message=message, ok=ok))
         else:
             out.append(_combine(t, p, v, result))
-    return out
+    return [
+        replace(verdict, hops=count_hops(t.events, _rejected_event(t, verdict)))
+        for t, verdict in zip(traces, out, strict=True)
+    ]
+
+
+def _rejected_event(trace: Trace, verdict: Verdict) -> Event | None:
+    if verdict.ok or verdict.index is None or not 0 < verdict.index <= len(trace.events):
+        return None
+    return trace.events[verdict.index - 1]
 
 
 def read_verdict(path: str | os.PathLike[str]) -> Trace | Verdict:
