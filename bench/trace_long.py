@@ -113,8 +113,7 @@ def main() -> None:
             seconds = time.perf_counter() - started
             judge = "replay only" if args.no_tlc else "TLC + replay"
             print(
-                f"{count:>9} events  {args.subs} subs  {seconds:8.2f} s  {judge}: "
-                f"{verdict.line()}",
+                f"{count:>9} events  {args.subs} subs  {seconds:8.2f} s  {judge}: {verdict.line()}",
                 flush=True,
             )
 
