@@ -390,4 +390,38 @@ Spec309_InvalidRequestNoCompleteInv ==
 Spec312_SilentAfterCancelInv ==
     \A s \in TraceSubs : cutoff[s] >= 0 => nsent[s] = cutoff[s]
 
+-----------------------------------------------------------------------------
+(* This module against ReactiveStreams.tla (tests/trace/test_trace_spec_   *)
+(* refines.py runs TLC on it with small constants): from Init, every step  *)
+(* of the actions above is a step of the spec with sent = SentOf, and the  *)
+(* invariants above agree with the spec's.                                 *)
+CounterNext ==
+    /\ \E s \in TraceSubs :
+        \/ Subscribe(s) \/ RecvRequest(s) \/ RecvCancel(s)
+        \/ SendOnSubscribe(s) \/ SendOnNext(s) \/ SendOnComplete(s)
+        \/ \E cause \in RS!ErrorCauses : SendOnError(s, cause)
+        \/ \E th \in TraceThreads :
+              \/ \E n \in TraceSizes : Request(s, th, n)
+              \/ EndRequest(s, th)
+              \/ Cancel(s, th)
+              \/ EndCancel(s, th)
+              \/ \E sig \in RS!SigNames : Begin(s, th, sig)
+              \/ \E sig \in RS!SigNames, raised \in BOOLEAN : End(s, th, sig, raised)
+    /\ UNCHANGED <<t, l>>
+
+CounterInit == Init /\ t = 1 /\ l = 0
+
+RefinesSpec == RS!Init /\ [][RS!Next]_(RS!vars)
+
+SameInvariantsInv ==
+    /\ RS!TypeOK
+    /\ TypeOK
+    /\ Spec101_DeliveredLeqRequestedInv = RS!Spec101_DeliveredLeqRequestedInv
+    /\ Spec107_NothingAfterTerminalInv = RS!Spec107_NothingAfterTerminalInv
+    /\ Spec109_OnSubscribeFirstInv = RS!Spec109_OnSubscribeFirstInv
+    /\ Spec212_OnSubscribeOnceInv = RS!Spec212_OnSubscribeOnceInv
+    /\ Spec308_RequestAddsDemandInv = RS!Spec308_RequestAddsDemandInv
+    /\ Spec309_InvalidRequestNoCompleteInv = RS!Spec309_InvalidRequestNoCompleteInv
+    /\ Spec312_SilentAfterCancelInv = RS!Spec312_SilentAfterCancelInv
+
 =============================================================================
