@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import random
 import re
@@ -20,6 +21,7 @@ from reactive_streams.trace.to_tla import (
     EVENT_CODES,
     Prepared,
     close_calls,
+    relabel,
     render_module,
     renumber,
     split_subscriptions,
@@ -490,6 +492,12 @@ def test_close_calls_pairs_calls_and_ends_like_brackets() -> None:
             for k in range(1, rng.randint(1, 14))
         ]
         assert [e.sig for e in close_calls(events)] == _close_calls_by_scanning(events)
+
+
+def test_relabel_is_replace_of_sub_and_thread() -> None:
+    e = Event(3, 9, 5, "send_on_error", 2, 4, "x", True, 8, "ValueError", "invalid", "map")
+    assert relabel(e, 1, 2) == dataclasses.replace(e, sub=1, thread=2)
+    assert len(dataclasses.fields(Event)) == 12  # relabel passes all twelve: add new ones there
 
 
 def test_split_subscriptions_keeps_positions_and_numbers_threads_per_part() -> None:

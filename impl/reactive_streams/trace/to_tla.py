@@ -39,6 +39,7 @@ __all__ = [
     "Prepared",
     "clip_n",
     "close_calls",
+    "relabel",
     "render_module",
     "renumber",
     "split_subscriptions",
@@ -66,6 +67,15 @@ _ENDS = {"request": "end_request", "cancel": "end_cancel"}
 _CALL_OF = {end: call for call, end in _ENDS.items()}
 
 
+def relabel(e: Event, sub: int, thread: int) -> Event:
+    """``e`` with another subscription and thread (``dataclasses.replace``, twice as
+    fast: this runs once or twice per event of every trace)."""
+    return Event(
+        e.index, e.clock, sub, e.sig, e.n, e.seq, e.error, e.raised, thread, e.error_type,
+        e.cause, e.hop,
+    )  # fmt: skip
+
+
 def renumber(events: Sequence[Event]) -> tuple[Event, ...]:
     """Subscriptions and threads numbered 1, 2, ... in order of first appearance."""
     ids: dict[int, int] = {}
@@ -74,7 +84,7 @@ def renumber(events: Sequence[Event]) -> tuple[Event, ...]:
     for e in events:
         sub = ids.setdefault(e.sub, len(ids) + 1)
         thread = 1 if e.thread is None else threads.setdefault(e.thread, len(threads) + 1)
-        out.append(dataclasses.replace(e, sub=sub, thread=thread))
+        out.append(relabel(e, sub, thread))
     return close_calls(out)
 
 
@@ -122,7 +132,7 @@ def split_subscriptions(prepared: Prepared) -> list[Part]:
     for k, e in enumerate(prepared.events):
         events, positions, threads = subs.setdefault(e.sub, ([], [], {}))
         thread = threads.setdefault(e.thread or 1, len(threads) + 1)
-        events.append(dataclasses.replace(e, sub=1, thread=thread))
+        events.append(relabel(e, 1, thread))
         positions.append(k)
     if not subs:
         return [Part(prepared, ())]
