@@ -7,7 +7,7 @@
 (* holds a batch of traces: Traces[t] is the t-th trace, a sequence of     *)
 (* events, all with the same mode (TraceSync) and constants large enough  *)
 (* for every trace.  An event is stored as <<code, arg, thread>> (or       *)
-(* <<code, arg, thread, sub>>): TLC 2.15 parses integers far faster than   *)
+(* <<code, arg, thread, sub>>): TLC 2.15 parses integers faster than       *)
 (* records.  Ev reads it back as the record                                *)
 (* [sig, sub, n, seq, cause, raised, thread].                              *)
 (* to_tla hands each Subscription of a recorded file over as a trace of    *)

@@ -9,9 +9,9 @@ when ``sub`` is not 1), which the spec reads back as the record
 
 ``code`` is the position of ``sig`` in :data:`EVENT_CODES` (the spec's ``EventNames``);
 ``arg`` is ``n`` for request/recv_request, ``seq`` for the onNext events, the cause for
-send_on_error (1 source, 2 invalid) and ``raised`` (0/1) for the end events. Integers
-parse several times faster than records in TLC 2.15, which is most of the cost of a
-long trace.
+send_on_error (1 source, 2 invalid) and ``raised`` (0/1) for the end events. TLC 2.15
+parses integers faster than records, and parsing is a large part of a long trace's cost
+(``python -m bench.trace_long``).
 
 Threads are renumbered 1, 2, ... per trace (in order of first appearance; an event
 without a thread runs on thread 1); a ``request``/``cancel`` call without its
