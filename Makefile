@@ -23,15 +23,23 @@ check: $(SETUP) traces crosshair
 check-deep: $(SETUP)
 	$(PY) spec/tlc.py --manifest spec/models.toml --set deep
 
-## traces: record fresh traces (state machine + real threads), validate them with TLC
-## against spec/ReactiveStreams.tla, and check that every mutated fixture is rejected
+## traces: record fresh traces (state machines + real threads, plain sources and operator
+## pipelines), validate them with TLC against spec/ReactiveStreams.tla (one JVM per batch
+## of files), print Subscriptions and events per hop, and check that every mutated
+## fixture is rejected
 TRACE_DIR := build/traces
+PIPELINE_EXAMPLES := 5
+TRACE_MIN_COUNT := 200
 traces: $(SETUP)
 	rm -rf $(TRACE_DIR) && mkdir -p $(TRACE_DIR)
 	RS_TRACE_DIR=$(TRACE_DIR) RS_THREADED_EXAMPLES=60 $(PY) -m pytest -q -p no:cacheprovider \
 		stateful/test_publisher_machine.py stateful/test_threaded.py
-	$(PY) -m reactive_streams.trace validate -q --min-count 200 $(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl
-	$(PY) -m reactive_streams.trace validate -q --expect-header tests/traces/*.jsonl
+	RS_TRACE_DIR=$(TRACE_DIR) RS_PIPELINE_EXAMPLES=$(PIPELINE_EXAMPLES) $(PY) -m pytest -q \
+		-p no:cacheprovider stateful/test_pipeline_machine.py stateful/test_pipeline_threaded.py
+	$(PY) -m reactive_streams.trace validate -q --hops --min-count $(TRACE_MIN_COUNT) \
+		$(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl tests/traces/v2/valid/*.jsonl
+	$(PY) -m reactive_streams.trace validate -q --expect-header \
+		tests/traces/*.jsonl tests/traces/v2/*.jsonl
 
 ## crosshair: PEP 316 contracts of the pure cores, bounded time
 crosshair: $(SETUP)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import random
 import re
 import shutil
 import subprocess
@@ -14,7 +16,16 @@ from types import ModuleType
 import pytest
 
 from reactive_streams.trace.format import Event
-from reactive_streams.trace.to_tla import Prepared, render_module, renumber
+from reactive_streams.trace.to_tla import (
+    CAUSE_CODES,
+    EVENT_CODES,
+    Prepared,
+    close_calls,
+    relabel,
+    render_module,
+    renumber,
+    split_subscriptions,
+)
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
 JAR = SPEC_DIR.parent / ".tools" / "tla2tools.jar"
@@ -434,5 +445,75 @@ def test_renumber_numbers_threads_and_closes_v1_calls() -> None:
     module = render_module([Prepared(out, True)], sync=False)
     assert "TraceThreads == 1..2" in module
     assert "TraceDepth == 1" in module
-    assert 'sig |-> "end_cancel", sub |-> 1, n |-> 0' in module
-    assert "thread |-> 2]" in module
+    code = EVENT_CODES.index("end_cancel") + 1
+    assert f"<<{code},0,2>>" in module  # end_cancel, not raised, thread 2, sub 1
+
+
+def test_event_codes_are_the_specs_event_names() -> None:
+    text = (SPEC_DIR / "TraceReactiveStreams.tla").read_text()
+    names = re.search(r"^EventNames ==\s*<<(.*?)>>", text, re.MULTILINE | re.DOTALL)
+    assert names is not None
+    assert tuple(re.findall(r'"(\w+)"', names.group(1))) == EVENT_CODES
+    causes = re.search(r"^Causes == <<(.*?)>>", text, re.MULTILINE)
+    assert causes is not None
+    assert tuple(re.findall(r'"(\w+)"', causes.group(1))) == CAUSE_CODES
+
+
+def _close_calls_by_scanning(events: list[Event]) -> list[str]:
+    """close_calls as first written: scan forward from each call for its end."""
+    ends = {"request": "end_request", "cancel": "end_cancel"}
+    out = []
+    for k, call in enumerate(events):
+        out.append(call.sig)
+        if call.sig not in ends:
+            continue
+        depth, found = 0, False
+        for e in events[k + 1 :]:
+            if (e.sub, e.thread) != (call.sub, call.thread):
+                continue
+            if e.sig == call.sig:
+                depth += 1
+            elif e.sig == ends[call.sig]:
+                if depth == 0:
+                    found = True
+                    break
+                depth -= 1
+        if not found:
+            out.append(ends[call.sig])
+    return out
+
+
+def test_close_calls_pairs_calls_and_ends_like_brackets() -> None:
+    rng = random.Random(12)
+    sigs = ["request", "end_request", "cancel", "end_cancel", "begin_on_next"]
+    for _ in range(300):
+        events = [
+            Event(k, k, rng.choice((1, 2)), rng.choice(sigs), thread=rng.choice((1, 2)))
+            for k in range(1, rng.randint(1, 14))
+        ]
+        assert [e.sig for e in close_calls(events)] == _close_calls_by_scanning(events)
+
+
+def test_relabel_is_replace_of_sub_and_thread() -> None:
+    e = Event(3, 9, 5, "send_on_error", 2, 4, "x", True, 8, "ValueError", "invalid", "map")
+    assert relabel(e, 1, 2) == dataclasses.replace(e, sub=1, thread=2)
+    assert len(dataclasses.fields(Event)) == 12  # relabel passes all twelve: add new ones there
+
+
+def test_split_subscriptions_keeps_positions_and_numbers_threads_per_part() -> None:
+    events = [
+        Event(1, 1, 1, "subscribe", thread=1),
+        Event(2, 2, 2, "subscribe", thread=3),
+        Event(3, 3, 1, "send_on_subscribe", thread=3),
+        Event(4, 4, 2, "send_on_subscribe", thread=3),
+    ]
+    parts = split_subscriptions(Prepared(tuple(events), True))
+    assert [p.positions for p in parts] == [(0, 2), (1, 3)]
+    assert [[(e.sub, e.thread) for e in p.prepared.events] for p in parts] == [
+        [(1, 1), (1, 2)],
+        [(1, 1), (1, 1)],
+    ]
+    assert all(p.prepared.quiescent for p in parts)
+    [empty] = split_subscriptions(Prepared((), False))
+    assert empty.prepared.events == ()
+    assert empty.positions == ()

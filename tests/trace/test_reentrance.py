@@ -99,6 +99,33 @@ def test_overlapping_requests_from_two_threads_are_rule_207() -> None:
     assert (result.index, result.sig, result.rule) == (6, "request", "2.7"), result.line()
 
 
+def test_a_request_directly_inside_a_request_on_one_thread_is_rule_207() -> None:
+    # no signal between the two calls: the Subscriber's code is not running, so the
+    # second call is not nested in it (the spec's CanCall rejects it at the same event)
+    events = [
+        *subscribed(),
+        ev("request", 1, n=1),
+        ev("cancel", 1),
+        ev("end_cancel", 1),
+        ev("end_request", 1),
+    ]
+    result = verdict(events, mode="async", quiescent=False)
+    assert not result.ok
+    assert (result.index, result.sig, result.rule) == (6, "cancel", "2.7"), result.line()
+    assert "directly inside request (event 5)" in result.message
+    inside_a_signal = [
+        *subscribed(),
+        ev("request", 1, n=1),
+        ev("recv_request", 2, n=1),
+        *signal("on_next", 1, seq=1)[:2],
+        ev("request", 1, n=1),
+        ev("end_request", 1),
+        ev("end_on_next", 1, seq=1, raised=False),
+        ev("end_request", 1),
+    ]
+    assert verdict(inside_a_signal, mode="async", quiescent=False).ok
+
+
 def test_serial_requests_from_two_threads_are_legal() -> None:
     events = [
         *subscribed(),

@@ -2,7 +2,10 @@
 
 Prints one line per file, ``valid (N events)``, the first violation, e.g.
 ``invalid: event 17 (send_on_next): rule 1.1: ...``, or ``malformed at line N: why``;
-exit status 1 if any file is not valid, 2 if TLC cannot run (use ``--no-tlc``).
+exit status 1 if any file is not valid, 2 if TLC cannot run (use ``--no-tlc``). When
+the traces name their hops (the ``hop`` of ``subscribe`` events), or with ``--hops``, a
+table follows: per hop, the Subscriptions and events validated and the violations found
+there (``?``: Subscriptions whose trace does not name the hop).
 
 ``--expect-header``: the files are mutated fixtures whose header names the expected
 verdict (``"expect": {"event": 17, "rule": "1.1"}``); a file passes when it is rejected
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .format import Trace
+from .hops import UNNAMED, hop_table, merge_hops
 from .validate import TlcUnavailable, Verdict, read_verdict, validate_files
 
 
@@ -62,6 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument(
         "--min-count", type=int, default=0, help="fail unless at least this many files are given"
     )
+    check.add_argument(
+        "--hops",
+        action="store_true",
+        help="print the table of Subscriptions and events per hop (default: when traces name hops)",
+    )
     args = parser.parse_args(argv)
 
     if len(args.files) < args.min_count:
@@ -85,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         failures += not good
         if not good or not args.quiet:
             print(line)
+    hops = merge_hops(v.hops for v in verdicts)
+    if args.hops or any(c.hop != UNNAMED for c in hops):
+        print(hop_table(hops))
     judge = "TLC + replay" if not args.no_tlc else "replay only"
     print(
         f"{len(verdicts) - failures}/{len(verdicts)} as expected, {events} events, "

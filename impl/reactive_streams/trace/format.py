@@ -74,7 +74,18 @@ FULL_SIGNALS = SUBSCRIBER_SIGNALS | frozenset(
 _N_SIGS = frozenset({"request", "recv_request"})
 _SEQ_SIGS = frozenset({"send_on_next", "begin_on_next", "end_on_next"})
 _ERROR_SIGS = frozenset({"send_on_error", "begin_on_error", "end_on_error"})
-_KNOWN_ORDER = ("clock", "sub", "sig", "n", "seq", "error", "error_type", "raised", "thread")
+_KNOWN_ORDER = (
+    "clock",
+    "sub",
+    "sig",
+    "n",
+    "seq",
+    "error",
+    "error_type",
+    "raised",
+    "thread",
+    "hop",
+)
 _ANY_SIG = frozenset({"clock", "sub", "sig", "thread"})
 _FIELD_SIGS = {
     "n": _N_SIGS,
@@ -82,6 +93,7 @@ _FIELD_SIGS = {
     "error": _ERROR_SIGS,
     "error_type": _ERROR_SIGS,
     "raised": frozenset(s for s in FULL_SIGNALS if s.startswith("end_")),
+    "hop": frozenset({"subscribe"}),
 }
 _HEADER_KNOWN = frozenset({"format", "version", "mode", "view", "quiescent", "expect"})
 #: a number literal longer than this is malformed before it is converted
@@ -106,7 +118,9 @@ class Event:
 
     ``error_type`` is the class name of a ``send_on_error``'s exception (version 2);
     ``cause`` is the spec's onError cause (``"invalid"``/``"source"``), filled in by the
-    validator from the state of the subscription, never read from a file."""
+    validator from the state of the subscription, never read from a file. ``hop``: on a
+    ``subscribe`` event, the name of the Publisher side (``"range"``, ``"map"``, ...);
+    empty when the trace does not say."""
 
     index: int  # 1-based position among the events of the file
     clock: int
@@ -119,6 +133,7 @@ class Event:
     thread: int | None = None
     error_type: str | None = None
     cause: str | None = None
+    hop: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"clock": self.clock, "sub": self.sub, "sig": self.sig}
@@ -134,6 +149,8 @@ class Event:
             out["raised"] = self.raised
         if self.thread is not None:
             out["thread"] = self.thread
+        if self.hop:
+            out["hop"] = self.hop
         return out
 
 
@@ -330,6 +347,7 @@ def _event(raw: Mapping[str, Any], index: int, view: str) -> Event:
         raised=raised,
         thread=thread,
         error_type=error_type,
+        hop=_text_field(raw, "hop") or "",
     )
 
 

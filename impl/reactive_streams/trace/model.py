@@ -14,7 +14,8 @@ Calls nest per thread (docs/trace-format.md, "Nesting and threads"):
   the JVM TCK's ``boundedDepthOfOnNextAndRequestRecursion``, default 1);
 * a signal begun while another one runs on a different thread, or directly inside
   another signal, breaks rule 1.3;
-* a ``request``/``cancel`` begun while one runs on a different thread breaks rule 2.7.
+* a ``request``/``cancel`` begun while one runs on a different thread, or directly
+  inside one on the same thread (no signal between them), breaks rule 2.7.
 
 ``call_ends`` says how calls end: ``True`` (format version 2: ``end_request`` /
 ``end_cancel`` close them), ``False`` (version 1: every call returns at once) or
@@ -337,6 +338,12 @@ class Replay:
                     f"rule 2.7: {kind} on thread {_thread(thread)} while {busy.sig} (event "
                     f"{busy.index}) has not returned on thread {_thread(other)}; calls on a "
                     "Subscription must be serial"
+                )
+            if stack and stack[-1].sig in _CALLS:  # no signal runs the Subscriber's code
+                return (
+                    f"rule 2.7: {kind} on thread {_thread(thread)} directly inside "
+                    f"{stack[-1].sig} (event {stack[-1].index}), which has not returned; "
+                    "calls on a Subscription must be serial"
                 )
         if kind == "request":
             s.calls += 1

@@ -15,7 +15,6 @@ replay's; when only TLC rejects, the message gives the event TLC could not match
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import shutil
@@ -23,14 +22,15 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from .expand import expand_subscriber_view
 from .format import Event, FormatError, Trace, read_trace
+from .hops import HopCount, count_hops
 from .model import INVALID_ANSWER_TYPES, Replay, Violation, error_type_of, has_call_ends
-from .to_tla import MAX_DEMAND_TLA, Prepared, render_module, renumber
+from .to_tla import MAX_DEMAND_TLA, Part, Prepared, render_module, renumber, split_subscriptions
 from .transitions import is_valid_n
 
 __all__ = [
@@ -74,6 +74,7 @@ class Verdict:
     message: str = ""
     judge: str = "tlc"  # "tlc", or "python" when TLC was not run
     kind: str = "verdict"
+    hops: tuple[HopCount, ...] = ()  # Subscriptions and events per hop of the trace
 
     @property
     def rule(self) -> str | None:
@@ -257,15 +258,8 @@ def spec_files(spec_dir: Path, root: str = _SPEC_MODULE) -> list[str]:
     return [f for f in found if f[:-4] not in _STANDARD_MODULES]
 
 
-def _depth_supported() -> bool:
-    return "depth" in inspect.signature(render_module).parameters
-
-
-def _render(batch: Sequence[Prepared], sync: bool, depth: int) -> str:
-    if depth == 1:
-        return render_module(batch, sync)
-    render: Any = render_module  # rule 3.3's bound, where the TLA+ side takes it
-    return str(render(batch, sync, depth=depth))
+def _render(batch: Sequence[Prepared], sync: bool, depth: int, hints: Sequence[int]) -> str:
+    return render_module(batch, sync, depth=depth, hints=hints)
 
 
 def run_tlc(
@@ -275,17 +269,80 @@ def run_tlc(
     jar: Path,
     timeout: float = 600.0,
     depth: int = 1,
+    objections: Sequence[int | None] | None = None,
 ) -> list[_TlcResult]:
-    """One TLC run over ``batch``; returns one result per trace (re-runs after a violation)."""
+    """One TLC run over ``batch``; returns one result per trace (re-runs after a violation).
+
+    Each Subscription of a trace goes to TLC as a trace of its own
+    (:func:`~reactive_streams.trace.to_tla.split_subscriptions`); a trace's result is
+    its parts' earliest rejection, else "unfinished" if a part is, else "accepted".
+    ``objections[k]``: the event index where the replay first objected to trace k (None:
+    nowhere), where TLC tests first whether the event is stuck (the spec's ``Hint``)."""
+    owners: list[int] = []
+    parts: list[Part] = []
+    hints: list[int] = []
+    for k, prepared in enumerate(batch):
+        objection = objections[k] if objections is not None else None
+        for part in split_subscriptions(prepared):
+            owners.append(k)
+            parts.append(part)
+            hints.append(_hint(part, objection))
+    part_results = _run_parts(
+        [p.prepared for p in parts], hints, sync, spec_dir, jar, timeout, depth
+    )
+    per_trace: list[list[_TlcResult]] = [[] for _ in batch]
+    for owner, part, result in zip(owners, parts, part_results, strict=True):
+        if result.status in ("stuck", "violated"):  # back to a position in the trace
+            step = part.positions[result.step - 1] + 1 if result.step > 0 else 0
+            result = replace(result, step=step)
+        per_trace[owner].append(result)
+    return [_merge(results, len(p.events)) for results, p in zip(per_trace, batch, strict=True)]
+
+
+def _merge(results: Sequence[_TlcResult], length: int) -> _TlcResult:
+    rejected = [r for r in results if r.status in ("stuck", "violated")]
+    if rejected:
+        return min(rejected, key=lambda r: r.step)
+    if any(r.status == "unfinished" for r in results):
+        return _TlcResult("unfinished", length)
+    return _TlcResult("accepted", length)
+
+
+def _hint(part: Part, objection: int | None) -> int:
+    """The first event of ``part`` at or after the replay's objection (1-based), or one
+    past its end."""
+    if objection is not None and objection > 0:
+        for k, e in enumerate(part.prepared.events, start=1):
+            if e.index >= objection:
+                return k
+    return len(part.prepared.events) + 1
+
+
+def _run_parts(
+    batch: Sequence[Prepared],
+    hints: Sequence[int],
+    sync: bool,
+    spec_dir: Path,
+    jar: Path,
+    timeout: float,
+    depth: int,
+) -> list[_TlcResult]:
     results: dict[int, _TlcResult] = {}
     todo = list(range(len(batch)))
+    probe_all: set[int] = set()  # stuck away from their hint: tested at every event
     while todo:
         with tempfile.TemporaryDirectory(prefix="rs-trace-") as tmp_name:
             tmp = Path(tmp_name)
             for name in (*spec_files(spec_dir), f"{_SPEC_MODULE}.cfg"):
                 shutil.copy(spec_dir / name, tmp / name)
             (tmp / "TraceData.tla").write_text(
-                _render([batch[k] for k in todo], sync, depth), encoding="utf-8"
+                _render(
+                    [batch[k] for k in todo],
+                    sync,
+                    depth,
+                    [0 if k in probe_all else hints[k] for k in todo],
+                ),
+                encoding="utf-8",
             )
             out_path = tmp / "tlc.out"
             with open(out_path, "w", encoding="utf-8") as out:
@@ -304,7 +361,7 @@ def run_tlc(
         violated = _VIOLATED.search(text)
         if violated is not None:
             ts = re.findall(r"/\\ t = (\d+)", text)
-            steps = re.findall(r"/\\ i = (\d+)", text)
+            steps = re.findall(r"/\\ l = (\d+)", text)
             if not ts or not steps:
                 raise RuntimeError(
                     f"TLC reported {violated.group(1)} without a state:\n{text[-2000:]}"
@@ -315,7 +372,11 @@ def run_tlc(
             raise RuntimeError(f"TLC failed (exit {proc.returncode}):\n{text[-3000:]}")
         remaining = [k for k in todo if k not in results]
         if violated is None and remaining:
-            raise RuntimeError(f"TLC gave no verdict for traces {remaining[:5]}:\n{text[-2000:]}")
+            if probe_all.issuperset(remaining):
+                raise RuntimeError(
+                    f"TLC gave no verdict for traces {remaining[:5]}:\n{text[-2000:]}"
+                )
+            probe_all.update(remaining)
         todo = remaining
     return [results[k] for k in range(len(batch))]
 
@@ -368,7 +429,13 @@ def _tlc_verdicts(
     """TLC's result per trace of ``batch``; a batch TLC fails on is split in halves, so
     one trace it cannot take gets the reason and the others their verdicts."""
     try:
-        results = run_tlc([prepared[k] for k in batch], sync, spec_dir, jar, depth=depth)
+        results = run_tlc(
+            [prepared[k] for k in batch],
+            sync,
+            spec_dir,
+            jar,
+            depth=depth,
+        )
     except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
         if len(batch) == 1:
             reason = str(exc).strip().splitlines()
@@ -387,6 +454,32 @@ def _tlc_range_problem(prepared: Prepared) -> str | None:
     return None
 
 
+def _tlc_all(
+    traces: Sequence[Trace],
+    prepared: Sequence[Prepared],
+    spec_dir: Path,
+    jar: Path,
+    depth: int,
+    batch_size: int,
+) -> dict[int, _TlcResult | str]:
+    """TLC's result for every trace: one run per mode and batch of ``batch_size``."""
+    tlc: dict[int, _TlcResult | str] = {}
+    checkable = []
+    for k, p in enumerate(prepared):
+        problem = _tlc_range_problem(p)
+        if problem is None:
+            checkable.append(k)
+        else:
+            tlc[k] = f"not checked by TLC: {problem}"
+    for sync in (False, True):
+        idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
+        for start in range(0, len(idx), batch_size):
+            tlc.update(
+                _tlc_verdicts(idx[start : start + batch_size], prepared, sync, spec_dir, jar, depth)
+            )
+    return tlc
+
+
 def validate_traces(
     traces: Sequence[Trace],
     *,
@@ -401,37 +494,27 @@ def validate_traces(
     Raises TlcUnavailable (before any work) when ``use_tlc`` and TLC cannot run."""
     if use_tlc and traces:
         spec_dir, jar = _tlc_setup(spec_dir, jar)
-        if max_depth != 1 and not _depth_supported():
-            raise TlcUnavailable(
-                "this TLA+ trace check bounds the recursion depth at 1; "
-                "pass --no-tlc to use --max-recursion-depth"
-            )
     full = [full_events(t) for t in traces]
-    python = [prepass(t, max_depth=max_depth, events=e) for t, e in zip(traces, full, strict=True)]
-    prepared = [
-        prepare(t, e) if use_tlc else Prepared(e, t.header.quiescent)
-        for t, e in zip(traces, full, strict=True)
-    ]
-    out: list[Verdict] = []
+
+    def replay_all() -> list[Violation | None]:
+        return [
+            prepass(t, max_depth=max_depth, events=e) for t, e in zip(traces, full, strict=True)
+        ]
+
     tlc: dict[int, _TlcResult | str] = {}
-    if use_tlc and traces:
+    if not (use_tlc and traces):
+        python = replay_all()
+        prepared = [Prepared(e, t.header.quiescent) for t, e in zip(traces, full, strict=True)]
+    else:
         assert spec_dir is not None
         assert jar is not None
-        checkable = []
-        for k, p in enumerate(prepared):
-            problem = _tlc_range_problem(p)
-            if problem is None:
-                checkable.append(k)
-            else:
-                tlc[k] = f"not checked by TLC: {problem}"
-        for sync in (False, True):
-            idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
-            for start in range(0, len(idx), batch_size):
-                tlc.update(
-                    _tlc_verdicts(
-                        idx[start : start + batch_size], prepared, sync, spec_dir, jar, max_depth
-                    )
-                )
+        prepared = [prepare(t, e) for t, e in zip(traces, full, strict=True)]
+        # TLC (a JVM) runs while this process replays: the verdicts meet in _combine
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            running = pool.submit(_tlc_all, traces, prepared, spec_dir, jar, max_depth, batch_size)
+            python = replay_all()
+            tlc = running.result()
+    out: list[Verdict] = []
     for k, (t, p, v) in enumerate(zip(traces, prepared, python, strict=True)):
         result = tlc.get(k)
         if isinstance(result, str):  # TLC could not take it: the replay's verdict, marked
@@ -442,7 +525,16 @@ def validate_traces(
             out.append(replace(verdict, message=message, ok=ok))
         else:
             out.append(_combine(t, p, v, result))
-    return out
+    return [
+        replace(verdict, hops=count_hops(t.events, _rejected_event(t, verdict)))
+        for t, verdict in zip(traces, out, strict=True)
+    ]
+
+
+def _rejected_event(trace: Trace, verdict: Verdict) -> Event | None:
+    if verdict.ok or verdict.index is None or not 0 < verdict.index <= len(trace.events):
+        return None
+    return trace.events[verdict.index - 1]
 
 
 def read_verdict(path: str | os.PathLike[str]) -> Trace | Verdict:
