@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from reactive_streams import Flow, ThreadPoolExecutor, generate, tracing
 from reactive_streams.executors import Executor
 from reactive_streams.sources import Sink
-from reactive_streams.trace.format import Header, event_from_dict, write_trace
+from reactive_streams.trace.format import Header, event_from_dict
 from reactive_streams.trace.invariants import check_all
 from reactive_streams.trace.model import Replay, has_call_ends
 
@@ -56,6 +56,7 @@ from .test_pipeline_machine import (
     build_source,
     check_values,
     op_specs,
+    write_checked_trace,
 )
 
 _WAIT = 15.0
@@ -161,7 +162,7 @@ def _write_trace(tracer: tracing.Tracer, where: str) -> None:
             break
         time.sleep(0.005)  # polling a condition with a deadline, not evidence
     path = Path(directory) / f"pipeline-threads-{os.getpid()}-{next(_trace_files)}.jsonl"
-    write_trace(path, raw, Header(mode="async", view="full", quiescent=quiescent))
+    write_checked_trace(path, raw, Header(mode="async", view="full", quiescent=quiescent), where)
 
 
 def run_pipeline(plan: ThreadPlan, pool: ThreadPoolExecutor) -> None:
@@ -219,7 +220,12 @@ def run_pipeline(plan: ThreadPlan, pool: ThreadPoolExecutor) -> None:
                 probe.cancel()
         assert not probe.problems, f"{probe.problems}\n{where}"
         check_values(
-            expect, probe.values, probe.completed, probe.error if probe.errors else None, "probe"
+            expect,
+            probe.values,
+            probe.completed,
+            probe.error if probe.errors else None,
+            "probe",
+            probe.invalid,
         )
         if _check_trace(list(tracer.events), where) is not None:
             _write_trace(tracer, where)
