@@ -251,6 +251,22 @@ OPERATOR_MUTANTS = (
         "observe_on or limit_rate",
     ),
     Mutant(
+        "observe_on-drops-on-full-queue",
+        "observe_on drops the element that fills its queue (prefetch) instead of queueing it",
+        "value",
+        (
+            Patch(
+                OPS + "observe_on.py",
+                "    def on_next(self, item: T) -> None:\n        self._queue.append(item)\n",
+                "    def on_next(self, item: T) -> None:\n"
+                "        if len(self._queue) + 1 < self._prefetch:\n"
+                "            self._queue.append(item)\n",
+            ),
+        ),
+        PIPE,
+        "observe_on",
+    ),
+    Mutant(
         "flat_map-loses-inner-demand",
         "flat_map replenishes an inner one element short",
         "3.8",
