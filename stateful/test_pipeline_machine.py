@@ -730,7 +730,7 @@ class PipeProbe(Probe):
         self.sealed = False  # cancel or fault observed at rest: nothing may follow
         self.problems: list[str] = []
         self.error: BaseException | None = None
-        self.echo = 0  # requested from inside every on_next (rules 3.2, 3.3)
+        self.echo: int | None = None  # requested inside every on_next (rules 3.2, 3.3, 3.9)
         self.after_fault: list[str] = []  # signals after its own fault was observed at rest
 
     def __repr__(self) -> str:
@@ -780,7 +780,7 @@ class PipeProbe(Probe):
 
     def _armed(self, signal: str) -> None:
         super()._armed(signal)
-        if signal == "on_next" and self.echo and not self.stopped:
+        if signal == "on_next" and self.echo is not None and not self.stopped:
             self.request(self.echo)  # the usual subscriber: request more from on_next
 
     def _run(self, sig: str, body: Callable[[], None]) -> None:
@@ -937,7 +937,7 @@ class PipelineMachine(TracedMachine):
         untraced=st.sampled_from([False, False, True]),
         initial=st.one_of(st.none(), demands),
         preset=st.lists(arms, max_size=2),
-        echo=st.sampled_from([0, 0, 1, 2]),
+        echo=st.sampled_from([None, None, 1, 2, 0]),
     )
     def setup(
         self,
@@ -946,7 +946,7 @@ class PipelineMachine(TracedMachine):
         untraced: bool,
         initial: Any,
         preset: list[Arm],
-        echo: int,
+        echo: int | None,
     ) -> None:
         """Draw the pipeline and subscribe the probe."""
         fused = self.fused if self.fused is not None else data.draw(st.booleans(), "fused")
