@@ -670,7 +670,7 @@ def _flat_map(
         inner = tuple(y for v in before for y in _inner_values(v, how))
         if how == "c":
             inner += tuple(_inner_values(target, how))
-        ends = error
+        ends = error | (expect.ends - {COMPLETE})  # an earlier failure may come first
         if order == "list":
             return out_flow, Expect(inner, ends)
         return out_flow, Expect(inner, ends, "bag", None)

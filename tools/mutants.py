@@ -279,6 +279,7 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "flat_map or merge",
+        30,  # an inner subscribed with a prefetch of 1 must be replenished
     ),
     Mutant(
         "zip-completes-with-pair-due",
