@@ -46,9 +46,10 @@ crosshair: $(SETUP)
 	timeout 600 $(VENV)/bin/crosshair check --analysis_kind=PEP316 --per_condition_timeout=5 \
 		impl/reactive_streams/_demand.py impl/reactive_streams/trace/transitions.py
 
-## mutants: plant known bugs in a copy of impl/; the state machines must kill each (slow)
+## mutants: plant known bugs in a copy of impl/; the state machines must kill each (slow,
+## run at low priority: about 15 min on 2 idle cores)
 mutants: $(SETUP)
-	$(PY) tools/mutants.py
+	nice -n 10 $(PY) tools/mutants.py
 
 ## test: ruff, mypy strict, pytest (unit, conformance kit, stateful machines, Spark)
 test: lint typecheck unit

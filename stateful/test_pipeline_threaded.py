@@ -22,12 +22,15 @@ condition; a stall fails. After the run:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,9 +40,9 @@ from hypothesis import strategies as st
 from reactive_streams import Flow, ThreadPoolExecutor, generate, tracing
 from reactive_streams.executors import Executor
 from reactive_streams.sources import Sink
-from reactive_streams.trace.format import event_from_dict
+from reactive_streams.trace.format import Header, event_from_dict
 from reactive_streams.trace.invariants import check_all
-from reactive_streams.trace.model import Replay
+from reactive_streams.trace.model import Replay, has_call_ends
 
 from .machines import Arm
 from .test_pipeline_machine import (
@@ -53,9 +56,11 @@ from .test_pipeline_machine import (
     build_source,
     check_values,
     op_specs,
+    write_checked_trace,
 )
 
 _WAIT = 15.0
+_trace_files = itertools.count(1)
 
 # the Rx source pushes on the subscribing thread; the others are all drawn here
 _THREAD_SOURCES = ("sync", "generator", "manual", "failing", "raising")
@@ -114,17 +119,19 @@ def _settled(probe: PipeProbe) -> bool:
     return probe.stopped or (not probe.invalid and probe.received >= probe.requested)
 
 
-def _check_trace(raw: list[dict[str, Any]], where: str) -> None:
-    """Replay every hop (safety only); a known defect goes to its strict xfail test."""
+def _check_trace(raw: list[dict[str, Any]], where: str) -> Replay | None:
+    """Replay every hop (safety only); a known defect goes to its strict xfail test.
+    Returns the replay, or None when a known defect was met."""
     events = tuple(event_from_dict(e, k + 1) for k, e in enumerate(raw))
-    model = Replay(sync=False)
+    model = Replay(sync=False, call_ends=has_call_ends(events))
     skipped: set[int] = set()
     for event in events:
         if event.sub in skipped:
             continue
-        before = model.state(event.sub).pub
+        state = model.state(event.sub)
+        before, faulted = state.pub, state.faulted
         why = model.step(event)
-        known = _known_defect(why, before)
+        known = _known_defect(why, before, faulted)
         if known is not None:
             KNOWN_DEFECTS[known].append(f"{event.sig} on sub {event.sub}: {where}")
             skipped.add(event.sub)
@@ -133,6 +140,29 @@ def _check_trace(raw: list[dict[str, Any]], where: str) -> None:
         assert why is None, f"event {event.index} ({event.sig}, sub {event.sub}): {why}\n{where}"
         broken = check_all(model.state(event.sub))
         assert not broken, f"event {event.index} ({event.sig}): {broken}\n{where}"
+    return None if skipped else model
+
+
+def _write_trace(tracer: tracing.Tracer, where: str) -> None:
+    """``$RS_TRACE_DIR/pipeline-threads-<pid>-<n>.jsonl``: the run's trace, for TLC. It
+    is quiescent once every call was received and every signal delivered and returned
+    (the pool winds down after the final cancel: a bounded wait for that condition);
+    otherwise it is written as not quiescent (safety only)."""
+    directory = os.environ.get("RS_TRACE_DIR")
+    if not directory:
+        return
+    deadline = time.monotonic() + _WAIT
+    while True:
+        raw = list(tracer.events)
+        model = _check_trace(raw, where)
+        if model is None:
+            return  # a known defect: judged by its strict xfail test, not written
+        quiescent = model.unfinished() is None
+        if quiescent or time.monotonic() > deadline:
+            break
+        time.sleep(0.005)  # polling a condition with a deadline, not evidence
+    path = Path(directory) / f"pipeline-threads-{os.getpid()}-{next(_trace_files)}.jsonl"
+    write_checked_trace(path, raw, Header(mode="async", view="full", quiescent=quiescent), where)
 
 
 def run_pipeline(plan: ThreadPlan, pool: ThreadPoolExecutor) -> None:
@@ -147,7 +177,7 @@ def run_pipeline(plan: ThreadPlan, pool: ThreadPoolExecutor) -> None:
         if plan.raise_at is not None:
             probe.arms.append(Arm("on_next", "raise", skip=plan.raise_at))
         flow.subscribe(probe)
-        for stage in builder.stages:
+        for stage in reversed(builder.stages):  # downstream first (see the machine)
             if stage.conn is not None:
                 stage.conn.connect()
         assert probe.wait_until(lambda: probe.subscription is not None, _WAIT), (
@@ -190,9 +220,15 @@ def run_pipeline(plan: ThreadPlan, pool: ThreadPoolExecutor) -> None:
                 probe.cancel()
         assert not probe.problems, f"{probe.problems}\n{where}"
         check_values(
-            expect, probe.values, probe.completed, probe.error if probe.errors else None, "probe"
+            expect,
+            probe.values,
+            probe.completed,
+            probe.error if probe.errors else None,
+            "probe",
+            probe.invalid,
         )
-        _check_trace(list(tracer.events), where)
+        if _check_trace(list(tracer.events), where) is not None:
+            _write_trace(tracer, where)
 
 
 @pytest.fixture(scope="module")

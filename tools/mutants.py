@@ -5,13 +5,17 @@
 Every mutant is a textual patch keyed to exact source lines of ``impl/reactive_streams``
 (see the research catalogue of bug classes in docs/verification.md). The script copies
 ``impl/`` to a temporary directory, applies one mutant there (never in the working
-tree), and runs ``stateful/test_publisher_machine.py`` against the copy. A mutant is
-killed when the machine fails; the table shows the rule named by the failure. A patch
-that no longer matches the source stops the script with an error: update the mutant.
+tree), and runs ``stateful/test_publisher_machine.py`` (core mutants) or the cells of
+``stateful/test_pipeline_machine.py`` for the operator concerned (operator and multicast
+mutants, ``select``, ``examples`` per cell) against the copy. The unmutated copy must
+pass each of these runs first. A mutant is killed when the machine fails; the table
+shows the rule or check named by the failure. A patch that no longer matches the source
+stops the script with an error: update the mutant.
 
 Usage:
     python tools/mutants.py            # all mutants, then the kill table
     python tools/mutants.py -k wrap    # mutants whose name contains "wrap"
+    python tools/mutants.py --set operators --check   # only: does every patch apply
 """
 
 from __future__ import annotations
@@ -47,6 +51,12 @@ class Mutant:
     patches: tuple[Patch, ...]
     machine: str = MACHINE  # the test file that must kill it
     select: str = ""  # pytest -k expression (the pipeline machine's cells to run)
+    examples: int = 0  # pipeline machine: examples per cell (0: the profile's 12)
+
+    @property
+    def run(self) -> tuple[str, str, int]:
+        """What is run: the unmutated copy must pass exactly this run first."""
+        return (self.machine, self.select, self.examples)
 
 
 SUB = "_subscription.py"
@@ -241,6 +251,22 @@ OPERATOR_MUTANTS = (
         "observe_on or limit_rate",
     ),
     Mutant(
+        "observe_on-drops-on-full-queue",
+        "observe_on drops the element that fills its queue (prefetch) instead of queueing it",
+        "value",
+        (
+            Patch(
+                OPS + "observe_on.py",
+                "    def on_next(self, item: T) -> None:\n        self._queue.append(item)\n",
+                "    def on_next(self, item: T) -> None:\n"
+                "        if len(self._queue) + 1 < self._prefetch:\n"
+                "            self._queue.append(item)\n",
+            ),
+        ),
+        PIPE,
+        "observe_on",
+    ),
+    Mutant(
         "flat_map-loses-inner-demand",
         "flat_map replenishes an inner one element short",
         "3.8",
@@ -253,6 +279,7 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "flat_map or merge",
+        30,  # an inner subscribed with a prefetch of 1 must be replenished
     ),
     Mutant(
         "zip-completes-with-pair-due",
@@ -355,6 +382,7 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "filter-unfused",
+        60,  # a drop must meet bounded demand with elements still to come
     ),
     Mutant(
         "scan-emits-stale-accumulator",
@@ -393,12 +421,13 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "flow.py",
-                "        return self.flat_map(fn, 1, prefetch)\n",
-                "        return self.flat_map(fn, 2, prefetch)\n",
+                '        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch)\n',
+                '        return self._flat_map(_adapt_mapper("concat_map", fn), 2, prefetch)\n',
             ),
         ),
         PIPE,
-        "concat_map or window",
+        "concat_map",
+        120,  # two inners on an executor must be scheduled out of order
     ),
     Mutant(
         "reduce-emits-without-demand",
@@ -482,10 +511,13 @@ _ASSERTION = re.compile(r"AssertionError: ([^\n]+)")
 
 
 def run_machine(
-    impl: Path, timeout: float, machine: str = MACHINE, select: str = ""
+    impl: Path, timeout: float, machine: str = MACHINE, select: str = "", examples: int = 0
 ) -> tuple[int, str, float]:
     env = dict(os.environ, PYTHONPATH=str(impl), HYPOTHESIS_PROFILE="mutants")
     env.pop("RS_TRACE_DIR", None)
+    env.pop("RS_PIPELINE_EXAMPLES", None)
+    if examples:
+        env["RS_PIPELINE_EXAMPLES"] = str(examples)
     probe = subprocess.run(
         [sys.executable, "-c", "import reactive_streams; print(reactive_streams.__file__)"],
         env=env,
@@ -567,17 +599,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
         base = Path(tmp) / "baseline"
         shutil.copytree(ROOT / "impl", base, ignore=shutil.ignore_patterns("__pycache__"))
-        for machine in sorted({m.machine for m in chosen}):
-            code, output, secs = run_machine(base, args.timeout, machine)
+        started = time.monotonic()
+        for machine, select, examples in sorted({m.run for m in chosen}):
+            code, output, secs = run_machine(base, args.timeout, machine, select, examples)
+            what = machine + (f" -k {select!r}" if select else "")
+            what += f", {examples} examples per cell" if examples else ""
             if code != 0:
                 print(output[-3000:])
-                raise SystemExit(f"the unmutated copy fails {machine}: fix that first")
-            print(f"baseline (no mutant) {machine}: passes in {secs:.1f} s", flush=True)
+                raise SystemExit(f"the unmutated copy fails {what}: fix that first")
+            print(f"baseline (no mutant) {what}: passes in {secs:.1f} s", flush=True)
         for mutant in chosen:
             impl = Path(tmp) / mutant.name
             shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
             apply(mutant, impl / "reactive_streams")
-            code, output, secs = run_machine(impl, args.timeout, mutant.machine, mutant.select)
+            code, output, secs = run_machine(impl, args.timeout, *mutant.run)
             killed = code == 1 and "failed" in output
             why = reason(output) if killed else ("timed out" if code == -1 else f"exit {code}")
             rows.append((mutant, killed, why, secs))
@@ -592,7 +627,8 @@ def main() -> int:
         verdict = "killed" if killed else "**survived**"
         print(f"| {mutant.name} | {mutant.bug} | {mutant.rule} | {verdict} | {why} | {secs:.0f} |")
     survivors = [m.name for m, killed, _, _ in rows if not killed]
-    print(f"\n{len(rows) - len(survivors)}/{len(rows)} mutants killed")
+    total = time.monotonic() - started
+    print(f"\n{len(rows) - len(survivors)}/{len(rows)} mutants killed, {total:.0f} s in all")
     return 1 if survivors else 0
 
 
