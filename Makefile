@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos bench bench-smoke mutants docs clean kit-load
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-source-big bench bench-smoke mutants docs clean kit-load
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -83,6 +83,13 @@ spark-chaos: $(SETUP)
 		--master "local[1]" --work build/spark-chaos/local
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 		--cluster --work build/spark-chaos/cluster
+
+## spark-source-big: SparkSource over one 2,000,000-row Parquet file with a 512m driver:
+## request(10) gets exactly 10 rows; unsplit, the driver's OOM becomes on_error (not CI)
+spark-source-big: ROWS ?= 2000000
+spark-source-big: $(SETUP)
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/bounded_source.py --rows $(ROWS) \
+		--driver-memory 512m --work build/spark-source-big
 
 docs: $(SETUP)
 	$(PY) -m reactive_streams.rules > docs/rules.md
