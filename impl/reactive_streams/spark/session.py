@@ -50,7 +50,6 @@ def is_connect(spark: Any) -> bool:
 # settings a client may change on a running Connect server's session
 _CONNECT_RUNTIME = (
     "spark.sql.execution.arrow.pyspark.enabled",
-    "spark.sql.execution.arrow.pyspark.fallback.enabled",
     "spark.sql.execution.arrow.localRelationThreshold",
     "spark.sql.session.timeZone",
     "spark.sql.shuffle.partitions",

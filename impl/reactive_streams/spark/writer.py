@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from reactive_streams.spark.commit_log import CommitLog, CommitRecord, Recovery
+from reactive_streams.spark.commit_log import CommitLog, CommitRecord, FileSystem, Recovery
 from reactive_streams.spark.hadoop_fs import HadoopFS, java_message, join, table_uri
 from reactive_streams.spark.records import RecordConverter
+from reactive_streams.spark.session import is_connect
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +62,21 @@ class BatchWriter(Protocol):
         ...
 
 
+def filesystem(spark: Any) -> FileSystem:
+    """The commit log's filesystem: Hadoop's ``FileSystem`` through py4j for a classic
+    session, Spark jobs for a Spark Connect session."""
+    if is_connect(spark):
+        from reactive_streams.spark.connect_fs import ConnectFS
+
+        return ConnectFS(spark)
+    return HadoopFS(spark)
+
+
 class SparkBatchWriter:
     """Write each batch with ``createDataFrame(arrow_table).coalesce(1).write`` into its
-    batch-id directory; commit through Hadoop's ``FileSystem`` (see ``commit_log``).
+    batch-id directory; commit through Hadoop's ``FileSystem`` (see ``commit_log``), or,
+    on a Spark Connect session, through Spark jobs (see ``connect_fs``): the batch goes
+    to the server as Arrow, and nothing uses py4j.
 
     ``table`` (optional) registers ``path`` as an external catalog table after
     the first commit and refreshes it when the stream ends; without ``path`` the
@@ -98,7 +111,7 @@ class SparkBatchWriter:
         if format == "csv":
             self.options.setdefault("header", "true")
         self.table = table
-        self.log = CommitLog(HadoopFS(spark), path, sink_id)
+        self.log = CommitLog(filesystem(spark), path, sink_id)
         if mode == "overwrite":  # a re-run from the start replaces this sink's rows
             self.log.reset()
         self.converter = RecordConverter(schema, columns)
@@ -182,7 +195,7 @@ def read_committed(
 ) -> Any:
     """A DataFrame over exactly the committed files of ``sink_id`` under ``path``
     (never a batch that is being written or was abandoned by a crash)."""
-    log = CommitLog(HadoopFS(spark), path, sink_id)
+    log = CommitLog(filesystem(spark), path, sink_id)
     files = log.committed_files()
     reader = spark.read.format(format)
     opts = dict(options or {})
