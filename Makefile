@@ -67,10 +67,11 @@ bench: $(SETUP)
 bench-smoke: $(SETUP)
 	$(PY) -m bench --smoke
 
-## demo: end-to-end job on embedded Spark: generate, transform, SparkSink, verify (make demo N=...)
+## demo: end-to-end job on embedded Spark: generate, transform, SparkSink, verify (make demo N=...);
+## make demo RATE=10 paces the source at 10 events/s for 20 s and prints when rows land
 demo: N ?= 1000000
 demo: $(SETUP)
-	$(PY) examples/demo_pipeline.py --n $(N)
+	$(PY) examples/demo_pipeline.py --n $(N) $(if $(RATE),--rate $(RATE))
 
 ## spark-chaos: SIGKILL a filtering SparkSink job KILLS times over ROWS rows and resume by
 ## source position, on local[1] and on a standalone master + 2 one-core workers started on

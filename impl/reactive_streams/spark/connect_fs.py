@@ -88,6 +88,10 @@ class ConnectFS:
                 dirs.add(name)
         return [Entry(n, n in dirs, s) for n, s in sorted(sizes.items()) if s > 0]
 
+    def files(self, uri: str) -> Sequence[Entry]:
+        """Every visible, non-empty file below ``uri``, named relative to it."""
+        return [Entry(rel, False, size) for rel, size in sorted(self._files(uri)) if size > 0]
+
     def read(self, uri: str) -> bytes:
         rows = sorted(self._load(uri, ("path", "content")), key=lambda r: str(r["path"]))
         data = b"".join(bytes(r["content"]) for r in rows)

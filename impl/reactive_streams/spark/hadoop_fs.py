@@ -9,6 +9,7 @@ no driver-side ``os`` call. Every error names the operation and the path.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -115,6 +116,28 @@ class HadoopFS:
 
         out: list[Entry] = self._call("list", uri, run)
         return out
+
+    def files(self, uri: str) -> Sequence[Entry]:
+        """Every visible file below directory ``uri``, recursively, named by its path
+        relative to ``uri`` (``_``/``.``-prefixed names are skipped, as Spark does)."""
+
+        def run() -> list[Entry]:
+            fs, path = self._path(uri)
+            if not fs.exists(path):
+                return []
+            base = str(fs.makeQualified(path).toUri().getPath()).rstrip("/")
+            out = []
+            found = fs.listFiles(path, True)
+            while found.hasNext():
+                status = found.next()
+                full = str(status.getPath().toUri().getPath())
+                rel = full[len(base) + 1 :] if full.startswith(base + "/") else full
+                if not any(seg.startswith(("_", ".")) for seg in rel.split("/")):
+                    out.append(Entry(rel, False, int(status.getLen())))
+            return sorted(out, key=lambda e: e.name)
+
+        found: Sequence[Entry] = self._call("list", uri, run)
+        return found
 
     def read(self, uri: str) -> bytes:
         """The bytes of file ``uri``; of a directory (a record a Spark Connect sink

@@ -205,6 +205,7 @@ class SparkSink:
         table: str | None = None,
         options: Mapping[str, str] | None = None,
         mode: str = "append",
+        partition_by: Sequence[str] | None = None,
         batch_rows: int = 131_072,
         batch_bytes: int = 64 * 1024 * 1024,
         max_latency: float | None = 2.0,
@@ -232,6 +233,7 @@ class SparkSink:
                 options=options,
                 table=table,
                 mode=mode,
+                partition_by=partition_by,
             )
         self.writer = writer
         self.sink_id = sink_id
