@@ -142,7 +142,8 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     spark = session()
     out = os.path.join(tempfile.gettempdir(), "rs-bench-spark-sink")
     sizes = [int(s) for s in args.sizes.split(",")]
-    default = 131_072 if 131_072 in sizes else sizes[-1]
+    default = args.batch_rows
+    sizes = sorted({*sizes, default})
     bulk, sink = [], []
     for _ in range(args.repeat):  # interleaved, so load changes hit both alike
         bulk.append(measured(run_bulk, spark, args.n, out + "-bulk"))

@@ -171,7 +171,12 @@ class SparkBatchWriter:
     def publish(self, record: CommitRecord) -> None:
         # the data is already in place: nothing moves after the commit record
         if self.table is not None and not self._table_registered:
-            self._register_table()
+            try:
+                self._register_table()
+            except Exception as e:
+                raise OSError(
+                    f"registering table {self.table} at {self.path}: {java_message(e)}"
+                ) from e
 
     def _register_table(self) -> None:
         assert self.table is not None
@@ -197,8 +202,13 @@ class SparkBatchWriter:
 
     def finish(self) -> None:
         if self.table is not None and self._table_registered:
-            self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")  # the new batches
-            self.spark.catalog.refreshTable(self.table)
+            try:
+                self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")  # new batches
+                self.spark.catalog.refreshTable(self.table)
+            except Exception as e:
+                raise OSError(
+                    f"refreshing table {self.table} at {self.path}: {java_message(e)}"
+                ) from e
 
 
 def _partition_columns(partition_by: Sequence[str] | None) -> tuple[str, ...]:
