@@ -190,7 +190,8 @@ class SparkSink:
     declared (``pyarrow.Schema``, Spark ``StructType`` or DDL string) or inferred from
     the first batch. After a crash, a new sink with the same ``path`` and ``sink_id``
     rolls the commit log forward; subscribe it to a source that resumes at
-    :attr:`resume_offset` and no record is lost or duplicated.
+    :attr:`resume_offset` and no record is lost or duplicated. ``spark`` may be a
+    classic or a Spark Connect session; ``partition_by`` partitions each batch.
     """
 
     def __init__(
