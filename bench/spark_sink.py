@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--rss-n", default="1000000,10000000")
     ap.add_argument("--rss-worker", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--batch-rows", type=int, default=131_072)
+    ap.add_argument("--batch-rows", type=int, default=262_144)
     ap.add_argument("--warm-rounds", type=int, default=2)
     ap.add_argument("--skip-compare", action="store_true")
     args = ap.parse_args(argv)

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="events to generate")
     ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "rs-demo-events"))
-    ap.add_argument("--batch-rows", type=int, default=131_072)
+    ap.add_argument("--batch-rows", type=int, default=262_144)
     ap.add_argument("--master", default=None, help="Spark master URL (default local[*])")
     ap.add_argument("--rate", type=float, default=None, help="pace the source: events/s")
     ap.add_argument("--seconds", type=float, default=20.0, help="with --rate: stream duration")

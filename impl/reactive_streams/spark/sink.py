@@ -207,7 +207,7 @@ class SparkSink:
         options: Mapping[str, str] | None = None,
         mode: str = "append",
         partition_by: Sequence[str] | None = None,
-        batch_rows: int = 131_072,
+        batch_rows: int = 262_144,
         batch_bytes: int = 64 * 1024 * 1024,
         max_latency: float | None = 2.0,
         max_attempts: int = 3,
