@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos bench bench-smoke mutants docs clean kit-load
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-source-big bench bench-smoke mutants docs clean kit-load
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -76,10 +76,11 @@ bench: $(SETUP)
 bench-smoke: $(SETUP)
 	$(PY) -m bench --smoke
 
-## demo: end-to-end job on embedded Spark: generate, transform, SparkSink, verify (make demo N=...)
+## demo: end-to-end job on embedded Spark: generate, transform, SparkSink, verify (make demo N=...);
+## make demo RATE=10 paces the source at 10 events/s for 20 s and prints when rows land
 demo: N ?= 1000000
 demo: $(SETUP)
-	$(PY) examples/demo_pipeline.py --n $(N)
+	$(PY) examples/demo_pipeline.py --n $(N) $(if $(RATE),--rate $(RATE))
 
 ## spark-chaos: SIGKILL a filtering SparkSink job KILLS times over ROWS rows and resume by
 ## source position, on local[1] and on a standalone master + 2 one-core workers started on
@@ -92,6 +93,13 @@ spark-chaos: $(SETUP)
 		--master "local[1]" --work build/spark-chaos/local
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 		--cluster --work build/spark-chaos/cluster
+
+## spark-source-big: SparkSource over one 2,000,000-row Parquet file with a 512m driver:
+## request(10) gets exactly 10 rows; unsplit, the driver's OOM becomes on_error (not CI)
+spark-source-big: ROWS ?= 2000000
+spark-source-big: $(SETUP)
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/bounded_source.py --rows $(ROWS) \
+		--driver-memory 512m --work build/spark-source-big
 
 docs: $(SETUP)
 	$(PY) -m reactive_streams.rules > docs/rules.md

@@ -126,23 +126,27 @@ def run_sink(spark: Any, n: int, path: str, batch_rows: int) -> float:
     return n / elapsed
 
 
-def session(warm_n: int = 200_000) -> Any:
+def session(warm_n: int = 200_000, batch_rows: int = 65_536, rounds: int = 1) -> Any:
     from reactive_streams.spark import local_session
 
     spark = local_session(app_name="bench-spark-sink")
     warm = os.path.join(tempfile.gettempdir(), "rs-bench-warm")
     run_bulk(spark, 3_000, warm)  # class loading
-    run_sink(spark, warm_n, warm, 65_536)  # JIT warm-up of the write path
-    if warm_n > 3_000:
-        run_bulk(spark, warm_n, warm)
+    for _ in range(rounds):  # JIT warm-up of both write paths
+        run_sink(spark, warm_n, warm, batch_rows)
+        if warm_n > 3_000:
+            run_bulk(spark, warm_n, warm)
     return spark
 
 
 def compare(args: argparse.Namespace) -> dict[str, Any]:
-    spark = session()
+    # warm both paths at the measured size: the sink runs more, smaller Spark jobs,
+    # whose code the JIT compiles later than the one bulk job's
+    spark = session(args.n, args.batch_rows, args.warm_rounds)
     out = os.path.join(tempfile.gettempdir(), "rs-bench-spark-sink")
     sizes = [int(s) for s in args.sizes.split(",")]
-    default = 131_072 if 131_072 in sizes else sizes[-1]
+    default = args.batch_rows
+    sizes = sorted({*sizes, default})
     bulk, sink = [], []
     for _ in range(args.repeat):  # interleaved, so load changes hit both alike
         bulk.append(measured(run_bulk, spark, args.n, out + "-bulk"))
@@ -207,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--rss-n", default="1000000,10000000")
     ap.add_argument("--rss-worker", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--batch-rows", type=int, default=131_072)
+    ap.add_argument("--batch-rows", type=int, default=262_144)
+    ap.add_argument("--warm-rounds", type=int, default=2)
     ap.add_argument("--skip-compare", action="store_true")
     args = ap.parse_args(argv)
     if args.rss_worker is not None:

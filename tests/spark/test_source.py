@@ -114,10 +114,44 @@ def test_a_failing_job_becomes_on_error(spark: Any) -> None:
     assert [r["id"] for r in rec.items] == list(range(50))  # the first partition arrived
 
 
-def test_a_connect_dataframe_is_refused_at_construction() -> None:
-    class ConnectLike:
-        class sparkSession:
-            pass
+def test_a_big_partition_is_split_by_bytes_and_only_requested_rows_arrive(
+    spark: Any, tmp_path: Path
+) -> None:
+    # one file, one row group: Spark reads it as a single partition
+    path = str(tmp_path / "one.parquet")
+    spark.range(60_000).selectExpr("id", "concat('p', id) AS payload").coalesce(1).write.parquet(
+        path
+    )
+    df = spark.read.parquet(path)
+    assert df.rdd.getNumPartitions() == 1
+    source = SparkSource(df, partition_bytes=64 * 1024, chunk_rows=1_000)
+    rec = Recorder()
+    source.subscribe(rec)
+    assert rec.subscription is not None
+    rec.subscription.request(10)
+    rec.wait_for(10)
+    rec.subscription.cancel()
+    thread = getattr(rec.subscription, "thread")  # noqa: B009 - implementation detail
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    assert [r["id"] for r in rec.items] == list(range(10))
+    parts = getattr(rec.subscription, "partitions")  # noqa: B009
+    assert parts is not None
+    assert parts > 1
+    # the split keeps the file's order across partitions
+    rec2 = Recorder()
+    SparkSource(df, partition_bytes=64 * 1024).subscribe(rec2)
+    assert rec2.subscription is not None
+    rec2.subscription.request(2**63 - 1)
+    assert rec2.completed.wait(WAIT)
+    assert not rec2.errors
+    assert [r["id"] for r in rec2.items] == list(range(60_000))
 
-    with pytest.raises(TypeError, match="classic SparkSession"):
-        SparkSource(ConnectLike())
+
+def test_arguments_are_checked_at_construction(spark: Any) -> None:
+    with pytest.raises(ValueError, match="partition_bytes"):
+        SparkSource(spark.range(3), partition_bytes=0)
+    with pytest.raises(ValueError, match="chunk_rows"):
+        SparkSource(spark.range(3), chunk_rows=0)
+    with pytest.raises(TypeError, match="needs a Spark DataFrame"):
+        SparkSource([1, 2, 3])

@@ -155,12 +155,16 @@ class CommitLog:
     def records(self, *, repair: bool = False) -> list[CommitRecord]:
         """All commit records in batch order; raises if the ids have a gap. With
         ``repair``, a last record that does not parse is deleted (a cut-short create)."""
-        names = sorted(e.name for e in self.fs.list(self.commits_dir) if _COMMIT_NAME.match(e.name))
+        read_many = getattr(self.fs, "read_many", None)  # one job over Spark Connect
+        contents: dict[str, bytes] = read_many(self.commits_dir) if read_many else {}
+        listed = contents if read_many else [e.name for e in self.fs.list(self.commits_dir)]
+        names = sorted(n for n in listed if _COMMIT_NAME.match(n))
         out: list[CommitRecord] = []
         for k, name in enumerate(names):
             uri = join(self.commits_dir, name)
             try:
-                out.append(CommitRecord.from_json(self.fs.read(uri).decode("utf-8")))
+                data = contents[name] if read_many else self.fs.read(uri)
+                out.append(CommitRecord.from_json(data.decode("utf-8")))
             except (ValueError, TypeError, KeyError, OSError) as e:
                 if k == len(names) - 1 and repair:
                     self.fs.delete(uri, False)

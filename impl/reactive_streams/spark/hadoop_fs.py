@@ -9,6 +9,7 @@ no driver-side ``os`` call. Every error names the operation and the path.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,14 +43,16 @@ def join(uri: str, *names: str) -> str:
 
 
 def java_message(error: BaseException) -> str:
-    """The Java exception's ``toString`` for a py4j error, else ``repr``."""
+    """The Java exception's ``toString`` for a py4j error, else the error's type and
+    the first line of its message (a Connect error carries the JVM stack after it)."""
     java = getattr(error, "java_exception", None)
     if java is not None:
         try:
             return str(java.toString())
         except Exception:  # the gateway may be gone
             pass
-    return repr(error)
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else repr(error)
 
 
 @dataclass(frozen=True)
@@ -114,14 +117,49 @@ class HadoopFS:
         out: list[Entry] = self._call("list", uri, run)
         return out
 
-    def read(self, uri: str) -> bytes:
-        def run() -> bytes:
+    def files(self, uri: str) -> Sequence[Entry]:
+        """Every visible file below directory ``uri``, recursively, named by its path
+        relative to ``uri`` (``_``/``.``-prefixed names are skipped, as Spark does)."""
+
+        def run() -> list[Entry]:
             fs, path = self._path(uri)
+            if not fs.exists(path):
+                return []
+            base = str(fs.makeQualified(path).toUri().getPath()).rstrip("/")
+            out = []
+            found = fs.listFiles(path, True)
+            while found.hasNext():
+                status = found.next()
+                full = str(status.getPath().toUri().getPath())
+                rel = full[len(base) + 1 :] if full.startswith(base + "/") else full
+                if not any(seg.startswith(("_", ".")) for seg in rel.split("/")):
+                    out.append(Entry(rel, False, int(status.getLen())))
+            return sorted(out, key=lambda e: e.name)
+
+        found: Sequence[Entry] = self._call("list", uri, run)
+        return found
+
+    def read(self, uri: str) -> bytes:
+        """The bytes of file ``uri``; of a directory (a record a Spark Connect sink
+        wrote), its visible files' bytes in name order, trailing newline dropped."""
+
+        def content(fs: Any, path: Any) -> bytes:
             stream = fs.open(path)
             try:
                 return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
             finally:
                 stream.close()
+
+        def run() -> bytes:
+            fs, path = self._path(uri)
+            if not fs.getFileStatus(path).isDirectory():
+                return content(fs, path)
+            files = sorted(
+                (str(s.getPath().getName()), s.getPath())
+                for s in fs.listStatus(path)
+                if s.isFile() and not str(s.getPath().getName()).startswith(("_", "."))
+            )
+            return b"".join(content(fs, p) for _, p in files).rstrip(b"\n")
 
         data: bytes = self._call("read", uri, run)
         return data

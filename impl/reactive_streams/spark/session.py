@@ -2,7 +2,8 @@
 
 Cold start costs 17-20 s on a small machine, so build one session per process
 and pass it to every sink. The master URL is configurable (``spark://``,
-``yarn``, ``k8s://``) through the argument or ``RS_SPARK_MASTER``.
+``yarn``, ``k8s://``) through the argument or ``RS_SPARK_MASTER``; an ``sc://``
+URL connects to a Spark Connect server instead (no JVM in this process).
 """
 
 from __future__ import annotations
@@ -39,6 +40,35 @@ def java_available() -> str | None:
         return None
     banner = (out.stderr or out.stdout).strip().splitlines()
     return banner[0] if out.returncode == 0 and banner else None
+
+
+def is_connect(spark: Any) -> bool:
+    """True for a Spark Connect session (``pyspark.sql.connect``), which has no py4j."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+# settings a client may change on a running Connect server's session
+_CONNECT_RUNTIME = (
+    "spark.sql.execution.arrow.pyspark.enabled",
+    "spark.sql.execution.arrow.localRelationThreshold",
+    "spark.sql.session.timeZone",
+    "spark.sql.shuffle.partitions",
+)
+
+
+def _connect_session(url: str, app_name: str, conf: Mapping[str, str] | None) -> Any:
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except ImportError as e:
+        raise RuntimeError(
+            f"{url}: Spark Connect needs the client packages (pip install -e '.[connect]'): {e}"
+        ) from e
+    spark = ConnectSession.builder.remote(url).appName(app_name).getOrCreate()
+    settings = {k: v for k, v in session_conf("local[*]").items() if k in _CONNECT_RUNTIME}
+    settings.update(conf or {})
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    return spark
 
 
 def _quiet_log4j_file() -> str:
@@ -97,8 +127,13 @@ def local_session(
     """Build (or reuse) a SparkSession with quiet, small-machine settings.
 
     Spark 4 adds the Java 17 ``--add-opens`` flags itself; ``fast_start`` adds the
-    C1-only JIT flags that shorten start-up for test suites.
+    C1-only JIT flags that shorten start-up for test suites. ``master="sc://host:port"``
+    returns a Spark Connect session (``conf`` then holds runtime SQL settings only;
+    ``fast_start`` and ``driver_memory`` belong to the server).
     """
+    url = master or os.environ.get("RS_SPARK_MASTER", "")
+    if urlsplit(url).scheme == "sc":
+        return _connect_session(url, app_name, conf)
     if java_available() is None:
         raise RuntimeError("Spark needs Java 17+: no `java` on PATH or in JAVA_HOME")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

@@ -190,7 +190,8 @@ class SparkSink:
     declared (``pyarrow.Schema``, Spark ``StructType`` or DDL string) or inferred from
     the first batch. After a crash, a new sink with the same ``path`` and ``sink_id``
     rolls the commit log forward; subscribe it to a source that resumes at
-    :attr:`resume_offset` and no record is lost or duplicated.
+    :attr:`resume_offset` and no record is lost or duplicated. ``spark`` may be a
+    classic or a Spark Connect session; ``partition_by`` partitions each batch.
     """
 
     def __init__(
@@ -205,7 +206,8 @@ class SparkSink:
         table: str | None = None,
         options: Mapping[str, str] | None = None,
         mode: str = "append",
-        batch_rows: int = 131_072,
+        partition_by: Sequence[str] | None = None,
+        batch_rows: int = 262_144,
         batch_bytes: int = 64 * 1024 * 1024,
         max_latency: float | None = 2.0,
         max_attempts: int = 3,
@@ -232,6 +234,7 @@ class SparkSink:
                 options=options,
                 table=table,
                 mode=mode,
+                partition_by=partition_by,
             )
         self.writer = writer
         self.sink_id = sink_id

@@ -1,24 +1,44 @@
 """SparkSource: a Publisher over a DataFrame that pulls rows only as demand allows.
 
-Each subscription reads ``df.toLocalIterator(prefetchPartitions=False)`` on its
-own thread: Spark computes a partition only when the iterator reaches it, so
-with no demand no further partition is computed (at most the current one is
-held). ``cancel`` stops the thread and cancels the subscription's Spark job group.
+Each subscription reads the DataFrame on its own thread, a chunk of at most
+``min(demand, chunk_rows)`` rows at a time, so the Python side never holds more
+than one chunk beyond what was requested.
+
+Classic session: ``toLocalIterator(prefetchPartitions=False)`` makes Spark compute
+a partition only when the iterator reaches it, and the driver holds that one
+partition. A partition larger than ``partition_bytes`` (by the plan's size
+estimate; one big Parquet row group is one partition) is first split, order
+kept, by a range repartition on ``monotonically_increasing_id``, so the driver's
+memory is bounded by ``partition_bytes`` and not by the file. Spark Connect:
+``toLocalIterator`` streams Arrow batches over gRPC; the client holds a chunk and
+the gRPC window, the server runs one job for the whole result.
+
+``cancel`` stops the thread and cancels the subscription's Spark jobs (a job
+group, or an operation tag over Connect).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import math
 import threading
 from typing import Any
 
 from reactive_streams.api import Subscriber, Subscription
+from reactive_streams.spark.session import is_connect
 
 log = logging.getLogger("reactive_streams.spark")
 
 MAX_DEMAND = 2**63 - 1  # rule 3.17: effectively unbounded
 _ids = itertools.count(1)
+_UNKNOWN_SIZE = 2**62  # Spark's "no statistics" estimate is Long.MaxValue
+_MAX_SPLITS = 100_000
+_ORDER = "__rs_source_order"
+
+
+class SparkSourceError(RuntimeError):
+    """Reading the DataFrame failed (the Spark error is the ``__cause__``)."""
 
 
 class _RowSubscription:
@@ -30,6 +50,7 @@ class _RowSubscription:
         self._cancelled = False
         self._bad_request: str | None = None
         self.group = f"rs-spark-source-{next(_ids)}"
+        self.partitions: int | None = None  # partitions read (after any split)
         self.thread = threading.Thread(target=self._run, name=self.group, daemon=True)
 
     def request(self, n: int) -> None:
@@ -49,12 +70,13 @@ class _RowSubscription:
             self._cancelled = True
             self._cond.notify_all()
         try:  # stop the partition Spark may be computing for us (rule 3.12)
-            self._source.spark.sparkContext.cancelJobGroup(self.group)
+            self._source.cancel_jobs(self.group)
         except Exception:  # rule 3.15: cancel returns normally
-            log.debug("cancelJobGroup(%s) failed", self.group, exc_info=True)
+            log.debug("cancelling Spark jobs of %s failed", self.group, exc_info=True)
 
-    def _take(self) -> str:
-        """Block until there is demand, a cancel, or a bad request; say which."""
+    def _wait(self) -> int | str:
+        """Block until there is demand (return how many rows to fetch), a cancel or a
+        bad request (return which)."""
         with self._cond:
             while True:
                 if self._cancelled:
@@ -62,9 +84,16 @@ class _RowSubscription:
                 if self._bad_request is not None:
                     return "bad_request"
                 if self._demand > 0:
-                    self._demand -= 1  # send_on_next: demand decremented on commit
-                    return "next"
+                    return min(self._demand, self._source.chunk_rows)
                 self._cond.wait(timeout=5.0)
+
+    def _take_one(self) -> bool:
+        """Spend one unit of demand for a row about to be sent; False once cancelled."""
+        with self._cond:
+            if self._cancelled:
+                return False
+            self._demand -= 1  # never below 0: a chunk is at most the demand
+            return True
 
     def _fail(self, sub: Subscriber[Any], error: BaseException) -> None:
         if self._terminate():
@@ -77,30 +106,39 @@ class _RowSubscription:
         sub = self._subscriber
         assert sub is not None
         iterator: Any = None
+        as_dict = self._source.as_dict
         try:
             while True:
-                what = self._take()
+                what = self._wait()
                 if what == "cancelled":
                     return
                 if what == "bad_request":
                     self._terminate()
                     sub.on_error(ValueError(self._bad_request))  # rule 3.9
                     return
+                assert isinstance(what, int)
+                chunk: list[Any] = []
+                failure: Exception | None = None
                 try:
                     if iterator is None:
-                        iterator = iter(self._source.rows(self.group))
-                    row = next(iterator)
-                except StopIteration:
-                    self._terminate()
-                    sub.on_complete()  # rule 1.5
-                    return
-                except Exception as e:
-                    error = SparkSourceError(f"SparkSource: reading the DataFrame failed: {e}")
-                    error.__cause__ = e
+                        iterator, self.partitions = self._source.open(self.group)
+                    chunk.extend(itertools.islice(iterator, what))
+                except Exception as e:  # a py4j/gRPC error, a dead JVM, MemoryError
+                    failure = e
+                for row in chunk:  # rows read before a failure are still delivered
+                    if not self._take_one():
+                        return  # rule 1.8: cancelled, stop sending
+                    sub.on_next(row.asDict(recursive=True) if as_dict else row)
+                if failure is not None:
+                    message = f"SparkSource: reading the DataFrame failed: {failure}"
+                    error = SparkSourceError(message)
+                    error.__cause__ = failure
                     self._fail(sub, error)
                     return
-                item = row.asDict(recursive=True) if self._source.as_dict else row
-                sub.on_next(item)
+                if len(chunk) < what:  # the iterator is exhausted
+                    if self._terminate():
+                        sub.on_complete()  # rule 1.5
+                    return
         except Exception:
             # rule 2.13: a subscriber that raises is cancelled, the fault logged
             log.exception("SparkSource subscriber raised; subscription cancelled")
@@ -120,32 +158,79 @@ class _RowSubscription:
             return was_live
 
 
-class SparkSourceError(RuntimeError):
-    """Reading the DataFrame failed (the Spark error is the ``__cause__``)."""
-
-
 class SparkSource:
     """Publisher of the rows of ``df`` (as dicts unless ``as_dict=False``), on demand.
 
-    Needs a classic SparkSession: ``toLocalIterator`` and job groups are not
-    available over Spark Connect, so a Connect DataFrame is refused here.
+    ``partition_bytes`` bounds the estimated size of one partition the driver
+    holds (classic sessions; ``None`` reads the partitions as they are);
+    ``chunk_rows`` bounds the rows fetched ahead of ``on_next``. Works with a
+    classic and a Spark Connect DataFrame.
     """
 
-    def __init__(self, df: Any, *, as_dict: bool = True) -> None:
+    def __init__(
+        self,
+        df: Any,
+        *,
+        as_dict: bool = True,
+        partition_bytes: int | None = 8 * 2**20,
+        chunk_rows: int = 4096,
+    ) -> None:
+        if partition_bytes is not None and partition_bytes <= 0:
+            raise ValueError(f"partition_bytes must be > 0 or None, got {partition_bytes!r}")
+        if chunk_rows <= 0:
+            raise ValueError(f"chunk_rows must be > 0, got {chunk_rows!r}")
+        spark = getattr(df, "sparkSession", None)
+        if spark is None or not hasattr(df, "toLocalIterator"):
+            raise TypeError(f"SparkSource needs a Spark DataFrame, got {type(df).__name__}")
         self.df = df
-        self.spark = df.sparkSession
-        self.as_dict = as_dict
-        if not hasattr(self.spark, "_jsc"):
+        self.spark = spark
+        self.connect = is_connect(spark)
+        if not self.connect and not hasattr(spark, "_jsc"):
             raise TypeError(
-                "SparkSource needs a classic SparkSession (py4j); this DataFrame belongs to "
-                f"a {type(self.spark).__module__}.{type(self.spark).__name__} (Spark Connect?)"
+                "SparkSource needs a classic (py4j) or a Spark Connect SparkSession; "
+                f"this DataFrame belongs to a {type(spark).__module__}.{type(spark).__name__}"
             )
+        self.as_dict = as_dict
+        self.partition_bytes = partition_bytes
+        self.chunk_rows = chunk_rows
 
-    def rows(self, group: str) -> Any:
-        """The row iterator of one subscription, under Spark job group ``group``."""
+    def split(self, df: Any) -> tuple[Any, int | None]:
+        """``df`` with no partition above ``partition_bytes`` (order kept), and its
+        number of partitions (classic sessions; Connect returns ``df, None``)."""
+        if self.connect:
+            return df, None
+        parts = int(df.rdd.getNumPartitions())
+        if self.partition_bytes is None:
+            return df, parts
+        size = int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
+        if size >= _UNKNOWN_SIZE or size <= parts * self.partition_bytes:
+            return df, parts  # small enough, or no estimate to split by
+        splits = min(_MAX_SPLITS, math.ceil(size / self.partition_bytes))
+        from pyspark.sql import functions as F
+
+        ordered = (
+            df.withColumn(_ORDER, F.monotonically_increasing_id())
+            .repartitionByRange(splits, _ORDER)
+            .sortWithinPartitions(_ORDER)
+            .drop(_ORDER)
+        )
+        return ordered, splits
+
+    def open(self, group: str) -> tuple[Any, int | None]:
+        """The row iterator of one subscription, its jobs tagged ``group``."""
+        if self.connect:
+            self.spark.addTag(group)  # thread-local: only this thread's operations
+            return iter(self.df.toLocalIterator()), None
         sc = self.spark.sparkContext
         sc.setJobGroup(group, "reactive_streams SparkSource", interruptOnCancel=True)
-        return self.df.toLocalIterator(prefetchPartitions=False)
+        df, parts = self.split(self.df)
+        return iter(df.toLocalIterator(prefetchPartitions=False)), parts
+
+    def cancel_jobs(self, group: str) -> None:
+        if self.connect:
+            self.spark.interruptTag(group)
+        else:
+            self.spark.sparkContext.cancelJobGroup(group)
 
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
         if subscriber is None:

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reactive_streams.spark.commit_log import CommitLog, CommitRecord, Recovery
+from reactive_streams.spark.connect_fs import ConnectFS
 from reactive_streams.spark.hadoop_fs import HadoopFS, java_message, join, table_uri
 from reactive_streams.spark.records import RecordConverter
+from reactive_streams.spark.session import is_connect
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +63,19 @@ class BatchWriter(Protocol):
         ...
 
 
+def filesystem(spark: Any) -> HadoopFS | ConnectFS:
+    """The commit log's filesystem: Hadoop's ``FileSystem`` through py4j for a classic
+    session, Spark jobs for a Spark Connect session."""
+    if is_connect(spark):
+        return ConnectFS(spark)
+    return HadoopFS(spark)
+
+
 class SparkBatchWriter:
     """Write each batch with ``createDataFrame(arrow_table).coalesce(1).write`` into its
-    batch-id directory; commit through Hadoop's ``FileSystem`` (see ``commit_log``).
+    batch-id directory; commit through Hadoop's ``FileSystem`` (see ``commit_log``), or,
+    on a Spark Connect session, through Spark jobs (see ``connect_fs``): the batch goes
+    to the server as Arrow, and nothing uses py4j.
 
     ``table`` (optional) registers ``path`` as an external catalog table after
     the first commit and refreshes it when the stream ends; without ``path`` the
@@ -82,6 +94,7 @@ class SparkBatchWriter:
         options: Mapping[str, str] | None = None,
         table: str | None = None,
         mode: str = "append",
+        partition_by: Sequence[str] | None = None,
         tune_session: bool = True,
     ) -> None:
         if format not in FORMATS:
@@ -98,10 +111,16 @@ class SparkBatchWriter:
         if format == "csv":
             self.options.setdefault("header", "true")
         self.table = table
-        self.log = CommitLog(HadoopFS(spark), path, sink_id)
+        self.fs = filesystem(spark)
+        self.log = CommitLog(self.fs, path, sink_id)
         if mode == "overwrite":  # a re-run from the start replaces this sink's rows
             self.log.reset()
+        if isinstance(schema, str) and is_connect(spark):
+            schema = spark.createDataFrame([], schema).schema  # the server parses the DDL
         self.converter = RecordConverter(schema, columns)
+        self.partition_by = _partition_columns(partition_by)
+        if self.partition_by and self.converter.schema is not None:
+            _check_partition_columns(self.partition_by, self.converter.schema)
         self._table_registered = False
         if tune_session:
             # Arrow input goes through the file-backed path: about half the JVM CPU.
@@ -117,6 +136,8 @@ class SparkBatchWriter:
 
     def convert(self, records: Sequence[Any], first_offset: int) -> Payload:
         table = self.converter.convert(records, first_offset)
+        if self.partition_by:  # an inferred schema is known only now
+            _check_partition_columns(self.partition_by, table.schema)
         return Payload(table, table.num_rows, int(table.nbytes))
 
     def stage(self, batch_id: int, attempt: int, payload: Payload) -> StagedBatch:
@@ -125,14 +146,16 @@ class SparkBatchWriter:
         df = self.spark.createDataFrame(payload.data)
         # overwrite: a retry, or a replay after a crash, replaces the batch (idempotent)
         writer = df.coalesce(1).write.mode("overwrite").format(self.format)
+        if self.partition_by:  # <batch dir>/<col>=<value>/part-*: one file per value
+            writer = writer.partitionBy(*self.partition_by)
         if self.options:
             writer = writer.options(**self.options)
         try:
             writer.save(target)
         except Exception as e:
             raise OSError(f"writing batch {batch_id} to {target}: {java_message(e)}") from e
-        entries = self.log.fs.list(target)
-        parts = sorted((e for e in entries if e.name.startswith("part-")), key=lambda e: e.name)
+        entries = self.fs.files(target)
+        parts = [e for e in entries if e.name.rsplit("/", 1)[-1].startswith("part-")]
         if not parts:
             seen = sorted(e.name for e in entries) or "nothing"
             raise OSError(
@@ -148,7 +171,12 @@ class SparkBatchWriter:
     def publish(self, record: CommitRecord) -> None:
         # the data is already in place: nothing moves after the commit record
         if self.table is not None and not self._table_registered:
-            self._register_table()
+            try:
+                self._register_table()
+            except Exception as e:
+                raise OSError(
+                    f"registering table {self.table} at {self.path}: {java_message(e)}"
+                ) from e
 
     def _register_table(self) -> None:
         assert self.table is not None
@@ -159,17 +187,50 @@ class SparkBatchWriter:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         fields = from_arrow_schema(self.converter.schema).fields
-        columns = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in fields)
+        data = [f for f in fields if f.name not in self.partition_by]
+        parted = [f for n in self.partition_by for f in fields if f.name == n]
+        columns = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in data)
+        keys = ", ".join(
+            ["rs_batch STRING"] + [f"`{f.name}` {f.dataType.simpleString()}" for f in parted]
+        )
+        names = ", ".join(["rs_batch"] + [f"`{f.name}`" for f in parted])
         self.spark.sql(
-            f"CREATE TABLE IF NOT EXISTS {self.table} ({columns}, rs_batch STRING) "
-            f"USING {self.format}{opts} PARTITIONED BY (rs_batch) LOCATION '{location}'"
+            f"CREATE TABLE IF NOT EXISTS {self.table} ({columns}, {keys}) "
+            f"USING {self.format}{opts} PARTITIONED BY ({names}) LOCATION '{location}'"
         )
         self._table_registered = True
 
     def finish(self) -> None:
         if self.table is not None and self._table_registered:
-            self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")  # the new batches
-            self.spark.catalog.refreshTable(self.table)
+            try:
+                self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")  # new batches
+                self.spark.catalog.refreshTable(self.table)
+            except Exception as e:
+                raise OSError(
+                    f"refreshing table {self.table} at {self.path}: {java_message(e)}"
+                ) from e
+
+
+def _partition_columns(partition_by: Sequence[str] | None) -> tuple[str, ...]:
+    if partition_by is None:
+        return ()
+    if isinstance(partition_by, str):
+        partition_by = [partition_by]
+    cols = tuple(partition_by)
+    if not all(isinstance(c, str) and c for c in cols) or len(set(cols)) != len(cols):
+        raise ValueError(f"partition_by must name distinct columns, got {partition_by!r}")
+    if "rs_batch" in cols:
+        raise ValueError("partition_by: 'rs_batch' is the sink's own partition column")
+    return cols
+
+
+def _check_partition_columns(cols: Sequence[str], schema: Any) -> None:
+    names = list(schema.names)
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise ValueError(f"partition_by names {missing}, which the schema {names} lacks")
+    if len(cols) >= len(names):
+        raise ValueError(f"partition_by {list(cols)} leaves no data column of {names}")
 
 
 def read_committed(
@@ -182,7 +243,7 @@ def read_committed(
 ) -> Any:
     """A DataFrame over exactly the committed files of ``sink_id`` under ``path``
     (never a batch that is being written or was abandoned by a crash)."""
-    log = CommitLog(HadoopFS(spark), path, sink_id)
+    log = CommitLog(filesystem(spark), path, sink_id)
     files = log.committed_files()
     reader = spark.read.format(format)
     opts = dict(options or {})
@@ -192,4 +253,7 @@ def read_committed(
         reader = reader.options(**opts)
     if not files:
         raise FileNotFoundError(f"{log.uri}: sink {sink_id!r} has committed no data file")
+    if any(f[len(log.uri) + 1 :].count("/") > 1 for f in files):
+        # partitioned batches (``partition_by``): discover the columns from the paths
+        return reader.option("basePath", log.uri).load(files).drop("rs_batch")
     return reader.load(files)

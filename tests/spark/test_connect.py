@@ -1,0 +1,111 @@
+"""SparkSink and SparkSource over Spark Connect: a server from the pyspark
+distribution on loopback, the client with no JVM and no py4j."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import _SKIP, RecordSource
+from .connect_server import connect_jar, connect_server
+from .test_source import WAIT, Recorder
+
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(600)]
+
+SCHEMA = "id long, key string, value double"
+
+
+def _skip_reason() -> str | None:
+    if _SKIP is not None:
+        return _SKIP
+    if connect_jar() is None:
+        return "the installed pyspark ships no spark-connect jar to start a server from"
+    missing = [m for m in ("grpc", "grpc_status", "google.rpc", "zstandard") if not _found(m)]
+    if missing:
+        return f"Spark Connect client packages missing ({missing}): pip install -e '.[connect]'"
+    return None
+
+
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    reason = _skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    from reactive_streams.spark.session import is_connect, local_session
+
+    with connect_server(tmp_path_factory.mktemp("connect"), master="local[1]") as url:
+        session = local_session(url, app_name="reactive-streams-connect-tests")
+        assert is_connect(session)
+        assert not hasattr(session, "_jsc")  # no py4j anywhere on the client
+        try:
+            yield session
+        finally:
+            session.stop()
+
+
+def test_sink_then_source_over_connect(remote: Any, spark: Any, tmp_path: Path) -> None:
+    from reactive_streams.spark import SparkSink, SparkSource, read_committed
+
+    path = str(tmp_path / "events")
+    sink = SparkSink(remote, path, sink_id="remote", schema=SCHEMA, batch_rows=1_500)
+    RecordSource(0, 4_000).subscribe(sink)
+    result = sink.result(WAIT)
+    assert result.status == "completed"
+    assert result.metrics.records == 4_000
+    assert result.metrics.batches == 3
+
+    back = read_committed(remote, path, sink_id="remote")
+    assert back.count() == 4_000
+    assert back.selectExpr("count(DISTINCT id) AS n", "sum(id) AS s").collect()[0].asDict() == {
+        "n": 4_000,
+        "s": sum(range(4_000)),
+    }
+    # the classic session reads the same commit log (records are directories here)
+    assert read_committed(spark, path, sink_id="remote").count() == 4_000
+
+    # a restart resumes after the committed rows and appends the rest once
+    again = SparkSink(remote, path, sink_id="remote", schema=SCHEMA, batch_rows=1_500)
+    assert again.resume_offset == 4_000
+    RecordSource(again.resume_offset, 5_000).subscribe(again)
+    assert again.result(WAIT).metrics.records == 1_000
+    assert read_committed(remote, path, sink_id="remote").count() == 5_000
+
+    # the source: exactly the rows requested, then the rest in order
+    df = read_committed(remote, path, sink_id="remote").orderBy("id")
+    rec = Recorder()
+    SparkSource(df).subscribe(rec)
+    assert rec.subscription is not None
+    rec.subscription.request(10)
+    rec.wait_for(10)
+    assert [r["id"] for r in rec.items] == list(range(10))
+    rec.subscription.request(2**63 - 1)
+    assert rec.completed.wait(WAIT)
+    assert not rec.errors
+    assert [r["id"] for r in rec.items] == list(range(5_000))
+
+
+def test_connect_source_failure_is_on_error(remote: Any) -> None:
+    from reactive_streams.spark import SparkSource, SparkSourceError
+
+    df = remote.range(0, 100, numPartitions=2).selectExpr(
+        "CASE WHEN id = 60 THEN raise_error('boom at 60') ELSE id END AS id"
+    )
+    rec = Recorder()
+    SparkSource(df).subscribe(rec)
+    assert rec.subscription is not None
+    rec.subscription.request(1_000)
+    assert rec.completed.wait(WAIT), "the subscriber got no terminal signal"
+    assert len(rec.errors) == 1
+    assert isinstance(rec.errors[0], SparkSourceError)
+    assert "boom at 60" in str(rec.errors[0])
