@@ -16,9 +16,11 @@ $(SETUP): pyproject.toml tools/bootstrap.sh
 setup: $(SETUP)
 
 ## check: TLC on every ci model of spec/models.toml with action coverage, the spec-mutation
-## kill table, trace validation, CrossHair contracts
+## kill table, trace validation, CrossHair contracts, and the share of the small model
+## rs_coverage's state graph that the recorded traces visit (spec/coverage.py)
 check: $(SETUP) traces crosshair
 	$(PY) spec/tlc.py --manifest spec/models.toml --set ci --coverage
+	$(PY) spec/coverage.py --model rs_coverage $(TRACE_DIR)/*.jsonl
 
 check-deep: $(SETUP)
 	$(PY) spec/tlc.py --manifest spec/models.toml --set deep
@@ -29,7 +31,7 @@ TRACE_DIR := build/traces
 traces: $(SETUP)
 	rm -rf $(TRACE_DIR) && mkdir -p $(TRACE_DIR)
 	RS_TRACE_DIR=$(TRACE_DIR) RS_THREADED_EXAMPLES=60 $(PY) -m pytest -q -p no:cacheprovider \
-		stateful/test_publisher_machine.py stateful/test_threaded.py
+		stateful/test_publisher_machine.py stateful/test_threaded.py stateful/test_reach_interleavings.py
 	$(PY) -m reactive_streams.trace validate -q --min-count 200 $(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl
 	$(PY) -m reactive_streams.trace validate -q --expect-header tests/traces/*.jsonl
 
