@@ -441,7 +441,7 @@ Spec109_OnSubscribeFirstInv ==
 
 \* Rule 2.7: request() and cancel() are called serially: at most one thread
 \* is inside them at a time (nesting on one thread is serial).
-SerialCallsInv ==
+Spec207_SerialCallsInv ==
     \A s \in Subs : Cardinality({th \in Threads : InCall(s, th)}) <= 1
 
 \* Rule 2.12: onSubscribe at most once (per Subscription = per Subscriber here).
@@ -510,7 +510,7 @@ Spec109_OnSubscribeEventuallyProp ==
     \A s \in Subs : pub[s] = "subscribed" ~> delivered[s] >= 1
 
 \* Rule 2.13: after an on* method raised, the Subscription is cancelled.
-FaultCancelsProp ==
+Spec213_FaultCancelsProp ==
     \A s \in Subs : faulted[s] ~> Cancelled(s)
 
 \* Rule 3.8 (no lost wake-up): demand with elements left is never ignored forever.

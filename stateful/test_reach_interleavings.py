@@ -30,12 +30,27 @@ from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from reactive_streams import tracing as core_tracing
 from reactive_streams.sources import IterablePublisher
+from reactive_streams.trace.format import event_from_dict
+from reactive_streams.trace.model import Replay, SubState
 from reactive_streams.trace.transitions import MAX_DEMAND
 
 from .machines import Arm, Probe, TracedMachine
 from .test_publisher_machine import SOURCES, SourceFailure, make_publisher
 
 _WAIT = 10.0
+
+
+def spec207_serial_calls_inv(s: SubState) -> bool:
+    """Rule 2.7 (``Spec207_SerialCallsInv``): at most one thread is inside request() or
+    cancel() of the Subscription (calls nested on one thread are serial). Meaningful
+    once the trace records the calls' ends (format version 2)."""
+    return len(s.call_threads) <= 1
+
+
+def spec213_fault_cancels_prop(s: SubState) -> bool:
+    """Rule 2.13 (``Spec213_FaultCancelsProp``) at rest: a Subscriber method that raised
+    has been answered by a cancel."""
+    return not s.faulted or s.cancelled
 
 
 @dataclass(frozen=True)
@@ -222,6 +237,21 @@ class ReachMachine(TracedMachine):
         probe.arms.append(arm)
 
     @invariant()
+    def spec207_serial_calls(self) -> None:
+        self.check_trace()
+        if not self._replay.ends_seen:
+            return  # version 1: calls return at once, nothing can overlap
+        for sub, state in self._replay.subs.items():
+            self._failed = not spec207_serial_calls_inv(state)
+            assert not self._failed, f"rule 2.7: overlapping calls on subscription {sub}"
+
+    def check_at_rest(self) -> None:
+        super().check_at_rest()
+        for sub, state in self._replay.subs.items():
+            self._failed = not spec213_fault_cancels_prop(state)
+            assert not self._failed, f"rule 2.13: subscription {sub} raised, never cancelled"
+
+    @invariant()
     def interludes_returned(self) -> None:
         tracer = self.tracer_with_interludes
         failures = [] if tracer is None else tracer.failures
@@ -248,3 +278,50 @@ def test_invalid_request_answered_before_the_source_is_opened() -> None:
     IterablePublisher(_unopenable).subscribe(probe)
     assert len(probe.errors) == 1
     assert isinstance(probe.errors[0], ValueError), f"rule 3.9: got {probe.errors[0]!r}"
+
+
+def _replayed(*events: dict[str, Any]) -> SubState:
+    replay = Replay(call_ends=True)
+    for k, raw in enumerate(events):
+        event = event_from_dict({"clock": k + 1, "sub": 1, **raw}, k + 1)
+        assert replay.step(event) is None, raw
+    return replay.state(1)
+
+
+_SUBSCRIBED = (
+    {"sig": "subscribe", "thread": 1},
+    {"sig": "send_on_subscribe", "thread": 1},
+    {"sig": "begin_on_subscribe", "thread": 1},
+    {"sig": "end_on_subscribe", "thread": 1, "raised": False},
+)
+
+
+def test_spec207_twin_accepts_nested_calls_and_flags_a_second_thread() -> None:
+    state = _replayed(
+        *_SUBSCRIBED,
+        {"sig": "request", "thread": 1, "n": 1},
+        {"sig": "recv_request", "thread": 1, "n": 1},
+        {"sig": "send_on_next", "thread": 1, "seq": 1},
+        {"sig": "begin_on_next", "thread": 1, "seq": 1},
+        {"sig": "request", "thread": 1, "n": 1},  # nested on thread 1: serial
+    )
+    assert spec207_serial_calls_inv(state)
+    state.call_threads[2] = 1  # a call open on a second thread as well
+    assert not spec207_serial_calls_inv(state)
+
+
+def test_spec213_twin_needs_the_cancel_after_a_raise() -> None:
+    raised = (
+        *_SUBSCRIBED,
+        {"sig": "request", "thread": 1, "n": 1},
+        {"sig": "end_request", "thread": 1},
+        {"sig": "recv_request", "thread": 1, "n": 1},
+        {"sig": "send_on_next", "thread": 1, "seq": 1},
+        {"sig": "begin_on_next", "thread": 1, "seq": 1},
+        {"sig": "end_on_next", "thread": 1, "seq": 1, "raised": True},
+    )
+    assert not spec213_fault_cancels_prop(_replayed(*raised))
+    cancelled = _replayed(
+        *raised, {"sig": "cancel", "thread": 1}, {"sig": "end_cancel", "thread": 1}
+    )
+    assert spec213_fault_cancels_prop(cancelled)

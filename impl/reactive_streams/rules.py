@@ -127,7 +127,12 @@ RULES: tuple[Rule, ...] = (
         "A Subscriber that already has an active Subscription cancels any new one given to onSubscribe.",
     ),
     Rule("2.6", "MUST", "A Subscriber cancels its Subscription when it no longer needs it."),
-    Rule("2.7", "MUST", "A Subscriber calls request and cancel serially."),
+    Rule(
+        "2.7",
+        "MUST",
+        "A Subscriber calls request and cancel serially.",
+        tla=("Spec207_SerialCallsInv",),
+    ),
     Rule("2.8", "MUST", "A Subscriber is prepared for onNext after it called cancel."),
     Rule(
         "2.9",
@@ -152,6 +157,7 @@ RULES: tuple[Rule, ...] = (
         "2.13",
         "MUST",
         "Signal methods return normally, except on null arguments (TypeError); a failing Subscriber makes the Publisher cancel it.",
+        tla=("Spec213_FaultCancelsProp",),
     ),
     # --- 3. Subscription ----------------------------------------------------------------------
     Rule("3.1", "MUST", "request and cancel are only called inside the Subscriber's context."),
