@@ -17,10 +17,10 @@ setup: $(SETUP)
 
 ## check: TLC on every ci model of spec/models.toml with action coverage, the spec-mutation
 ## kill table, trace validation, CrossHair contracts, and the share of the small model
-## rs_coverage's state graph that the recorded traces visit (spec/coverage.py)
+## rs_coverage's state graph that the recorded traces visit (spec/trace_coverage.py)
 check: $(SETUP) traces crosshair
 	$(PY) spec/tlc.py --manifest spec/models.toml --set ci --coverage
-	$(PY) spec/coverage.py --model rs_coverage $(TRACE_DIR)/*.jsonl
+	$(PY) spec/trace_coverage.py --model rs_coverage $(TRACE_DIR)/*.jsonl
 
 check-deep: $(SETUP)
 	$(PY) spec/tlc.py --manifest spec/models.toml --set deep

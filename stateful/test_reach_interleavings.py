@@ -1,6 +1,6 @@
 """State machine that reaches the interleavings the publisher machine rarely shows.
 
-Driven by the trace coverage report (``spec/coverage.py``): the spec lets the
+Driven by the trace coverage report (``spec/trace_coverage.py``): the spec lets the
 Subscriber call ``request``/``cancel`` from another thread at any moment, also between
 the moment a signal is committed (``send_*``) and the moment its ``on_*`` call begins.
 Here a rule ``interpose`` schedules such a call: when the publisher is about to begin
@@ -60,6 +60,7 @@ class Interlude:
     action: str  # request | cancel
     n: Any = 1
     skip: int = 0
+    before: str = "any"  # the signal it precedes: any | on_next | on_complete | on_error
 
 
 class CountingProbe(Probe):
@@ -97,7 +98,7 @@ class InterposingTracer(core_tracing.Tracer):
 
     def emit(self, sub: int, sig: str, **fields: Any) -> None:
         if sig.startswith("begin_on_"):
-            self._interpose(sub)
+            self._interpose(sub, sig[len("begin_") :])
         super().emit(sub, sig, **fields)
 
     def _probe(self, sub: int) -> CountingProbe | None:
@@ -111,11 +112,13 @@ class InterposingTracer(core_tracing.Tracer):
                 return probe
         return None
 
-    def _interpose(self, sub: int) -> None:
+    def _interpose(self, sub: int, signal: str) -> None:
         probe = self._probe(sub) if self.active else None
         if probe is None or probe.calling or not probe.interludes:
             return  # no Subscription yet, or a call is running (rule 2.7)
         step = probe.interludes[0]
+        if step.before not in ("any", signal):
+            return
         if step.skip:
             probe.interludes[0] = replace(step, skip=step.skip - 1)
             return
@@ -146,6 +149,7 @@ _interludes = st.builds(
     action=st.sampled_from(["request", "request", "cancel"]),
     n=_sizes,
     skip=st.integers(0, 2),
+    before=st.sampled_from(["any", "any", "on_next", "on_complete", "on_error"]),
 )
 _arms = st.builds(
     Arm,

@@ -1,4 +1,4 @@
-"""Tests of spec/coverage.py: the TLC value reader, and the abstraction of the Python
+"""Tests of spec/trace_coverage.py: the TLC value reader, and the abstraction of the Python
 replay agreeing with the abstraction of TLC's states on walks through the real graph."""
 
 from __future__ import annotations
@@ -23,14 +23,15 @@ JAR = SPEC_DIR.parent / ".tools" / "tla2tools.jar"
 
 
 def _load() -> ModuleType:
-    found = sys.modules.get("spec_coverage")
+    found = sys.modules.get("spec_trace_coverage")
     if found is not None:
         return found
-    spec = importlib.util.spec_from_file_location("spec_coverage", SPEC_DIR / "coverage.py")
+    path = SPEC_DIR / "trace_coverage.py"
+    spec = importlib.util.spec_from_file_location("spec_trace_coverage", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["spec_coverage"] = module
+    sys.modules["spec_trace_coverage"] = module
     spec.loader.exec_module(module)
     return module
 

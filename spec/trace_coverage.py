@@ -28,8 +28,8 @@ such a step are the "reachable by design" ones; the goal (every action, and at l
 a state outside them contradicts a rule: the exit status is then 1.
 
 Usage (from the repository root; `make check` runs it on build/traces):
-    python spec/coverage.py build/traces/*.jsonl
-    python spec/coverage.py --goal 60 --strict build/traces/*.jsonl
+    python spec/trace_coverage.py build/traces/*.jsonl
+    python spec/trace_coverage.py --goal 60 --strict build/traces/*.jsonl
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from types import ModuleType
 from typing import Any
 
 SPEC_DIR = Path(__file__).resolve().parent
+_ME = "trace_coverage.py"
 DEFAULT_MODEL = "rs_coverage"
 ACTIONS = (
     "Subscribe",
@@ -540,6 +541,7 @@ class Coverage:
     by_design: frozenset[Abstract]  # reachable without a step of DESIGN_RULES
     by_design_edges: frozenset[Edge]
     alone: Mapping[str, int]  # abstract states each rule alone makes unreachable
+    calls_at_once: frozenset[Abstract]  # by design, with every call returning at once
 
 
 def model_coverage(model: str, graph: Graph, bounds: Bounds) -> Coverage:
@@ -560,6 +562,13 @@ def model_coverage(model: str, graph: Graph, bounds: Bounds) -> Coverage:
         alone[rule.name] = len(states - kept)
     keep_all = allowed(DESIGN_RULES)
     designed = _reachable(graph, keep_all)
+
+    def returns_at_once(a: str, action: str, b: str) -> bool:
+        tops = [st[-1] for st in _thread_stacks(graph.states[a]) if st]
+        busy = bool(tops) and tops[-1] in _CALLS
+        return keep_all(a, action, b) and (not busy or action in ("EndRequest", "EndCancel"))
+
+    at_once = _reachable(graph, returns_at_once)
     return Coverage(
         model,
         len(graph.states),
@@ -573,6 +582,7 @@ def model_coverage(model: str, graph: Graph, bounds: Bounds) -> Coverage:
             if a in designed and b in designed and keep_all(a, act, b)
         ),
         alone,
+        frozenset(mapped[k] for k in at_once),
     )
 
 
@@ -632,6 +642,13 @@ def report(cov: Coverage, visits: Visits, goal: float, out: Any = sys.stdout) ->
         f"{'met' if met else 'NOT MET'}",
         file=out,
     )
+    open_calls = len(cov.by_design - cov.calls_at_once)
+    print(
+        f"  of those, {open_calls:,} need a request()/cancel() to stay open across another "
+        "step: only traces that record call ends (end_request/end_cancel) reach them; "
+        f"the rest: {_pct(len(cov.calls_at_once & visited), len(cov.calls_at_once))} visited",
+        file=out,
+    )
     _print_gaps(cov.by_design - visited, cov.by_design, out)
     for text in visits.skipped[:5]:
         if "subscriber view" not in text:
@@ -668,7 +685,7 @@ def dump_graph(
     model = dataclasses.replace(manifest.model(model_name), check_properties=False)
     consts = model.constants
     if consts.get("Subs") != "{1}":
-        raise SystemExit(f"coverage.py: {model_name} must have one Subscription (Subs = {{1}})")
+        raise SystemExit(f"{_ME}: {model_name} must have one Subscription (Subs = {{1}})")
     bounds = Bounds(int(consts["Elements"]), int(consts["MaxDemand"]))
     with tempfile.TemporaryDirectory(prefix="tlc-cov-") as tmp:
         cfg = Path(tmp) / f"{model_name}.cfg"
@@ -690,11 +707,11 @@ def dump_graph(
         )
         outcome = tlc.parse_output(proc.stdout + proc.stderr, proc.returncode)
         if outcome.result != "pass":
-            raise SystemExit(f"coverage.py: TLC on {model_name}: {outcome.result} {outcome.detail}")
+            raise SystemExit(f"{_ME}: TLC on {model_name}: {outcome.result} {outcome.detail}")
         graph = read_dot(dot.read_text())
     if len(graph.states) != outcome.distinct:
         raise SystemExit(
-            f"coverage.py: the dump has {len(graph.states)} states, TLC found {outcome.distinct}"
+            f"{_ME}: the dump has {len(graph.states)} states, TLC found {outcome.distinct}"
         )
     return graph, bounds
 
