@@ -31,7 +31,7 @@ TRACE_DIR := build/traces
 traces: $(SETUP)
 	rm -rf $(TRACE_DIR) && mkdir -p $(TRACE_DIR)
 	RS_TRACE_DIR=$(TRACE_DIR) RS_THREADED_EXAMPLES=60 $(PY) -m pytest -q -p no:cacheprovider \
-		stateful/test_publisher_machine.py stateful/test_threaded.py stateful/test_reach_interleavings.py
+		stateful/test_publisher_machine.py stateful/test_threaded.py stateful/test_reach_*.py
 	$(PY) -m reactive_streams.trace validate -q --min-count 200 $(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl
 	$(PY) -m reactive_streams.trace validate -q --expect-header tests/traces/*.jsonl
 
