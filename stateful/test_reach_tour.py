@@ -73,7 +73,7 @@ def scenarios(sync: bool, count: int, seed: int) -> list[Scenario]:
     rng = random.Random(seed)
     arms, interludes = _arms(), _interludes()
     lasts: list[tuple[str, int] | None] = [None, ("cancel", 0), *(("request", n) for n in SIZES)]
-    out = []
+    out: list[Scenario] = []
     while len(out) < count:
         sc = Scenario(
             kind=rng.choice(["range", "generate_fails"]),
