@@ -24,8 +24,10 @@ history and bookkeeping:
 DESIGN_RULES lists steps the model allows any Publisher but this implementation never
 takes, each with its reason.  The states reachable from the initial state without
 such a step are the "reachable by design" ones; the goal (every action, and at least
-`--goal` percent of those states) is counted over them.  A recorded run that visits
-a state outside them contradicts a rule: the exit status is then 1.
+`--goal` percent of those states) is counted over them.  A rule that a recorded run
+contradicts (it visits a state only that rule excludes) is reported and not applied,
+so the figures stay right when the implementation changes; the exit status is 1 when
+the rules still applied exclude a visited state.
 
 Usage (from the repository root; `make check` runs it on build/traces):
     python spec/trace_coverage.py build/traces/*.jsonl
@@ -531,6 +533,15 @@ def _reachable(graph: Graph, keep: Callable[[str, str, str], bool]) -> set[str]:
 # the report
 
 
+@dataclasses.dataclass(frozen=True)
+class Design:
+    """What is reachable without the steps of some design rules."""
+
+    states: frozenset[Abstract]
+    edges: frozenset[Edge]
+    calls_at_once: frozenset[Abstract]  # the same, with every call returning at once
+
+
 @dataclasses.dataclass
 class Coverage:
     model: str
@@ -538,10 +549,8 @@ class Coverage:
     tlc_edges: int
     states: frozenset[Abstract]  # every reachable abstract state
     edges: frozenset[Edge]
-    by_design: frozenset[Abstract]  # reachable without a step of DESIGN_RULES
-    by_design_edges: frozenset[Edge]
-    alone: Mapping[str, int]  # abstract states each rule alone makes unreachable
-    calls_at_once: frozenset[Abstract]  # by design, with every call returning at once
+    gone_alone: Mapping[str, frozenset[Abstract]]  # unreachable by each rule alone
+    design: Callable[[Sequence[DesignRule]], Design]
 
 
 def model_coverage(model: str, graph: Graph, bounds: Bounds) -> Coverage:
@@ -556,33 +565,37 @@ def model_coverage(model: str, graph: Graph, bounds: Bounds) -> Coverage:
 
         return keep
 
-    alone = {}
-    for rule in DESIGN_RULES:
-        kept = {mapped[k] for k in _reachable(graph, allowed([rule]))}
-        alone[rule.name] = len(states - kept)
-    keep_all = allowed(DESIGN_RULES)
-    designed = _reachable(graph, keep_all)
+    def design(rules: Sequence[DesignRule]) -> Design:
+        keep = allowed(rules)
+        reach = _reachable(graph, keep)
 
-    def returns_at_once(a: str, action: str, b: str) -> bool:
-        tops = [st[-1] for st in _thread_stacks(graph.states[a]) if st]
-        busy = bool(tops) and tops[-1] in _CALLS
-        return keep_all(a, action, b) and (not busy or action in ("EndRequest", "EndCancel"))
+        def returns_at_once(a: str, action: str, b: str) -> bool:
+            tops = [st[-1] for st in _thread_stacks(graph.states[a]) if st]
+            busy = bool(tops) and tops[-1] in _CALLS
+            return keep(a, action, b) and (not busy or action in ("EndRequest", "EndCancel"))
 
-    at_once = _reachable(graph, returns_at_once)
+        return Design(
+            frozenset(mapped[k] for k in reach),
+            frozenset(
+                (mapped[a], act, mapped[b])
+                for a, act, b in real
+                if a in reach and b in reach and keep(a, act, b)
+            ),
+            frozenset(mapped[k] for k in _reachable(graph, returns_at_once)),
+        )
+
+    gone_alone = {
+        rule.name: states - frozenset(mapped[k] for k in _reachable(graph, allowed([rule])))
+        for rule in DESIGN_RULES
+    }
     return Coverage(
         model,
         len(graph.states),
         len(real),
         states,
         frozenset((mapped[a], act, mapped[b]) for a, act, b in real),
-        frozenset(mapped[k] for k in designed),
-        frozenset(
-            (mapped[a], act, mapped[b])
-            for a, act, b in real
-            if a in designed and b in designed and keep_all(a, act, b)
-        ),
-        alone,
-        frozenset(mapped[k] for k in at_once),
+        gone_alone,
+        design,
     )
 
 
@@ -590,8 +603,9 @@ def _pct(a: int, b: int) -> str:
     return f"{a:,}/{b:,} ({100.0 * a / b:.1f}%)" if b else f"{a}/0"
 
 
-def report(cov: Coverage, visits: Visits, goal: float, out: Any = sys.stdout) -> bool:
-    """Print the figures; True when every action is visited and the goal is met."""
+def report(cov: Coverage, visits: Visits, goal: float, out: Any = sys.stdout) -> tuple[bool, bool]:
+    """Print the figures; (goal met with every action visited, no run contradicts the
+    design rules that are applied)."""
     visited = frozenset(visits.states)
     seen = visited & cov.states
     seen_edges = frozenset(visits.edges) & cov.edges
@@ -618,42 +632,50 @@ def report(cov: Coverage, visits: Visits, goal: float, out: Any = sys.stdout) ->
     tail = f" (never: {', '.join(never)})" if never else ""
     print(f"  actions visited: {len(per) - len(never)}/{len(per)}{tail}", file=out)
     print(
-        "  steps this implementation never takes (states unreachable by that rule alone):", file=out
+        "  steps this implementation never takes (states unreachable by that rule alone):",
+        file=out,
     )
+    active = []
     for rule in DESIGN_RULES:
-        print(
-            f"    {rule.name}: {_pct(cov.alone[rule.name], len(cov.states))}; {rule.reason}",
-            file=out,
-        )
-    gone = cov.states - cov.by_design
+        gone = cov.gone_alone[rule.name]
+        seen_there = len(gone & visited)
+        note = f"; CONTRADICTED by {seen_there} visited states: not applied" if seen_there else ""
+        print(f"    {rule.name}: {_pct(len(gone), len(cov.states))}; {rule.reason}{note}", file=out)
+        if not seen_there:
+            active.append(rule)
+    design = cov.design(active)
+    gone = cov.states - design.states
     print(
-        f"    all together: {_pct(len(gone), len(cov.states))} of the states unreachable by design",
+        f"    all applied together: {_pct(len(gone), len(cov.states))} of the states "
+        "unreachable by design",
         file=out,
     )
     wrong = visited & gone
     if wrong:
-        print(f"    ERROR: {len(wrong)} of them were visited: a rule above is wrong", file=out)
-    got = len(cov.by_design & visited)
-    ok_edges = len(cov.by_design_edges & frozenset(visits.edges))
-    met = (100.0 * got / len(cov.by_design) if cov.by_design else 100.0) >= goal and not never
+        print(f"    ERROR: {len(wrong)} of them were visited: the rules contradict a run", file=out)
+    got = len(design.states & visited)
+    ok_edges = len(design.edges & frozenset(visits.edges))
+    share = 100.0 * got / len(design.states) if design.states else 100.0
+    met = share >= goal and not never
     print(
         f"  goal (every action, >= {goal:g}% of the states reachable by design): states "
-        f"{_pct(got, len(cov.by_design))}, edges {_pct(ok_edges, len(cov.by_design_edges))}: "
+        f"{_pct(got, len(design.states))}, edges {_pct(ok_edges, len(design.edges))}: "
         f"{'met' if met else 'NOT MET'}",
         file=out,
     )
-    open_calls = len(cov.by_design - cov.calls_at_once)
+    open_calls = len(design.states - design.calls_at_once)
     print(
         f"  of those, {open_calls:,} need a request()/cancel() to stay open across another "
         "step: only traces that record call ends (end_request/end_cancel) reach them; "
-        f"the rest: {_pct(len(cov.calls_at_once & visited), len(cov.calls_at_once))} visited",
+        f"the rest: {_pct(len(design.calls_at_once & visited), len(design.calls_at_once))} "
+        "visited",
         file=out,
     )
-    _print_gaps(cov.by_design - visited, cov.by_design, out)
+    _print_gaps(design.states - visited, design.states, out)
     for text in visits.skipped[:5]:
         if "subscriber view" not in text:
             print(f"  not mapped: {text}", file=out)
-    return met
+    return met, not wrong
 
 
 def _print_gaps(missing: frozenset[Abstract], rest: frozenset[Abstract], out: Any) -> None:
@@ -732,10 +754,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     visits = Visits()
     for path in args.traces:
         visit_trace(path, bounds, visits)
-    met = report(cov, visits, args.goal)
+    met, consistent = report(cov, visits, args.goal)
     print(f"  ({time.monotonic() - start:.1f} s)")
-    if frozenset(visits.states) & (cov.states - cov.by_design):
-        return 1  # a design rule above is contradicted by a recorded run
+    if not consistent:
+        return 1  # the design rules applied together exclude a state a run visited
     return 0 if met or not args.strict else 1
 
 

@@ -161,8 +161,11 @@ def test_report_on_recorded_traces() -> None:
     graph, bounds = cov.dump_graph("rs_coverage", SPEC_DIR / "models.toml", JAR, 300)
     assert len(graph.states) == 2022  # spec/models.toml records the same count
     model = cov.model_coverage("rs_coverage", graph, bounds)
-    assert model.by_design <= model.states
-    assert model.by_design_edges <= model.edges
+    design = model.design(cov.DESIGN_RULES)
+    assert design.states < model.states
+    assert design.edges < model.edges
+    assert design.calls_at_once < design.states
+    assert model.design([]).states == model.states  # no rule: everything is reachable
     visits = cov.Visits()
     valid = sorted((SPEC_DIR.parent / "tests" / "traces" / "v2" / "valid").glob("*.jsonl"))
     for path in valid:
@@ -170,9 +173,18 @@ def test_report_on_recorded_traces() -> None:
     assert visits.traces == len(valid)
     assert visits.states, "the valid traces visit some abstract states"
     out = io.StringIO()
-    cov.report(model, visits, 60.0, out)
+    met, consistent = cov.report(model, visits, 60.0, out)
+    assert consistent
+    assert not met  # three small traces do not visit 60% of the states
     text = out.getvalue()
     assert "states visited:" in text
     assert "per action" in text
     for rule in cov.DESIGN_RULES:
         assert rule.name in text
+    # a run that visits a state excluded by one rule contradicts that rule only
+    rule = cov.DESIGN_RULES[0]
+    visits.states[next(iter(model.gone_alone[rule.name]))] += 1
+    out = io.StringIO()
+    _, consistent = cov.report(model, visits, 60.0, out)
+    assert f"{rule.name}: " in out.getvalue()
+    assert "CONTRADICTED" in out.getvalue()
