@@ -468,6 +468,12 @@ def _commits_after_raise(u: Mapping[str, Any], action: str, v: Mapping[str, Any]
     return action.startswith("SendOn") and bool(_var(u, "faulted"))
 
 
+def _fails_unpulled(u: Mapping[str, Any], action: str, v: Mapping[str, Any]) -> bool:
+    if action != "SendOnError" or _var(v, "sent")[-1]["err"] != "source":
+        return False
+    return _var(u, "demand") == 0 and _var(u, "emitted") > 0
+
+
 @dataclasses.dataclass(frozen=True)
 class DesignRule:
     """A step of the model this implementation never takes, and why."""
@@ -508,6 +514,12 @@ DESIGN_RULES = (
         "the drain that caught the raise cancels and stops, so no signal is committed after "
         "it (the model lets the Publisher go on until the cancel arrives)",
         _commits_after_raise,
+    ),
+    DesignRule(
+        "a source fails when pulled",
+        "the source is pulled only for outstanding demand (or opened before the first "
+        "element), so its failure shows then, never after an element with no demand left",
+        _fails_unpulled,
     ),
 )
 
