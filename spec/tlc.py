@@ -88,7 +88,7 @@ _ACTION_PROP_RE = re.compile(r"^Error: Action property (\S+) .*is violated")
 _DISTINCT_RE = re.compile(
     r"([\d,]+) states generated(?: \([^)]*\))?, ([\d,]+) distinct states found"
 )
-_TRANSIENT = "Module-Table lookup failure for module name"
+_TRANSIENT = "Parsing or semantic analysis failed"
 _COVERAGE_RE = re.compile(r"^<(\w+) line \d+, col \d+ to .* of module (\w+)>: (\d+):(\d+)")
 
 
@@ -434,8 +434,9 @@ def run_tlc(
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - start
                 return Outcome("error", "", None, f"timeout after {timeout:.0f} s"), -1, elapsed
-            # TLC 2.15 on a loaded machine sometimes fails to look up a module it has just
-            # parsed; a real parse error fails the second attempt as well.
+            # TLC 2.15 on a loaded machine sometimes fails to parse a module that parses
+            # on the next run (seen as "Module-Table lookup failure"); a real parse error
+            # fails the second attempt as well.
             if attempt == 1 and _TRANSIENT in text:
                 continue
             break
