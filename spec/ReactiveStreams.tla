@@ -441,7 +441,7 @@ Spec109_OnSubscribeFirstInv ==
 
 \* Rule 2.7: request() and cancel() are called serially: at most one thread
 \* is inside them at a time (nesting on one thread is serial).
-Spec207_SerialCallsInv ==
+SerialCallsInv ==
     \A s \in Subs : Cardinality({th \in Threads : InCall(s, th)}) <= 1
 
 \* Rule 2.12: onSubscribe at most once (per Subscription = per Subscriber here).

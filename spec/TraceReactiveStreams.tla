@@ -109,7 +109,7 @@ Spec101_DeliveredLeqRequestedInv    == RS!Spec101_DeliveredLeqRequestedInv
 Spec103_SerialSignalsInv            == RS!Spec103_SerialSignalsInv
 Spec107_NothingAfterTerminalInv     == RS!Spec107_NothingAfterTerminalInv
 Spec109_OnSubscribeFirstInv         == RS!Spec109_OnSubscribeFirstInv
-Spec207_SerialCallsInv              == RS!Spec207_SerialCallsInv
+SerialCallsInv                      == RS!SerialCallsInv
 Spec212_OnSubscribeOnceInv          == RS!Spec212_OnSubscribeOnceInv
 Spec303_BoundedRecursionInv         == RS!Spec303_BoundedRecursionInv
 Spec306_RequestAfterCancelNopInv    == RS!Spec306_RequestAfterCancelNopInv

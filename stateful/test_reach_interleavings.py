@@ -41,7 +41,7 @@ _WAIT = 10.0
 
 
 def spec207_serial_calls_inv(s: SubState) -> bool:
-    """Rule 2.7 (``Spec207_SerialCallsInv``): at most one thread is inside request() or
+    """Rule 2.7 (``SerialCallsInv``): at most one thread is inside request() or
     cancel() of the Subscription (calls nested on one thread are serial). Meaningful
     once the trace records the calls' ends (format version 2)."""
     return len(s.call_threads) <= 1

@@ -127,12 +127,7 @@ RULES: tuple[Rule, ...] = (
         "A Subscriber that already has an active Subscription cancels any new one given to onSubscribe.",
     ),
     Rule("2.6", "MUST", "A Subscriber cancels its Subscription when it no longer needs it."),
-    Rule(
-        "2.7",
-        "MUST",
-        "A Subscriber calls request and cancel serially.",
-        tla=("Spec207_SerialCallsInv",),
-    ),
+    Rule("2.7", "MUST", "A Subscriber calls request and cancel serially."),
     Rule("2.8", "MUST", "A Subscriber is prepared for onNext after it called cancel."),
     Rule(
         "2.9",
