@@ -16,9 +16,11 @@ $(SETUP): pyproject.toml tools/bootstrap.sh
 setup: $(SETUP)
 
 ## check: TLC on every ci model of spec/models.toml with action coverage, the spec-mutation
-## kill table, trace validation, CrossHair contracts
+## kill table, trace validation, CrossHair contracts, and the share of the small model
+## rs_coverage's state graph that the recorded traces visit (spec/trace_coverage.py)
 check: $(SETUP) traces crosshair
 	$(PY) spec/tlc.py --manifest spec/models.toml --set ci --coverage
+	$(PY) spec/trace_coverage.py --model rs_coverage $(TRACE_DIR)/*.jsonl
 
 check-deep: $(SETUP)
 	$(PY) spec/tlc.py --manifest spec/models.toml --set deep
@@ -28,12 +30,12 @@ check-deep: $(SETUP)
 ## of files), print Subscriptions and events per hop, and check that every mutated
 ## fixture is rejected
 TRACE_DIR := build/traces
-PIPELINE_EXAMPLES := 5
+PIPELINE_EXAMPLES := 28
 TRACE_MIN_COUNT := 200
 traces: $(SETUP)
 	rm -rf $(TRACE_DIR) && mkdir -p $(TRACE_DIR)
 	RS_TRACE_DIR=$(TRACE_DIR) RS_THREADED_EXAMPLES=60 $(PY) -m pytest -q -p no:cacheprovider \
-		stateful/test_publisher_machine.py stateful/test_threaded.py
+		stateful/test_publisher_machine.py stateful/test_threaded.py stateful/test_reach_*.py
 	RS_TRACE_DIR=$(TRACE_DIR) RS_PIPELINE_EXAMPLES=$(PIPELINE_EXAMPLES) $(PY) -m pytest -q \
 		-p no:cacheprovider stateful/test_pipeline_machine.py stateful/test_pipeline_threaded.py
 	$(PY) -m reactive_streams.trace validate -q --hops --min-count $(TRACE_MIN_COUNT) \

@@ -510,7 +510,7 @@ Spec109_OnSubscribeEventuallyProp ==
     \A s \in Subs : pub[s] = "subscribed" ~> delivered[s] >= 1
 
 \* Rule 2.13: after an on* method raised, the Subscription is cancelled.
-FaultCancelsProp ==
+Spec213_FaultCancelsProp ==
     \A s \in Subs : faulted[s] ~> Cancelled(s)
 
 \* Rule 3.8 (no lost wake-up): demand with elements left is never ignored forever.

@@ -88,6 +88,7 @@ _ACTION_PROP_RE = re.compile(r"^Error: Action property (\S+) .*is violated")
 _DISTINCT_RE = re.compile(
     r"([\d,]+) states generated(?: \([^)]*\))?, ([\d,]+) distinct states found"
 )
+_TRANSIENT = "Parsing or semantic analysis failed"
 _COVERAGE_RE = re.compile(r"^<(\w+) line \d+, col \d+ to .* of module (\w+)>: (\d+):(\d+)")
 
 
@@ -424,14 +425,21 @@ def run_tlc(
             module, str(cfg_path), jar, Path(tmp) / "states", workers, model.deadlock, coverage
         )
         start = time.monotonic()
-        try:
-            proc = subprocess.run(
-                cmd, cwd=SPEC_DIR, capture_output=True, text=True, timeout=timeout, check=False
-            )
-            text, code = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired:
-            elapsed = time.monotonic() - start
-            return Outcome("error", "", None, f"timeout after {timeout:.0f} s"), -1, elapsed
+        for attempt in (1, 2):
+            try:
+                proc = subprocess.run(
+                    cmd, cwd=SPEC_DIR, capture_output=True, text=True, timeout=timeout, check=False
+                )
+                text, code = proc.stdout + proc.stderr, proc.returncode
+            except subprocess.TimeoutExpired:
+                elapsed = time.monotonic() - start
+                return Outcome("error", "", None, f"timeout after {timeout:.0f} s"), -1, elapsed
+            # TLC 2.15 on a loaded machine sometimes fails to parse a module that parses
+            # on the next run (seen as "Module-Table lookup failure"); a real parse error
+            # fails the second attempt as well.
+            if attempt == 1 and _TRANSIENT in text:
+                continue
+            break
         elapsed = time.monotonic() - start
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)

@@ -152,6 +152,7 @@ RULES: tuple[Rule, ...] = (
         "2.13",
         "MUST",
         "Signal methods return normally, except on null arguments (TypeError); a failing Subscriber makes the Publisher cancel it.",
+        tla=("Spec213_FaultCancelsProp",),
     ),
     # --- 3. Subscription ----------------------------------------------------------------------
     Rule("3.1", "MUST", "request and cancel are only called inside the Subscriber's context."),
