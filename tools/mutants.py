@@ -393,8 +393,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "flow.py",
-                "        return self.flat_map(fn, 1, prefetch)\n",
-                "        return self.flat_map(fn, 2, prefetch)\n",
+                '        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch)\n',
+                '        return self._flat_map(_adapt_mapper("concat_map", fn), 2, prefetch)\n',
             ),
         ),
         PIPE,
@@ -453,9 +453,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "backpressure.py",
-                "deliver = self._requested > 0\n",
-                "deliver = True\n",
-                count=2,
+                "            if self._requested == 0:\n                return False\n",
+                "            if False:\n                return False\n",
             ),
         ),
         PIPE,

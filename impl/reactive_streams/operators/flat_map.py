@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
+from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
 from ._base import CANCELLED, null_item_error
@@ -276,9 +277,8 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                     downstream.on_next(value)
                 except Exception as exc:
                     self._downstream_raised(exc)
-                if self._requested != MAX_DEMAND:
-                    with self._lock:
-                        self._requested -= 1
+                with self._lock:
+                    self._requested = take_demand(self._requested, 1)  # rule 3.17
                 self._inner_completed()
             missed = self._leave(1)
             if missed:
@@ -409,9 +409,9 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             again = False
             if self._up_allowed and self._error is None and not self._main_done:
                 emitted, again = self._pull(downstream, requested, emitted)
-            if emitted and requested != MAX_DEMAND:
+            if emitted:
                 with self._lock:
-                    self._requested -= emitted
+                    self._requested = take_demand(self._requested, emitted)  # rule 3.17
             if again or self._error is not None or self._cancelled:
                 continue
             if self._main_done and not self._inners:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
+from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..executors import as_executor
 from ._base import CANCELLED, null_item_error
@@ -246,7 +247,7 @@ class _ObserveOn(DemandDrain[T]):
         self._consumed = consumed
         if emitted:
             with self._lock:
-                self._requested -= emitted
+                self._requested = take_demand(self._requested, emitted)  # rule 3.17
         if self._cancelled:
             self._release()
         elif self._done and not queue:
@@ -326,9 +327,8 @@ class _ObserveOn(DemandDrain[T]):
             self._downstream_raised("on_next", exc)
             return False
         if emitted:
-            if requested != MAX_DEMAND:
-                with self._lock:
-                    self._requested -= emitted
+            with self._lock:
+                self._requested = take_demand(self._requested, emitted)  # rule 3.17
             self._count_delivered(emitted)
         if self._cancelled:
             self._release()

@@ -13,11 +13,11 @@ import logging
 import threading
 from typing import Any
 
+from reactive_streams._demand import MAX_DEMAND
 from reactive_streams.api import Subscriber, Subscription
 
 log = logging.getLogger("reactive_streams.spark")
 
-MAX_DEMAND = 2**63 - 1  # rule 3.17: effectively unbounded
 _ids = itertools.count(1)
 
 
