@@ -136,7 +136,11 @@ class DemandDrain(DrainLoop, Generic[R]):
         self._upstream = SerialSubscription(subscription)
         downstream = self._downstream
         if downstream is not None:
-            downstream.on_subscribe(self)
+            try:
+                downstream.on_subscribe(self)
+            except Exception:
+                self.cancel()  # rule 2.13: the drain releases it (3.13); upstream is told
+                raise
         return True
 
 

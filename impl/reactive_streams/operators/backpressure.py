@@ -166,6 +166,7 @@ class OnBackpressureDrop(Operator[T, T], Generic[T]):
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
+            self._refuse(n)
             self._upstream.request(n)  # rule 3.9: upstream signals the error
             return
         with self._demand_lock:

@@ -24,12 +24,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from .._core.downstream import null_from
 from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
 from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..executors import as_executor
-from ._base import CANCELLED, null_item_error
+from ._base import CANCELLED
 from ._drained import DemandDrain
 
 if TYPE_CHECKING:
@@ -277,7 +278,7 @@ class _ObserveOn(DemandDrain[T]):
             while self._pulled < self._allowed:
                 item = next(it)
                 if item is None:
-                    raise null_item_error()  # rule 2.13, as the source itself would signal
+                    raise null_from(it)  # rule 2.13, as the source itself would signal
                 queue.append(item)
                 self._pulled += 1
         except StopIteration:
@@ -352,7 +353,7 @@ class _ObserveOn(DemandDrain[T]):
         try:
             for item in it:
                 if item is None:
-                    raise null_item_error()
+                    raise null_from(it)
                 sent += 1
                 try:
                     on_next(item)

@@ -74,7 +74,7 @@ FULL_SIGNALS = SUBSCRIBER_SIGNALS | frozenset(
 _N_SIGS = frozenset({"request", "recv_request"})
 _SEQ_SIGS = frozenset({"send_on_next", "begin_on_next", "end_on_next"})
 _ERROR_SIGS = frozenset({"send_on_error", "begin_on_error", "end_on_error"})
-_KNOWN_ORDER = ("clock", "sub", "sig", "n", "seq", "error", "error_type", "raised", "thread")
+_KNOWN_ORDER = ("clock", "sub", "sig", "n", "seq", "error", "error_type", "raised", "thread", "hop")
 _ANY_SIG = frozenset({"clock", "sub", "sig", "thread"})
 _FIELD_SIGS = {
     "n": _N_SIGS,
@@ -82,6 +82,7 @@ _FIELD_SIGS = {
     "error": _ERROR_SIGS,
     "error_type": _ERROR_SIGS,
     "raised": frozenset(s for s in FULL_SIGNALS if s.startswith("end_")),
+    "hop": frozenset({"subscribe"}),
 }
 _HEADER_KNOWN = frozenset({"format", "version", "mode", "view", "quiescent", "expect"})
 #: a number literal longer than this is malformed before it is converted
@@ -119,6 +120,7 @@ class Event:
     thread: int | None = None
     error_type: str | None = None
     cause: str | None = None
+    hop: str = ""  # the subscribe event's publisher name
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"clock": self.clock, "sub": self.sub, "sig": self.sig}
@@ -134,6 +136,8 @@ class Event:
             out["raised"] = self.raised
         if self.thread is not None:
             out["thread"] = self.thread
+        if self.hop:
+            out["hop"] = self.hop
         return out
 
 
@@ -330,6 +334,7 @@ def _event(raw: Mapping[str, Any], index: int, view: str) -> Event:
         raised=raised,
         thread=thread,
         error_type=error_type,
+        hop=_text_field(raw, "hop") or "",
     )
 
 
