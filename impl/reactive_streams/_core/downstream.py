@@ -67,7 +67,6 @@ class _Noop:
 
 
 NOOP: Subscription = _Noop()
-_CANCEL: Final = object()
 
 
 def traced_n(n: object) -> int | None:
@@ -102,7 +101,7 @@ class Downstream(DrainLoop, Generic[T]):
     def __init__(self, downstream: Subscriber[T], hop: str, queued: bool = False) -> None:
         super().__init__()
         self._downstream: Subscriber[T] | None = downstream
-        # queued: calls wait in ``_inbound`` until the drain receives them (``_receive``)
+        # queued: requests wait in ``_inbound`` until the drain receives them (``_receive``)
         self._inbound: deque[object] | None = deque() if queued else None
         self._pub = SUBSCRIBED
         self._requested = 0
@@ -162,10 +161,9 @@ class Downstream(DrainLoop, Generic[T]):
                 tracer.emit(self._sid, "cancel")
             if self._pub in DONE:
                 return  # rules 3.5, 3.7
-            if self._inbound is not None:
-                self._inbound.append(_CANCEL)
-            else:
-                self._receive_cancel()
+            if self._inbound:
+                self._receive_queued()  # FIFO: requests made before the cancel first
+            self._receive_cancel()  # at once, queued or not: emission stops now (rule 3.12)
             wake = self._work()
         if wake:
             self._wake(True)  # the drain releases upstream (rule 3.12)
@@ -185,19 +183,17 @@ class Downstream(DrainLoop, Generic[T]):
         self._downstream = None  # rule 3.13
 
     def _receive(self) -> None:
-        """The drain takes the queued calls (publisher side; rule 3.6 after the end)."""
+        """The drain takes the queued requests (publisher side)."""
+        if self._inbound:
+            with self._lock:
+                self._receive_queued()
+
+    def _receive_queued(self) -> None:
         inbound = self._inbound
-        if not inbound:
-            return
-        with self._lock:
-            while inbound:
-                call = inbound.popleft()
-                if self._pub in DONE:
-                    continue
-                if call is _CANCEL:
-                    self._receive_cancel()
-                else:
-                    self._receive_request(call, check_request(call))
+        while inbound:
+            call = inbound.popleft()
+            if self._pub not in DONE:  # rule 3.6
+                self._receive_request(call, check_request(call))
 
     # ------------------------------------------------- signals (from the drain)
     def _stopped(self) -> bool:
