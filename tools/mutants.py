@@ -176,6 +176,12 @@ MUTANTS = (
                 "        if exhausted",
                 "        self._answer_bad_request()  # rule 3.9\n        if exhausted",
             ),
+            Patch(
+                DOWN,
+                "        if self._bad is not None:\n            error = ValueError(self._bad)",
+                "        if self._bad is not None and error is not None:\n"
+                "            error = ValueError(self._bad)",
+            ),
         ),
     ),
     Mutant(
