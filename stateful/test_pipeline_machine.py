@@ -1064,7 +1064,7 @@ class PipelineMachine(TracedMachine):
             why = self._replay.step(event)
             known = _known_defect(why, before, faulted)
             if known is not None:
-                # judged by its own strict xfail test; the rest of this subscription's
+                # judged by its own test below; the rest of this subscription's
                 # events cannot be replayed after the refused step
                 KNOWN_DEFECTS[known].append(f"{event.sig} on sub {event.sub}: {self.description}")
                 self._defective = True
@@ -1322,11 +1322,6 @@ def test_pipeline_machine(operator: str, fused: bool) -> None:
         logging.disable(logging.NOTSET)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule 3.13: operators (map, skip, buffer, flat_map, on_backpressure_*, subscribe_on)"
-    " and ref_count's _Counted keep their Subscriber after cancel or the terminal signal",
-)
 def test_rule_313_references_dropped() -> None:
     """Rule 3.13, collected from every pipeline the machine ran: a cancelled or finished
     subscription of any hop references its Subscriber no more."""
@@ -1335,11 +1330,6 @@ def test_rule_313_references_dropped() -> None:
     assert not RULE_313, f"{len(RULE_313)} pipelines, first: {RULE_313[0]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the hop tracer (_core/hop.py TracedHop) records recv_cancel/recv_request for "
-    "calls made after the hop's own terminal signal (rules 3.6, 3.7 of the trace vocabulary)",
-)
 def test_hop_calls_after_terminal() -> None:
     """A call made after a hop's terminal signal is a no-op (rules 3.6, 3.7): its trace
     records no recv_*. Collected from every pipeline the machine ran."""
@@ -1349,12 +1339,6 @@ def test_hop_calls_after_terminal() -> None:
     assert not found, f"{len(found)} calls, first: {found[0]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule 3.9: a hop that received an invalid request(n) still completes (take(0); "
-    "subscribe_on over an empty source), emits onNext (subscribe_on, publish's child) "
-    "or fails with another error (a user fault) instead of the 3.9 onError",
-)
 def test_invalid_request_answered_by_on_error() -> None:
     """Rule 3.9: once a hop received request(n <= 0), its terminal signal is on_error.
     Collected from every pipeline the machine ran."""

@@ -282,21 +282,7 @@ _BRIDGE_PIPELINES = {
 }
 
 
-_BUG_1_RESIDUE = pytest.mark.xfail(
-    strict=True,
-    reason="issue 15 bug 1, residue: after the last subscriber of publish().ref_count() "
-    "cancels, the connection still requests and drops elements (about 260 pulled for a "
-    "consumer that took 0) before it disconnects",
-)
-
-
-@pytest.mark.parametrize(
-    "shape",
-    [
-        pytest.param(s, marks=_BUG_1_RESIDUE) if s == "publish_ref_count" else s
-        for s in sorted(_BRIDGE_PIPELINES)
-    ],
-)
+@pytest.mark.parametrize("shape", sorted(_BRIDGE_PIPELINES))
 @pytest.mark.parametrize("take", [0, 3])
 def test_blocking_iter_break_releases_source(
     pool: ThreadPoolExecutor, shape: str, take: int

@@ -17,6 +17,7 @@ import pytest
 
 import reactive_streams as rs
 from reactive_streams import Flow
+from reactive_streams.operators.fused import set_fusion
 from reactive_streams.testing import TestSubscriber
 
 pytestmark = pytest.mark.timeout(30)
@@ -111,14 +112,15 @@ def test_flat_map_accepts_iterables() -> None:
     assert Flow.from_iterable(range(3)).concat_map(lambda x: range(x)).to_list() == [0, 0, 1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the null-element message is produced in operators/ and _subscription.py",
-)
-def test_map_returning_none_names_the_map_and_the_function() -> None:
-    ts: TestSubscriber[int | None] = TestSubscriber(10)
-    Flow.from_iterable(["1", "x"]).map(_parse).subscribe(ts)
-    ts.assert_error(TypeError, "map(_parse)")
+@pytest.mark.parametrize("fusion", [True, False])
+def test_map_returning_none_names_the_map_and_the_function(fusion: bool) -> None:
+    previous = set_fusion(fusion)
+    try:
+        ts: TestSubscriber[int | None] = TestSubscriber(10)
+        Flow.from_iterable(["1", "x"]).map(_parse).subscribe(ts)
+    finally:
+        set_fusion(previous)
+    ts.assert_error(TypeError, r"map\(_parse\): returned None")
 
 
 def test_flow_is_iterable_with_bounded_prefetch() -> None:

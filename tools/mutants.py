@@ -60,6 +60,7 @@ class Mutant:
 
 
 SUB = "_subscription.py"
+DOWN = "_core/downstream.py"
 
 MUTANTS = (
     Mutant(
@@ -75,13 +76,8 @@ MUTANTS = (
             ),
             Patch(
                 SUB,
-                "                self._requested = take(self._requested, sent)",
-                "                self._requested = take(self._requested if start < 0 else start, sent)",
-            ),
-            Patch(
-                SUB,
-                "            self._requested = take(self._requested, sent)  # the drain",
-                "            self._requested = take(self._requested if start < 0 else start, sent)  # the drain",
+                "            self._requested = take(self._requested, sent)  # rule 3.17: unbounded stays\n",
+                "            self._requested = take(self._requested if start < 0 else start, sent)\n",
             ),
             Patch(
                 SUB,
@@ -91,8 +87,8 @@ MUTANTS = (
             ),
             Patch(
                 SUB,
-                "        on_next = subscriber.on_next\n        sent = 0\n",
-                "        on_next = subscriber.on_next\n        start = self._requested\n        sent = 0\n",
+                "        on_next = downstream.on_next\n        sent = 0\n",
+                "        on_next = downstream.on_next\n        start = self._requested\n        sent = 0\n",
             ),
             Patch(
                 SUB,
@@ -120,10 +116,10 @@ MUTANTS = (
         "3.17",
         (
             Patch(
-                SUB,
-                "                self._requested = add_demand(self._requested, n)  # rule 3.17\n",
-                "                total = self._requested + n\n"
-                "                self._requested = total if total <= MAX_DEMAND else total - 2**64\n",
+                DOWN,
+                "            self._requested = add_demand(self._requested, int(n))  # rule 3.17\n",
+                "            total = self._requested + int(n)\n"
+                "            self._requested = total if total <= 2**63 - 1 else total - 2**64\n",
             ),
         ),
     ),
@@ -134,14 +130,16 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "                if self._halt:\n                    break\n                if item is None:\n",
-                "                if False:\n                    break\n                if item is None:\n",
+                "                if self._pub is not ACTIVE or self._bad is not None:\n"
+                "                    break\n                if item is None:\n",
+                "                if self._bad is not None:\n                    break\n"
+                "                if item is None:\n",
                 count=2,
             ),
             Patch(
-                SUB,
-                "                if self._halt:\n                    break\n                self._seq += 1\n",
-                "                if False:\n                    break\n                self._seq += 1\n",
+                DOWN,
+                "            if self._pub is not ACTIVE or self._bad is not None:\n",
+                "            if self._bad is not None:\n",
             ),
         ),
     ),
@@ -151,10 +149,10 @@ MUTANTS = (
         "3.9",
         (
             Patch(
-                SUB,
-                "            if message is not None:\n"
-                "                self._request_invalid(n, message)\n                return\n",
-                "            if message is not None:\n                return\n",
+                DOWN,
+                "        message = check_request(n) if type(n) is not int or n <= 0 else None\n",
+                "        message = check_request(n) if type(n) is not int or n <= 0 else None\n"
+                "        if message is not None:\n            return\n",
             ),
         ),
     ),
@@ -164,9 +162,9 @@ MUTANTS = (
         "3.3",
         (
             Patch(
-                SUB,
-                "        elif wip == 0:\n            self._drain()\n\n    def _request_invalid",
-                "        elif True:\n            self._drain()\n\n    def _request_invalid",
+                DOWN,
+                "        if wake:\n            self._wake(False)\n",
+                "        if True:  # drains even while a drain runs\n            self._wake(False)\n",
             ),
         ),
     ),
@@ -176,15 +174,23 @@ MUTANTS = (
         "1.7",
         (
             Patch(
-                SUB,
-                "            if self._done or self._cancelled:\n                return None\n",
-                "            if self._cancelled:\n                return None\n",
+                DOWN,
+                "            if self._pub is not ACTIVE:\n                return False\n"
+                "            if error is None:\n",
+                "            if self._pub is CANCELLED:\n                return False\n"
+                "            if error is None:\n",
             ),
             Patch(
                 SUB,
-                "(ValueError(self._bad_request.message))  # rule 3.9\n"
-                "            return False\n        if exhausted",
-                "(ValueError(self._bad_request.message))  # rule 3.9\n        if exhausted",
+                "        if self._answer_bad_request():  # rule 3.9\n            return False\n"
+                "        if exhausted",
+                "        self._answer_bad_request()  # rule 3.9\n        if exhausted",
+            ),
+            Patch(
+                DOWN,
+                "        if self._bad is not None:\n            error = ValueError(self._bad)",
+                "        if self._bad is not None and error is not None:\n"
+                "            error = ValueError(self._bad)",
             ),
         ),
     ),
@@ -195,10 +201,22 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "        if not self._subscribed:\n            self._deliver_subscribe()\n",
-                "        if not self._subscribed and self._it is not None:\n"
-                "            self._deliver_subscribe()\n",
-                count=2,
+                "        if self._pub is not ACTIVE and not (self._pub is SUBSCRIBED and self._deliver_subscribe()):\n",
+                "        if self._pub is not ACTIVE and not (\n"
+                "            self._pub is SUBSCRIBED and (self._it is None or self._deliver_subscribe())\n"
+                "        ):\n",
+            ),
+            Patch(
+                DOWN,
+                "        if self._pub is SUBSCRIBED:\n            self._deliver_subscribe()\n",
+                "        if False:\n            self._deliver_subscribe()\n",
+            ),
+            Patch(
+                DOWN,
+                "            if self._pub is not ACTIVE:\n                return False\n"
+                "            if error is None:\n",
+                "            if self._pub in DONE:\n                return False\n"
+                "            if error is None:\n",
             ),
         ),
     ),
@@ -209,8 +227,10 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "            self._requested = take(self._requested, sent)  # the drain",
-                "            self._requested = take(self._requested, sent - (sent == self._batch))  # the drain",
+                "            self._requested = take(self._requested, sent)  # rule 3.17",
+                "            self._requested = take(\n"
+                "                self._requested, sent - (sent == self._batch and self._executor is not None)\n"
+                "            )  # rule 3.17",
             ),
         ),
     ),
@@ -221,8 +241,18 @@ MUTANTS = (
         (
             Patch(
                 SUB,
-                "        self._subscriber = None\n        self._it = None\n",
+                "        self._downstream = None\n        self._it = None\n",
                 "        self._it = None\n",
+            ),
+            Patch(
+                DOWN,
+                "        self._downstream = None  # rule 3.13\n\n    def _receive(self)",
+                "        pass\n\n    def _receive(self)",
+            ),
+            Patch(
+                DOWN,
+                "            downstream, self._downstream = self._downstream, None  # rule 3.13\n",
+                "            downstream = self._downstream\n",
             ),
         ),
     ),
@@ -360,10 +390,10 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "multicast/connectable.py",
-                "        with self._lock:\n            if self._released:\n                return\n"
-                "            self._released = True\n        self._flow._release()\n",
+                "        with self._lock:\n            if self._released:\n                return None\n"
+                "            self._released = True\n        return self._flow._release(kick)\n",
                 "        with self._lock:\n            self._released = True\n"
-                "        self._flow._release()\n",
+                "        return self._flow._release(kick)\n",
             ),
         ),
         PIPE,
@@ -450,12 +480,10 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "transform.py",
-                "            self._fail(null_item_error())  # rule 2.13\n            return\n"
-                "        downstream = self._downstream\n        if downstream is not None:\n"
-                "            downstream.on_next(value)\n",
-                "            self._fail(null_item_error())  # rule 2.13\n            return\n"
-                "        downstream = self._downstream\n        if downstream is not None:\n"
-                "            downstream.on_next(item)\n",
+                "            return\n        downstream = self._downstream\n"
+                "        if downstream is not None:\n            downstream.on_next(value)\n",
+                "            return\n        downstream = self._downstream\n"
+                "        if downstream is not None:\n            downstream.on_next(item)\n",
             ),
         ),
         PIPE,
@@ -482,9 +510,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "backpressure.py",
-                "deliver = self._requested > 0\n",
-                "deliver = True\n",
-                count=2,
+                "            if self._requested == 0:\n                return False\n",
+                "            if False:\n                return False\n",
             ),
         ),
         PIPE,

@@ -20,10 +20,11 @@ logical clock, strictly increasing; ``thread`` is the calling thread's id.
 A version 1 trace (no ``end_request``/``end_cancel`` at all) is still valid: readers take
 every call as returning at once.
 
-Conventions of this implementation: a synchronous publisher logs ``recv_request`` /
-``recv_cancel`` right after the call; an asynchronous one when its drain task takes the
-message. Once a publisher has sent a terminal signal or received a cancel, later (and
-still queued) ``request``/``cancel`` calls get no ``recv_*`` event (rule 3.6: no-ops), and
+Conventions of this implementation: a publisher logs ``recv_cancel`` right after the
+``cancel`` call (receiving the requests still queued before it, in order); a synchronous
+one logs ``recv_request`` right after the call too, an asynchronous one when its drain
+task takes the request. Once a publisher has sent a terminal signal or received a cancel,
+later (and still queued) ``request``/``cancel`` calls get no ``recv_*`` event (rule 3.6), and
 a ``request`` after the subscriber's own ``cancel`` is never received either. When a
 subscriber method raises, the implementation calls ``cancel`` for it (a ``cancel`` event,
 then ``end_cancel``).

@@ -16,6 +16,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .. import tracing as _tracing
+from .downstream import DONE, NOOP, Pub, traced_n
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription
@@ -24,19 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["TracedHop", "traced"]
 
 T = TypeVar("T")
-
-
-class _Unset:
-    __slots__ = ()
-
-    def request(self, n: int) -> None:
-        pass
-
-    def cancel(self) -> None:
-        pass
-
-
-_UNSET = _Unset()
 
 
 def traced(subscriber: Subscriber[T], name: str) -> Subscriber[T]:
@@ -50,18 +38,18 @@ def traced(subscriber: Subscriber[T], name: str) -> Subscriber[T]:
 class TracedHop(Generic[T]):
     """Subscriber for the operator, Subscription for the downstream; records both."""
 
-    __slots__ = ("_cancelled", "_downstream", "_id", "_lock", "_name", "_seq", "_tracer", "_up")
+    __slots__ = ("_downstream", "_id", "_lock", "_name", "_pub", "_seq", "_tracer", "_up")
 
     def __init__(self, downstream: Subscriber[T], tracer: Tracer, name: str) -> None:
-        self._downstream = downstream
+        self._downstream: Subscriber[T] | None = downstream
         self._tracer = tracer
         self._name = name
         self._id = tracer.new_subscription_id()
-        self._up: Subscription = _UNSET
+        self._up: Subscription = NOOP
         self._seq = 0
-        self._cancelled = False
+        self._pub = Pub.SUBSCRIBED  # the spec's ``pub``, as far as the hop's signals tell
         self._lock = threading.Lock()
-        tracer.emit(self._id, "subscribe")
+        tracer.emit(self._id, "subscribe", hop=name)
 
     def __repr__(self) -> str:
         return f"<{self._name} hop {self._id}>"
@@ -74,9 +62,9 @@ class TracedHop(Generic[T]):
     def request(self, n: int) -> None:
         tracer = self._tracer
         with self._lock:
-            tracer.emit(self._id, "request", n=n if type(n) is int else None)
-            if not self._cancelled:
-                tracer.emit(self._id, "recv_request", n=n if type(n) is int else None)
+            tracer.emit(self._id, "request", n=traced_n(n))
+            if self._pub not in DONE:  # rule 3.6: a no-op after the end
+                tracer.emit(self._id, "recv_request", n=traced_n(n))
         self._up.request(n)
 
     def cancel(self) -> None:
@@ -89,27 +77,40 @@ class TracedHop(Generic[T]):
             if fault is not None:
                 tracer.emit(self._id, fault[0], **fault[1])
             tracer.emit(self._id, "cancel")
-            if not self._cancelled:
-                self._cancelled = True
+            if self._pub not in DONE:  # rule 3.7
+                self._pub = Pub.CANCELLED
                 tracer.emit(self._id, "recv_cancel")
+                self._downstream = None  # rule 3.13
 
     # ------------------------------------------------ the operator's signals
     def _call(self, method: str, send: dict[str, Any], arg: Any) -> None:
         tracer = self._tracer
         sid = self._id
-        tracer.emit(sid, "send_" + method, **send)
+        with self._lock:
+            downstream = self._downstream
+            if downstream is None:
+                return  # cancelled: the operator's late signal is not delivered (rule 3.12)
+            if method == "on_next":
+                self._seq += 1
+                send = {"seq": self._seq}
+            elif method == "on_subscribe":
+                self._pub = Pub.ACTIVE
+            else:
+                self._pub = Pub.FAILED if method == "on_error" else Pub.COMPLETED
+                self._downstream = None  # rule 3.13
+            tracer.emit(sid, "send_" + method, **send)
         seq = send.get("seq")
         fields: dict[str, Any] = {} if seq is None else {"seq": seq}
         tracer.emit(sid, "begin_" + method, **fields)
         try:
             if method == "on_next":
-                self._downstream.on_next(arg)
+                downstream.on_next(arg)
             elif method == "on_subscribe":
-                self._downstream.on_subscribe(arg)
+                downstream.on_subscribe(arg)
             elif method == "on_error":
-                self._downstream.on_error(arg)
+                downstream.on_error(arg)
             else:
-                self._downstream.on_complete()
+                downstream.on_complete()
         except BaseException:
             self._cancel(("end_" + method, {**fields, "raised": True}))  # rule 2.13
             raise
@@ -120,13 +121,10 @@ class TracedHop(Generic[T]):
         self._call("on_subscribe", {}, self)
 
     def on_next(self, item: T) -> None:
-        with self._lock:
-            self._seq += 1
-            seq = self._seq
-        self._call("on_next", {"seq": seq}, item)
+        self._call("on_next", {}, item)
 
     def on_error(self, error: BaseException) -> None:
-        send = {"error": _tracing.error_text(error), "error_type": type(error).__name__}
+        send = {"error": _tracing.error_text(error), "error_type": _tracing.error_type(error)}
         self._call("on_error", send, error)
 
     def on_complete(self) -> None:

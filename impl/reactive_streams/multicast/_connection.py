@@ -17,8 +17,8 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from .. import tracing as _tracing
-from .._demand import add_demand, check_request
+from .._core.downstream import ACTIVE, DONE, Downstream, Pub
+from .._demand import add_demand
 from .._demand import take as take_demand
 from .._serial import DrainLoop
 from ..executors import Executor, as_executor, default_executor
@@ -41,215 +41,84 @@ class DisconnectedError(Exception):
     """What subscribers of a disconnected connection get with ``on_disconnect="error"``."""
 
 
-def _traced_n(n: object) -> int | None:
-    return n if type(n) is int else None
+class Child(Downstream[T]):
+    """The Subscription handed to one subscriber of a connection (one per ``subscribe``):
+    the core ``Downstream``, bound to the connection's lock and drain."""
 
+    __slots__ = ("_conn", "node", "pin", "total")
 
-class Child(Generic[T]):
-    """The Subscription handed to one subscriber of a connection (one per ``subscribe``)."""
-
-    __slots__ = (
-        "_conn",
-        "bad_request",
-        "cancelled",
-        "finished",
-        "id",
-        "node",
-        "pin",
-        "requested",
-        "seq",
-        "subscribed",
-        "subscriber",
-        "total",
-        "tracer",
-    )
-
-    def __init__(self, conn: Connection[T], subscriber: Subscriber[T]) -> None:
+    def __init__(self, conn: Connection[T], subscriber: Subscriber[T], hop: str) -> None:
+        super().__init__(subscriber, hop)
+        self._lock = conn._lock  # the connection's drain reads every child under it
         self._conn = conn
-        self.subscriber: Subscriber[T] | None = subscriber
-        self.requested = 0  # outstanding demand (rule 3.17: MAX_DEMAND = unbounded)
         self.total = 0  # everything ever requested, saturating (replay's coordination)
         self.pin = 0  # replay: index of the element before this child's first one
         self.node: Any = None  # replay: the last buffer node delivered (or the pinned head)
-        self.cancelled = False  # cancel() was called (or a fault cancelled it)
-        self.finished = False  # publisher side done: terminal sent, cancel received, dropped
-        self.subscribed = False  # on_subscribe delivered
-        self.bad_request: str | None = None
-        self.seq = 0
-        tracer = _tracing._tracer
-        self.tracer = tracer
-        self.id = tracer.new_subscription_id() if tracer is not None else 0
 
     def __repr__(self) -> str:
-        return f"<multicast subscription {self.id or hex(id(self))}>"
+        return f"<multicast subscription {self._sid or hex(id(self))}>"
 
-    @property
-    def subscription_id(self) -> int:
-        """The id used in trace events (0 when tracing was off at creation)."""
-        return self.id
-
-    # ------------------------------------------------------------ Subscription API
-    def request(self, n: int) -> None:
-        tracer = self.tracer
-        message = check_request(n) if type(n) is not int or n <= 0 else None
+    def _work(self) -> bool:
         conn = self._conn
-        with conn._lock:  # the call is recorded atomically with its effect (rule 2.13)
-            if tracer is not None:
-                tracer.emit(self.id, "request", n=_traced_n(n))
-            if self.cancelled or self.finished:
-                return  # rule 3.6
-            if tracer is not None:
-                tracer.emit(self.id, "recv_request", n=_traced_n(n))
-            if message is not None:
-                if self.bad_request is None:
-                    self.bad_request = message  # rule 3.9: signalled by the drain, never raised
-            else:
-                self.requested = add_demand(self.requested, n)  # rule 3.17
-                self.total = add_demand(self.total, n)
-            wip = conn._wip
-            conn._wip = wip + 1
-        if wip == 0:
-            conn._start_drain()
+        wip = conn._wip
+        conn._wip = wip + 1
+        return wip == 0
 
-    def cancel(self) -> None:
-        self._cancel(None)
+    def _wake(self, cancel: bool) -> None:
+        self._conn._start_drain(pump=not cancel)  # a cancel never pumps here (rule 3.5)
 
-    def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
-        """Cancel; ``fault`` = (end event, its fields) of a subscriber method that raised,
-        recorded atomically with the cancel, so no request is received after it (2.13)."""
-        tracer = self.tracer
-        conn = self._conn
-        with conn._lock:
-            if tracer is not None:
-                if fault is not None:
-                    tracer.emit(self.id, fault[0], **fault[1])
-                tracer.emit(self.id, "cancel")
-            if self.cancelled:
-                return  # rule 3.5: idempotent
-            self.cancelled = True
-            wip = conn._wip
-            conn._wip = wip + 1
-        if wip == 0:
-            conn._start_drain(pump=False)  # removes this child; never pumps here (rule 3.5)
+    def _receive_request(self, n: Any, message: str | None) -> None:
+        super()._receive_request(n, message)
+        if message is None:
+            self.total = add_demand(self.total, int(n))
+
+    def _released(self) -> None:
+        self.node = None  # rule 3.13
+
+    deliver_terminal = Downstream._finish
 
     # ------------------------------------------------- signals (drain thread only)
     @property
     def active(self) -> bool:
-        return self.subscribed and not self.cancelled and not self.finished
+        """May receive elements: subscribed, not ended, no invalid request (rule 3.9)."""
+        return self._pub is ACTIVE and self._bad is None
 
-    def deliver_subscribe(self) -> None:
-        self.subscribed = True
-        subscriber = self.subscriber
-        if subscriber is None:
-            return
-        tracer = self.tracer
-        if tracer is not None:
-            tracer.emit(self.id, "send_on_subscribe")
-            tracer.emit(self.id, "begin_on_subscribe")
-        try:
-            subscriber.on_subscribe(self)
-        except Exception as exc:
-            self._raised("on_subscribe", exc, None)
-            return
-        if tracer is not None:
-            tracer.emit(self.id, "end_on_subscribe", raised=False)
+    @property
+    def ended(self) -> bool:
+        """Terminated, cancelled or dropped: the connection forgets it."""
+        return self._pub in DONE
+
+    @property
+    def requested(self) -> int:
+        return self._requested
 
     def deliver_next(self, item: T) -> bool:
         """Call ``on_next`` (demand is taken by the caller); False if the child is gone."""
-        subscriber = self.subscriber
-        if subscriber is None or self.cancelled:
+        downstream = self._downstream
+        if downstream is None or self._stopped():
             return False
-        tracer = self.tracer
-        if tracer is None:
-            try:
-                subscriber.on_next(item)
-            except Exception as exc:
-                self._raised("on_next", exc, None)
-                return False
-            return True
-        with self._conn._lock:  # commit atomically with respect to a concurrent cancel
-            if self.cancelled:
-                return False
-            self.seq += 1
-            seq = self.seq
-            tracer.emit(self.id, "send_on_next", seq=seq)
-        tracer.emit(self.id, "begin_on_next", seq=seq)
+        if self._tracer is not None:
+            return self._next_traced(downstream, item)
         try:
-            subscriber.on_next(item)
+            downstream.on_next(item)
         except Exception as exc:
-            self._raised("on_next", exc, seq)
+            self._next_raised(exc)
             return False
-        tracer.emit(self.id, "end_on_next", seq=seq, raised=False)
         return True
 
     def take(self, k: int) -> None:
         """``k`` elements were delivered: take them from the demand (rule 3.17: MAX stays)."""
         if k:
-            with self._conn._lock:
-                self.requested = take_demand(self.requested, k)
-
-    def deliver_terminal(self, error: BaseException | None) -> None:
-        """``on_error(error)``, or ``on_complete`` for None (rules 1.4, 1.5); at most once (1.7)."""
-        tracer = self.tracer
-        with self._conn._lock:
-            if self.finished or self.cancelled:
-                return
-            self.finished = True
-            if tracer is not None:
-                if error is None:
-                    tracer.emit(self.id, "send_on_complete")
-                else:
-                    tracer.emit(
-                        self.id,
-                        "send_on_error",
-                        error=_tracing.error_text(error),
-                        error_type=type(error).__name__,  # rule 3.9 is told by type
-                    )
-        subscriber = self.subscriber
-        self.release()  # rule 1.6: after a terminal signal the subscription is cancelled
-        if subscriber is None:
-            return
-        method = "on_complete" if error is None else "on_error"
-        if tracer is not None:
-            tracer.emit(self.id, "begin_" + method)
-        try:
-            if error is None:
-                subscriber.on_complete()
-            else:
-                subscriber.on_error(error)
-        except Exception as exc:
-            self._raised(method, exc, None)
-            return
-        if tracer is not None:
-            tracer.emit(self.id, "end_" + method, raised=False)
-
-    def receive_cancel(self) -> None:
-        """The drain observes the cancel: forget the child (rule 3.13)."""
-        with self._conn._lock:
-            if self.finished:
-                return
-            self.finished = True
-            if self.tracer is not None:
-                self.tracer.emit(self.id, "recv_cancel")
-        self.release()
+            with self._lock:
+                self._requested = take_demand(self._requested, k)
 
     def drop(self) -> None:
         """``on_disconnect="none"``: forget the child without a signal."""
-        with self._conn._lock:
-            self.finished = True
-        self.release()
-
-    def release(self) -> None:
-        self.subscriber = None  # rule 3.13
+        with self._lock:
+            if self._pub not in DONE:
+                self._pub = Pub.CANCELLED
+            self._downstream = None  # rule 3.13
         self.node = None
-
-    def _raised(self, method: str, exc: BaseException, seq: int | None) -> None:
-        # rule 2.13: a subscriber that raises is cancelled and the fault logged
-        _log.error(
-            "rule 2.13: %s raised from %r; subscription cancelled", method, self, exc_info=exc
-        )
-        fields: dict[str, Any] = {"raised": True} if seq is None else {"seq": seq, "raised": True}
-        self._cancel(("end_" + method, fields))
 
 
 class _SourceSubscriber(Generic[T]):
@@ -335,7 +204,7 @@ class Connection(DrainLoop, Generic[T]):
     def subscriber_count(self) -> int:
         """Children currently attached (arrived, not yet cancelled or terminated)."""
         with self._lock:
-            return sum(1 for c in (*self._children, *self._pending) if not c.finished)
+            return sum(1 for c in (*self._children, *self._pending) if not c.ended)
 
     def disconnect(self) -> None:
         """Cancel the source; the subscribers get an error, a completion or nothing.
@@ -487,22 +356,16 @@ class Connection(DrainLoop, Generic[T]):
             child = pending.popleft()
             self._children.append(child)
             self._joined(child)
-            if not child.cancelled:
-                child.deliver_subscribe()
+            child._deliver_subscribe()
 
     def _prune(self) -> None:
         """Remove cancelled children (their demand no longer counts) and invalid requests."""
         keep: list[Child[T]] = []
         for child in self._children:
-            if child.finished:
-                continue
-            if child.cancelled:
-                child.receive_cancel()
-                continue
-            if child.bad_request is not None:
-                child.deliver_terminal(ValueError(child.bad_request))  # rule 3.9
-                continue
-            keep.append(child)
+            if child.ended:
+                child.node = None  # rule 3.13
+            elif not child._answer_bad_request():  # rule 3.9 (a drain-side call)
+                keep.append(child)
         self._children = keep
 
     def _drop_all(self) -> None:
@@ -514,9 +377,9 @@ class Connection(DrainLoop, Generic[T]):
 
     def _terminate_all(self, error: BaseException | None) -> None:
         for child in self._children:
-            if child.active:
-                child.deliver_terminal(error)
-        self._children = [c for c in self._children if not c.finished]
+            if not child.ended:
+                child.deliver_terminal(error)  # rule 3.9's error for an invalid request
+        self._children = [c for c in self._children if not c.ended]
 
     def _drain_round(self) -> bool:
         self._admit()

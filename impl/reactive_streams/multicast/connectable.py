@@ -41,10 +41,7 @@ class _Hub(Generic[T]):
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
         with self._lock:
             conn = self._current
-            child = Child(conn, subscriber)
-            if child.tracer is not None:
-                child.tracer.emit(child.id, "subscribe")
-            conn._add(child)
+            conn._add(Child(conn, subscriber, self._name))
         conn._kick()  # on_subscribe is delivered by the connection's drain
 
     def _acquire(self) -> tuple[Connection[T], bool]:
@@ -121,17 +118,20 @@ class _RefCount(Generic[T]):
         if start and conn is not None:
             conn._start()
 
-    def _release(self) -> None:
+    def _release(self, kick: bool) -> Connection[T] | None:
+        """Uncount one subscriber; after the last, detach the connection and return it
+        (its drain cancels the source: at once with ``kick``, else the caller kicks)."""
         with self._lock:
             self._count -= 1
             if self._count != 0:
-                return
+                return None
             conn, self._connection = self._connection, None
             # detached under the lock: a subscriber arriving next gets a fresh connection
-            detached = conn is not None and conn._detach()
-        if detached:
-            assert conn is not None
+            if conn is None or not conn._detach():
+                return None
+        if kick:
             conn._kick()
+        return conn
 
 
 class RefCountFlow(Flow[T]):
@@ -160,17 +160,24 @@ class _Counted(Generic[T]):
 
     def __init__(self, flow: _RefCount[T], actual: Subscriber[T]) -> None:
         self._flow = flow
-        self._actual = actual
+        self._actual: Subscriber[T] | None = actual
         self._lock = threading.Lock()
         self._released = False
         self._subscription: Subscription | None = None
 
-    def _release(self) -> None:
+    def _release(self, kick: bool = True) -> Connection[T] | None:
         with self._lock:
             if self._released:
-                return
+                return None
             self._released = True
-        self._flow._release()
+        return self._flow._release(kick)
+
+    def _end(self) -> Subscriber[T] | None:
+        """The end (terminal signal, cancel, fault): uncount once, drop references (3.13)."""
+        self._release()
+        actual, self._actual = self._actual, None
+        self._subscription = None
+        return actual
 
     # Subscription side (handed to the actual subscriber)
     def request(self, n: int) -> None:
@@ -179,31 +186,45 @@ class _Counted(Generic[T]):
             subscription.request(n)
 
     def cancel(self) -> None:
-        subscription = self._subscription
+        # the last subscriber detaches the connection first, so the cancel's drain
+        # cancels the source instead of pulling more for nobody (rule 3.5)
+        conn = self._release(kick=False)
+        subscription, self._subscription = self._subscription, None
+        self._actual = None  # rule 3.13
         if subscription is not None:
             subscription.cancel()
-        self._release()
+        if conn is not None:
+            conn._kick()
 
     # Subscriber side
     def on_subscribe(self, subscription: Subscription) -> None:
+        actual = self._actual
+        if actual is None:
+            subscription.cancel()  # rule 2.5
+            return
         self._subscription = subscription
         try:
-            self._actual.on_subscribe(self)
+            actual.on_subscribe(self)
         except Exception:
-            self._release()  # rule 2.13: the connection cancels it; it stops counting
+            self._end()  # rule 2.13: the connection cancels it; it stops counting
             raise
 
     def on_next(self, item: T) -> None:
+        actual = self._actual
+        if actual is None:
+            return  # cancelled meanwhile (rule 3.12)
         try:
-            self._actual.on_next(item)
+            actual.on_next(item)
         except Exception:
-            self._release()
+            self._end()
             raise
 
     def on_error(self, error: BaseException) -> None:
-        self._release()
-        self._actual.on_error(error)
+        actual = self._end()
+        if actual is not None:
+            actual.on_error(error)
 
     def on_complete(self) -> None:
-        self._release()
-        self._actual.on_complete()
+        actual = self._end()
+        if actual is not None:
+            actual.on_complete()

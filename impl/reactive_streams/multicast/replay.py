@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._demand import MAX_DEMAND
+from .._demand import MAX_DEMAND, take
 from ..executors import Executor
 from ._connection import DISCONNECT_STRATEGIES, Child, Connection, OnDisconnect
 from .connectable import ConnectableFlow, _Hub
@@ -132,8 +132,7 @@ class ReplayConnection(Connection[T]):
                     break
                 node = nxt
                 sent += 1
-                if requested != MAX_DEMAND:
-                    requested -= 1
+                requested = take(requested, 1)  # rule 3.17
             if child.node is not None:
                 child.node = node
             child.take(sent)

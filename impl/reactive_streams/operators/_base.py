@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.downstream import NOOP
 from .._core.hop import traced
 from .._demand import check_request
 from .._serial import SerialSubscription
@@ -24,29 +25,9 @@ _log = logging.getLogger("reactive_streams")
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["NULL_ITEM", "Operator", "OperatorPublisher", "null_item_error"]
+__all__ = ["CANCELLED", "Operator", "OperatorPublisher"]
 
-NULL_ITEM = "rule 2.13: a publisher must not signal on_next(None)"
-
-
-def null_item_error() -> TypeError:
-    """The error for a user function that produced None (the same text as the sources')."""
-    return TypeError(NULL_ITEM)
-
-
-class _Cancelled:
-    """A Subscription that does nothing: stands in for a released upstream."""
-
-    __slots__ = ()
-
-    def request(self, n: int) -> None:
-        pass
-
-    def cancel(self) -> None:
-        pass
-
-
-CANCELLED: Subscription = _Cancelled()
+CANCELLED: Subscription = NOOP  # stands in for a released upstream
 
 
 class Operator(Generic[T, R]):
@@ -56,12 +37,13 @@ class Operator(Generic[T, R]):
     path for a user function that raised: cancel upstream, then ``on_error`` downstream.
     """
 
-    __slots__ = ("_done", "_downstream", "_upstream")
+    __slots__ = ("_bad", "_done", "_downstream", "_upstream")
 
     def __init__(self, downstream: Subscriber[R]) -> None:
         self._downstream: Subscriber[R] | None = downstream
         self._upstream: Subscription = CANCELLED
         self._done = False
+        self._bad: str | None = None  # rule 3.9: an invalid request this hop received
 
     # --------------------------------------------------------------- Subscriber
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -74,7 +56,11 @@ class Operator(Generic[T, R]):
         self._upstream = SerialSubscription(subscription)
         downstream = self._downstream
         if downstream is not None:
-            downstream.on_subscribe(self)
+            try:
+                downstream.on_subscribe(self)
+            except Exception:
+                self.cancel()  # rule 2.13: drop it (3.13); upstream is told by the raise
+                raise
 
     def on_next(self, item: T) -> None:
         raise NotImplementedError
@@ -88,9 +74,12 @@ class Operator(Generic[T, R]):
         downstream, self._downstream = self._downstream, None  # rule 3.13
         self._upstream = CANCELLED
         if downstream is not None:
-            downstream.on_error(error)
+            downstream.on_error(error if self._bad is None else ValueError(self._bad))
 
     def on_complete(self) -> None:
+        if self._bad is not None:
+            self.on_error(ValueError(self._bad))  # rule 3.9: no completion after it
+            return
         if self._done:
             return
         self._done = True
@@ -101,7 +90,14 @@ class Operator(Generic[T, R]):
 
     # ------------------------------------------------------------- Subscription
     def request(self, n: int) -> None:
-        self._upstream.request(n)  # rules 3.9 and 3.17 are the upstream's to apply
+        if type(n) is not int or n <= 0:
+            self._refuse(n)
+        self._upstream.request(n)  # upstream applies rules 3.9 and 3.17 too
+
+    def _refuse(self, n: object) -> None:
+        """Rule 3.9: remember the first invalid request; the terminal signal is its error."""
+        if self._bad is None:
+            self._bad = check_request(n)
 
     def cancel(self) -> None:
         self._done = True
@@ -153,13 +149,6 @@ class OperatorPublisher(Generic[R]):
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
         self._source.subscribe(self._make(traced(subscriber, self._name)))
-
-
-def validate_request(n: object) -> str | None:
-    """Rule 3.9 check for operators that keep their own demand."""
-    if type(n) is int and n > 0:
-        return None
-    return check_request(n)
 
 
 def deliver_subscribe_then_error(subscriber: Subscriber[Any], error: BaseException) -> None:

@@ -12,7 +12,7 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .._demand import MAX_DEMAND, add_demand, check_request
+from .._demand import MAX_DEMAND, add_demand, check_request, take
 from .._serial import DrainLoop, SerialSubscription
 from ._base import CANCELLED
 
@@ -136,7 +136,11 @@ class DemandDrain(DrainLoop, Generic[R]):
         self._upstream = SerialSubscription(subscription)
         downstream = self._downstream
         if downstream is not None:
-            downstream.on_subscribe(self)
+            try:
+                downstream.on_subscribe(self)
+            except Exception:
+                self.cancel()  # rule 2.13: the drain releases it (3.13); upstream is told
+                raise
         return True
 
 
@@ -192,9 +196,9 @@ class DrainedOperator(DemandDrain[R]):
             _log.error("rule 2.13: on_next raised; subscription cancelled", exc_info=exc)
             self._release()
             return False
-        if emitted and self._requested != MAX_DEMAND:
+        if emitted:
             with self._lock:
-                self._requested -= emitted
+                self._requested = take(self._requested, emitted)  # rule 3.17
         if self._cancelled:
             self._release()
             return False

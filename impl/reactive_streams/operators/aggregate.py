@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._demand import add_demand, check_request
+from .._demand import add_demand
 from ._base import Operator
 from ._drained import UnboundedUpstream
 
@@ -25,21 +25,21 @@ class Buffer(Operator[T, list[T]]):
     ``count`` requested elements, so the final short list is always within demand (1.1).
     """
 
-    __slots__ = ("_buffer", "_count", "_ending", "_invalid")
+    __slots__ = ("_buffer", "_count", "_ending")
 
     def __init__(self, downstream: Subscriber[list[T]], count: int) -> None:
         super().__init__(downstream)
         self._count = count
         self._buffer: list[T] = []
         self._ending = False  # the last list is being delivered from on_complete
-        self._invalid: str | None = None
 
     def request(self, n: int) -> None:
         if type(n) is int and n > 0:
             n = add_demand(0, n * self._count)  # rule 3.17: saturates
-        elif self._ending:
-            self._invalid = check_request(n)  # upstream is done: rule 3.9 is ours to apply
-            return
+        else:
+            self._refuse(n)  # rule 3.9: the terminal signal is its error
+            if self._ending:
+                return  # upstream is done
         self._upstream.request(n)
 
     def on_next(self, item: T) -> None:
@@ -58,14 +58,11 @@ class Buffer(Operator[T, list[T]]):
         if self._done:
             return
         buffer, self._buffer = self._buffer, []
-        downstream = self._downstream
+        downstream = self._downstream if self._bad is None else None  # rule 3.9: no tail
         if buffer and downstream is not None:
             self._ending = True
             downstream.on_next(buffer)
-        if self._invalid is not None:
-            super().on_error(ValueError(self._invalid))
-        else:
-            super().on_complete()
+        super().on_complete()
 
     def cancel(self) -> None:
         self._buffer = []

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._demand import MAX_DEMAND, add_demand
+from .._demand import MAX_DEMAND, add_demand, take
 from ._base import Operator
 from ._drained import UnboundedUpstream
 
@@ -166,23 +166,29 @@ class OnBackpressureDrop(Operator[T, T], Generic[T]):
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
+            self._refuse(n)
             self._upstream.request(n)  # rule 3.9: upstream signals the error
             return
         with self._demand_lock:
             self._requested = add_demand(self._requested, n)  # rule 3.17
 
+    def _take_one(self) -> bool:
+        """Take one element from the demand; False when there is none."""
+        if self._requested == MAX_DEMAND:
+            return True  # rule 3.17: unbounded, no lock
+        with self._demand_lock:
+            if self._requested == 0:
+                return False
+            self._requested = take(self._requested, 1)
+        return True
+
     def on_next(self, item: T) -> None:
         if self._done:
             self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
-        if self._requested != MAX_DEMAND:
-            with self._demand_lock:
-                deliver = self._requested > 0
-                if deliver:
-                    self._requested -= 1
-            if not deliver:
-                _call_on_drop(self._on_drop, item)
-                return
+        if not self._take_one():
+            _call_on_drop(self._on_drop, item)
+            return
         downstream = self._downstream
         if downstream is not None:
             downstream.on_next(item)
@@ -201,14 +207,9 @@ class OnBackpressureError(OnBackpressureDrop[T]):
         if self._done:
             self._late()  # rule 2.8: ignored; the cancel takes effect now
             return
-        if self._requested != MAX_DEMAND:
-            with self._demand_lock:
-                deliver = self._requested > 0
-                if deliver:
-                    self._requested -= 1
-            if not deliver:
-                self._fail(BufferOverflowError("an element arrived without downstream demand"))
-                return
+        if not self._take_one():
+            self._fail(BufferOverflowError("an element arrived without downstream demand"))
+            return
         downstream = self._downstream
         if downstream is not None:
             downstream.on_next(item)

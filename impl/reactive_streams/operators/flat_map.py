@@ -32,11 +32,13 @@ import operator
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.downstream import null_element_error, null_from, where
 from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
+from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
-from ._base import CANCELLED, null_item_error
+from ._base import CANCELLED
 from ._drained import DemandDrain, QueuedInner
 from .fused import fusion_enabled
 from .observe_on import replenish_size
@@ -121,7 +123,7 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
             while self._pulled < self._allowed:
                 item = next(it)
                 if item is None:
-                    raise null_item_error()  # rule 2.13, as the source would signal
+                    raise null_from(it)  # rule 2.13, as the source would signal
                 queue.append(item)
                 self._pulled += 1
         except StopIteration:
@@ -219,7 +221,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         try:
             publisher = self._fn(item)
             if publisher is None:
-                raise null_item_error()
+                raise null_element_error(where("flat_map", self._fn))
         except Exception as exc:
             self._fail(exc)
             return
@@ -276,9 +278,8 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                     downstream.on_next(value)
                 except Exception as exc:
                     self._downstream_raised(exc)
-                if self._requested != MAX_DEMAND:
-                    with self._lock:
-                        self._requested -= 1
+                with self._lock:
+                    self._requested = take_demand(self._requested, 1)  # rule 3.17
                 self._inner_completed()
             missed = self._leave(1)
             if missed:
@@ -324,7 +325,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         try:
             for item in it:
                 if item is None:
-                    raise null_item_error()
+                    raise null_from(it)
                 try:
                     on_next(item)
                 except Exception as exc:
@@ -409,9 +410,9 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             again = False
             if self._up_allowed and self._error is None and not self._main_done:
                 emitted, again = self._pull(downstream, requested, emitted)
-            if emitted and requested != MAX_DEMAND:
+            if emitted:
                 with self._lock:
-                    self._requested -= emitted
+                    self._requested = take_demand(self._requested, emitted)  # rule 3.17
             if again or self._error is not None or self._cancelled:
                 continue
             if self._main_done and not self._inners:
@@ -493,10 +494,10 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             for item in it:
                 self._up_allowed -= 1
                 if item is None:
-                    raise null_item_error()  # rule 2.13, as the source would signal
+                    raise null_from(it)  # rule 2.13, as the source would signal
                 publisher: Any = fn(item)
                 if publisher is None:
-                    raise null_item_error()
+                    raise null_element_error(where("flat_map", fn))
                 if fast:
                     kind = type(publisher)
                     if kind is flow_type:

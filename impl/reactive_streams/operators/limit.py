@@ -40,6 +40,7 @@ class Take(Operator[T, T]):
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
+            self._refuse(n)
             self._upstream.request(n)  # rule 3.9: upstream signals the error
             return
         with self._lock:  # requests may come from several threads (rule 2.7 allows it)

@@ -24,11 +24,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from .._core.downstream import null_from
 from .._core.hop import traced
 from .._demand import MAX_DEMAND, check_request
+from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..executors import as_executor
-from ._base import CANCELLED, null_item_error
+from ._base import CANCELLED
 from ._drained import DemandDrain
 
 if TYPE_CHECKING:
@@ -246,7 +248,7 @@ class _ObserveOn(DemandDrain[T]):
         self._consumed = consumed
         if emitted:
             with self._lock:
-                self._requested -= emitted
+                self._requested = take_demand(self._requested, emitted)  # rule 3.17
         if self._cancelled:
             self._release()
         elif self._done and not queue:
@@ -276,7 +278,7 @@ class _ObserveOn(DemandDrain[T]):
             while self._pulled < self._allowed:
                 item = next(it)
                 if item is None:
-                    raise null_item_error()  # rule 2.13, as the source itself would signal
+                    raise null_from(it)  # rule 2.13, as the source itself would signal
                 queue.append(item)
                 self._pulled += 1
         except StopIteration:
@@ -326,9 +328,8 @@ class _ObserveOn(DemandDrain[T]):
             self._downstream_raised("on_next", exc)
             return False
         if emitted:
-            if requested != MAX_DEMAND:
-                with self._lock:
-                    self._requested -= emitted
+            with self._lock:
+                self._requested = take_demand(self._requested, emitted)  # rule 3.17
             self._count_delivered(emitted)
         if self._cancelled:
             self._release()
@@ -352,7 +353,7 @@ class _ObserveOn(DemandDrain[T]):
         try:
             for item in it:
                 if item is None:
-                    raise null_item_error()
+                    raise null_from(it)
                 sent += 1
                 try:
                     on_next(item)

@@ -18,6 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from .._core.hop import traced
+from .._demand import check_request
 from .._serial import SerialQueue
 from ..executors import as_executor
 from ._base import CANCELLED
@@ -35,13 +36,14 @@ _CANCEL: Final = object()
 
 
 class _SubscribeOn(Generic[T]):
-    __slots__ = ("_cancelled", "_downstream", "_lock", "_messages", "_source", "_upstream")
+    __slots__ = ("_bad", "_cancelled", "_downstream", "_lock", "_messages", "_source", "_upstream")
 
     def __init__(self, downstream: Subscriber[T], source: Publisher[T], executor: Executor):
         self._downstream: Subscriber[T] | None = downstream
         self._source: Publisher[T] | None = source
         self._upstream: Subscription = CANCELLED
         self._cancelled = False
+        self._bad: str | None = None  # rule 3.9: an invalid request the hop received
         self._lock = threading.Lock()
         self._messages: SerialQueue[object] = SerialQueue(
             executor, self._handle, on_reject=self._rejected
@@ -93,26 +95,34 @@ class _SubscribeOn(Generic[T]):
 
     def on_next(self, item: T) -> None:
         downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
-        else:
+        if downstream is None:
             self._cancel_upstream()  # cancelled: stop the source's loop now (rule 3.12)
+        elif self._bad is not None:
+            self._cancel_upstream()  # rule 3.9: the source has not seen the request yet
+            self.on_error(ValueError(self._bad))
+        else:
+            downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         downstream, self._downstream = self._downstream, None
         if downstream is not None:
-            downstream.on_error(error)
+            downstream.on_error(error if self._bad is None else ValueError(self._bad))
 
     def on_complete(self) -> None:
+        if self._bad is not None:
+            self.on_error(ValueError(self._bad))  # rule 3.9: no completion after it
+            return
         downstream, self._downstream = self._downstream, None
         if downstream is not None:
             downstream.on_complete()
 
     # ----------------------------------------------------- downstream side
     def request(self, n: int) -> None:
-        self._messages.offer(n)  # rule 3.9 is the source's to apply, on its thread
+        if (type(n) is not int or n <= 0) and self._bad is None:
+            self._bad = check_request(n)  # rule 3.9: answered by the next signal
+        self._messages.offer(n)  # and by the source, on its thread
 
     def cancel(self) -> None:
         if self._cancelled:

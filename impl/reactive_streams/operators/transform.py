@@ -8,8 +8,9 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from .._core.downstream import null_element_error, where
 from .._demand import MAX_DEMAND
-from ._base import Operator, null_item_error
+from ._base import Operator
 
 if TYPE_CHECKING:
     from ..api import Subscriber
@@ -37,7 +38,7 @@ class Map(Operator[T, R]):
             self._fail(exc)
             return
         if value is None:
-            self._fail(null_item_error())  # rule 2.13
+            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13
             return
         downstream = self._downstream
         if downstream is not None:
@@ -58,7 +59,7 @@ class Filter(Operator[T, T]):
     def request(self, n: int) -> None:
         if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
-        self._upstream.request(n)
+        super().request(n)
 
     def on_next(self, item: T) -> None:
         if self._done:
@@ -97,7 +98,7 @@ class Scan(Operator[T, R]):
             self._fail(exc)
             return
         if acc is None:
-            self._fail(null_item_error())
+            self._fail(null_element_error(where("scan", self._fn)))
             return
         self._acc = acc
         downstream = self._downstream
@@ -158,6 +159,8 @@ class DoOnRequest(Operator[T, T]):
         self._fault: BaseException | None = None  # waiting for that signal to return
 
     def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            self._refuse(n)  # rule 3.9: even if the action raises, the error is this one
         try:
             self._action(n)
         except Exception as exc:
@@ -170,7 +173,7 @@ class DoOnRequest(Operator[T, T]):
             if deliver:
                 self._deliver_fault()
             return
-        self._upstream.request(n)
+        Operator.request(self, n)
 
     def _deliver_fault(self) -> None:
         with self._lock:

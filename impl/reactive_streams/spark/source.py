@@ -25,12 +25,12 @@ import math
 import threading
 from typing import Any
 
+from reactive_streams._demand import MAX_DEMAND
 from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.spark.session import is_connect
 
 log = logging.getLogger("reactive_streams.spark")
 
-MAX_DEMAND = 2**63 - 1  # rule 3.17: effectively unbounded
 _ids = itertools.count(1)
 _UNKNOWN_SIZE = 2**62  # Spark's "no statistics" estimate is Long.MaxValue
 _MAX_SPLITS = 100_000

@@ -12,6 +12,8 @@ Publisher states (the spec's ``pub``): ``idle`` (no subscribe yet), ``subscribed
 
 from __future__ import annotations
 
+from .._demand import MAX_DEMAND
+
 __all__ = [
     "DONE",
     "MAX_DEMAND",
@@ -22,8 +24,6 @@ __all__ = [
     "signal_refusal",
     "take_one",
 ]
-
-MAX_DEMAND = 2**63 - 1
 
 PUB_STATES = ("idle", "subscribed", "active", "completed", "failed", "cancelled")
 DONE = ("completed", "failed", "cancelled")
