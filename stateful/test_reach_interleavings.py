@@ -24,7 +24,6 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
-import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
@@ -270,11 +269,6 @@ def _unopenable() -> list[int]:
     raise SourceFailure("the source cannot be opened")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule 3.9: the drain opens the source before it answers a request(0) it has "
-    "already received, so a source that fails to open answers with its own error",
-)
 def test_invalid_request_answered_before_the_source_is_opened() -> None:
     """request(0) from on_subscribe is received first; the answer must be the
     IllegalArgument onError (ValueError), not the source's failure."""

@@ -10,9 +10,9 @@ settled. A fixed pseudo-random sample of that grid is run in both modes, 25 scen
 per trace. Every trace is replayed against the spec
 (``reactive_streams.trace.validate.prepass``: each step, the invariants, and the checks
 at rest) and written to ``$RS_TRACE_DIR`` for ``make traces`` (TLC) and the coverage
-report (``spec/trace_coverage.py``). Failing sources never get a request(0): two rule
-3.9 defects, reproduced by the strict xfails ``test_invalid_request_outruns_a_failing_source``
-(below) and ``test_invalid_request_answered_before_the_source_is_opened``.
+report (``spec/trace_coverage.py``). Rule 3.9 against a failing source has its own
+tests: ``test_invalid_request_outruns_a_failing_source`` (below) and
+``test_invalid_request_answered_before_the_source_is_opened``.
 """
 
 from __future__ import annotations
@@ -88,19 +88,8 @@ def scenarios(sync: bool, count: int, seed: int) -> list[Scenario]:
             interlude=None if sync else rng.choice(interludes),
             last=rng.choice(lasts),
         )
-        if sc.kind != "range" and _asks_zero(sc):
-            continue  # two known defects (the strict xfails named in the module docstring)
         out.append(sc)
     return out
-
-
-def _asks_zero(sc: Scenario) -> bool:
-    calls = [sc.initial, sc.last[1] if sc.last and sc.last[0] == "request" else None]
-    if sc.arm is not None and sc.arm.action == "request":
-        calls.append(sc.arm.n)
-    if sc.interlude is not None and sc.interlude.action == "request":
-        calls.append(sc.interlude.n)
-    return 0 in calls
 
 
 def publisher(kind: str, length: int, executor: ManualExecutor | None, batch: int) -> Any:
@@ -170,11 +159,6 @@ def test_reach_tour(sync: bool) -> None:
         logging.disable(logging.NOTSET)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule 3.9: after a request(0) received inside on_next, the drain still pulls the "
-    "next element, and a source that fails there answers with its own error",
-)
 def test_invalid_request_outruns_a_failing_source() -> None:
     """Synchronous, unbounded demand: on_next #1 calls request(0), which is received at
     once; the answer must be the IllegalArgument onError (ValueError), whatever the
