@@ -87,8 +87,12 @@ def test_cli_prints_one_line_per_verdict(
 ) -> None:
     good = _record(tmp_path, True, 3)
     assert cli.main(["validate", "--no-tlc", str(good)]) == 0
-    out = capsys.readouterr().out.strip()
-    assert re.fullmatch(r"valid \(\d+ events\)", out), out
+    first, *table = capsys.readouterr().out.strip().splitlines()
+    assert re.fullmatch(r"valid \(\d+ events\)", first), first
+    # the trace names its hops (subscribe events carry ``hop``), so a per-hop table follows
+    assert table, "no per-hop table"
+    assert table[0].split() == ["hop", "subs", "events", "rejected"], table
+    assert any(row.split()[0] == "range" for row in table[1:]), table
     bad = HERE / "traces" / "extra_on_next.jsonl"
     assert cli.main(["validate", "--no-tlc", str(bad)]) == 1
     out = capsys.readouterr().out.strip()
