@@ -459,6 +459,17 @@ def test_event_codes_are_the_specs_event_names() -> None:
     assert tuple(re.findall(r'"(\w+)"', causes.group(1))) == CAUSE_CODES
 
 
+def test_one_signal_vocabulary() -> None:
+    """The emitter's vocabulary, the reader's and the TLC codes list the same signals
+    (the codes are ordered as the spec's EventNames; the sets must not drift apart)."""
+    from reactive_streams import tracing
+    from reactive_streams.trace.format import FULL_SIGNALS
+
+    assert tracing.SIGNALS == FULL_SIGNALS
+    assert set(EVENT_CODES) == FULL_SIGNALS
+    assert len(EVENT_CODES) == len(FULL_SIGNALS)  # no code listed twice
+
+
 def _close_calls_by_scanning(events: list[Event]) -> list[str]:
     """close_calls as first written: scan forward from each call for its end."""
     ends = {"request": "end_request", "cancel": "end_cancel"}
