@@ -22,11 +22,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
+__all__ = ["BY_ID", "RULES", "Level", "Rule", "kit_checks_by_rule", "render_markdown", "snake_case"]
+
 Level = Literal["MUST", "MUST NOT", "SHOULD", "MAY", "NOTE"]
 
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule: its id (``"3.9"``), RFC 2119 level, a paraphrase, and the spec's names for it."""
+
     id: str
     level: Level
     summary: str

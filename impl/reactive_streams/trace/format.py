@@ -433,6 +433,7 @@ def parse_lines(lines: Iterable[str | bytes], name: str = "<trace>") -> Trace:
 
 
 def parse_bytes(data: bytes, name: str = "<trace>") -> Trace:
+    """``parse_lines`` over a whole trace held in memory."""
     return parse_lines(data.split(b"\n"), name)
 
 

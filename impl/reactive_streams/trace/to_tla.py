@@ -50,6 +50,8 @@ MAX_DEMAND_TLA = 2**30
 
 
 def clip_n(n: int | None) -> int:
+    """A request's ``n`` in TLC's 32-bit integers: clipped to ``[-MAX_DEMAND_TLA,
+    MAX_DEMAND_TLA]``; None (a non-int argument) becomes -1, invalid like any n <= 0."""
     if n is None:
         return -1
     return max(-MAX_DEMAND_TLA, min(n, MAX_DEMAND_TLA))
