@@ -248,6 +248,21 @@ def test_the_local_disk_never_holds_the_table(
         assert list(store.iterdir()) == []
 
 
+def test_create_if_absent_loses_a_race_without_overwriting(
+    spark: Any, webhdfs: tuple[str, Path, Path]
+) -> None:
+    """Past the ``exists`` check, WebHDFS reports the existing file only at close (its
+    datanode step): the commit log's create-if-absent still answers False, and the
+    first writer's bytes stay."""
+    uri, _, _ = webhdfs
+    record = f"{uri}/rs-{uuid.uuid4().hex[:12]}/commits/000000000000.json"
+    fs = HadoopFS(spark)
+    assert fs.create_exclusive(record, b'{"first": true}')
+    jfs, path = fs._path(record)
+    assert HadoopFS.create_new(jfs, path, b'{"second": true}') is False
+    assert fs.read(record) == b'{"first": true}'
+
+
 def test_io_errors_name_their_path(
     spark: Any, tmp_path: Path, webhdfs: tuple[str, Path, Path]
 ) -> None:
