@@ -278,3 +278,36 @@ def test_io_errors_name_their_path(
     with pytest.raises(OSError, match=r"ParentNotDirectoryException|FileAlreadyExists") as caught:
         SparkSink(spark, str(local / "t"), sink_id="perm", progress=False)
     assert str(local / "t") in str(caught.value)
+
+
+def test_permission_denied_names_the_path(spark: Any, webhdfs: tuple[str, Path, Path]) -> None:
+    """HDFS permissions: a table below a read-only directory, and a table made read-only
+    while the sink runs; both errors name the path Hadoop refused."""
+    uri, _, _ = webhdfs
+    base = f"rs-{uuid.uuid4().hex[:12]}"
+    fs = HadoopFS(spark)
+    fs.mkdirs(f"{uri}/{base}/ro")
+    http = f"http://{uri.split('://', 1)[1]}/webhdfs/v1"
+    assert call(http, "PUT", f"/{base}/ro", "SETPERMISSION", permission="555")[0] == 200
+    with pytest.raises(OSError, match="AccessControlException") as caught:
+        SparkSink(spark, f"{uri}/{base}/ro/t", sink_id="perm", progress=False)
+    assert f"{uri}/{base}/ro/t" in str(caught.value)
+    assert f'inode="/{base}/ro"' in str(caught.value)
+
+    table = f"{uri}/{base}/rw"
+    sink = SparkSink(
+        spark,
+        table,
+        sink_id="perm",
+        batch_rows=10,
+        max_attempts=2,
+        max_latency=None,
+        progress=False,
+    )
+    assert call(http, "PUT", f"/{base}/rw", "SETPERMISSION", permission="555")[0] == 200
+    Flow.from_iterable([{"id": i} for i in range(10)]).subscribe(sink)
+    with pytest.raises(SparkSinkError) as failed:
+        sink.result(WAIT)
+    text = f"{failed.value} {failed.value.__cause__}"
+    assert "AccessControlException" in text
+    assert f"{table}/rs_batch=perm-000000000000" in text

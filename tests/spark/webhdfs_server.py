@@ -20,6 +20,9 @@ log, with HDFS semantics where they matter for a commit protocol:
   (``rename2``) an existing destination is ``FileAlreadyExistsException`` unless
   ``OVERWRITE``.
 - ``DELETE`` of a non-empty directory needs ``recursive=true``.
+- Permissions as HDFS checks them: changing a directory's entries (create, mkdirs,
+  rename, delete) needs WRITE+EXECUTE on it (``SETPERMISSION`` sets the bits; one
+  user owns everything), else ``AccessControlException`` naming the inode.
 - JSON answers carry no ``Content-Type`` header. A NameNode sends
   ``application/json``, but the shaded ``hadoop-client-api`` jar that pyspark ships
   parses that header with a JAX-RS class whose implementation it does not bundle
@@ -149,6 +152,20 @@ class Store:
             return [self.status(local, "")]
         return [self.status(local / name, name) for name in sorted(os.listdir(local))]
 
+    def writable(self, directory: Path) -> None:
+        """HDFS's permission check for changing a directory's entries: WRITE and
+        EXECUTE on it (one user owns every inode here, so the owner bits decide)."""
+        mode = directory.stat().st_mode
+        if (mode & 0o300) != 0o300:
+            rel = "/" + directory.relative_to(self.root).as_posix().lstrip(".")
+            perms = stat.filemode(mode)
+            raise RemoteError(
+                403,
+                "org.apache.hadoop.security.AccessControlException",
+                f"Permission denied: user={self.user}, access=WRITE, "
+                f'inode="{rel.rstrip("/") or "/"}":{self.user}:supergroup:{perms}',
+            )
+
     def check_parents(self, path: str, *, create: bool) -> None:
         """Every ancestor of ``path`` is a directory (made if ``create``)."""
         local = self.root
@@ -164,6 +181,7 @@ class Store:
             if not local.exists():
                 if not create:
                     raise not_found("/" + "/".join(parts[: k + 1]))
+                self.writable(local.parent)
                 local.mkdir()
 
     def mkdirs(self, path: str) -> bool:
@@ -181,6 +199,7 @@ class Store:
             if local.is_dir():
                 raise already_exists(f"{path} already exists as a directory")
             self.check_parents(path, create=True)
+            self.writable(local.parent)
             if local.exists():
                 if not overwrite:
                     raise already_exists(f"{path} for client 127.0.0.1 already exists")
@@ -209,6 +228,8 @@ class Store:
                 return False
             if not d.parent.is_dir():
                 return False
+            self.writable(s.parent)
+            self.writable(d.parent)
             os.rename(s, d)
             return True
 
@@ -228,6 +249,8 @@ class Store:
                 if d.is_dir() and os.listdir(d):
                     raise io_error(f"rename destination directory is not empty: {dst}")
             self.check_parents(dst, create=False)
+            self.writable(s.parent)
+            self.writable(d.parent)
             if d.is_dir():
                 d.rmdir()  # an empty directory is replaced (checked above)
             os.replace(s, d)
@@ -237,6 +260,7 @@ class Store:
             local = self.local(path)
             if local == self.root or not local.exists():
                 return False
+            self.writable(local.parent)
             if local.is_dir():
                 if os.listdir(local) and not recursive:
                     raise RemoteError(
