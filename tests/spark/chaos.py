@@ -329,11 +329,13 @@ def main(argv: list[str] | None = None) -> int:
         ),
         flush=True,
     )
-    return (
-        0
-        if report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
-        else 1
+    exact = report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
+    apart = (
+        private.get("store_entries_seen_by_driver", 0) == 0
+        and not private.get("local_table_dir", False)
+        and all(private.get("workers_own_mount_ns", [True]))
     )
+    return 0 if exact and apart else 1
 
 
 if __name__ == "__main__":
