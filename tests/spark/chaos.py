@@ -183,7 +183,8 @@ def run_chaos(
     table = table or (work / "table").absolute().as_uri()
     make_files(data, rows, files)
     batches = -(-rows // batch)
-    targets = [max(1, (k + 1) * batches // (kills + 2)) for k in range(kills)]
+    # spread over all but the last 5 batches: a run must not finish before its kill
+    targets = [max(1, (k + 1) * (batches - 5) // (kills + 1)) for k in range(kills)]
     report = Report()
     started = time.monotonic()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -215,7 +216,10 @@ def run_chaos(
             elif mode == "random":
                 time.sleep(rng.uniform(0.0, 2.0))
             if child.poll() is not None:
-                raise RuntimeError(f"the job ended before its kill: {_tail(errfile)}")
+                raise RuntimeError(
+                    f"the job ended ({child.returncode}) before kill {len(report.kills) + 1} "
+                    f"at {_commits(table)} commits: {_tail(errfile)}"
+                )
             commits = _commits(table)
             os.killpg(child.pid, signal.SIGKILL)
             report.kills.append({"mode": mode, "commits": commits, "staging": _staging_busy(table)})

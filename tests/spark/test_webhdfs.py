@@ -175,6 +175,7 @@ def jsonl(directory: Path, files: int, per: int) -> list[Path]:
     return out
 
 
+@pytest.mark.spark
 def test_filtering_sink_dies_and_resumes_by_position_on_webhdfs(
     spark: Any, tmp_path: Path, webhdfs: tuple[str, Path, Path]
 ) -> None:
@@ -227,6 +228,7 @@ def test_filtering_sink_dies_and_resumes_by_position_on_webhdfs(
     assert {"CREATE", "RENAME", "DELETE", "LISTSTATUS", "OPEN"} <= ops, ops
 
 
+@pytest.mark.spark
 def test_the_local_disk_never_holds_the_table(
     spark: Any, tmp_path: Path, webhdfs: tuple[str, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -248,6 +250,7 @@ def test_the_local_disk_never_holds_the_table(
         assert list(store.iterdir()) == []
 
 
+@pytest.mark.spark
 def test_create_if_absent_loses_a_race_without_overwriting(
     spark: Any, webhdfs: tuple[str, Path, Path]
 ) -> None:
@@ -263,6 +266,7 @@ def test_create_if_absent_loses_a_race_without_overwriting(
     assert fs.read(record) == b'{"first": true}'
 
 
+@pytest.mark.spark
 def test_io_errors_name_their_path(
     spark: Any, tmp_path: Path, webhdfs: tuple[str, Path, Path]
 ) -> None:
@@ -280,6 +284,7 @@ def test_io_errors_name_their_path(
     assert str(local / "t") in str(caught.value)
 
 
+@pytest.mark.spark
 def test_permission_denied_names_the_path(spark: Any, webhdfs: tuple[str, Path, Path]) -> None:
     """HDFS permissions: a table below a read-only directory, and a table made read-only
     while the sink runs; both errors name the path Hadoop refused."""
