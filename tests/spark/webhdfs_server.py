@@ -319,6 +319,7 @@ class Handler(BaseHTTPRequestHandler):
         return path, params
 
     def _body_chunks(self) -> Iterator[bytes]:
+        self.body_read = True
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
@@ -373,6 +374,7 @@ class Handler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         op = "?"
         path = "?"
+        self.body_read = False
         try:
             path, params = self._params()
             op = params.get("op", "").upper()
@@ -394,6 +396,11 @@ class Handler(BaseHTTPRequestHandler):
             self._json(err.body(), 500)
 
     def _drain(self) -> None:
+        """Read an unread request body, so the client gets the answer; after a body
+        read in part, the connection cannot be reused."""
+        if self.body_read:
+            self.close_connection = True
+            return
         with contextlib.suppress(Exception):
             for _ in self._body_chunks():
                 pass
@@ -637,6 +644,7 @@ class WebHdfsServer(ThreadingHTTPServer):
         self.port = int(self.server_address[1])
         self.ops: list[tuple[str, str, str]] = []
         self._log = log
+        self._log_lock = threading.Lock()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that died mid-request (the chaos harness kills them) is no error."""
@@ -644,10 +652,11 @@ class WebHdfsServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
     def record(self, method: str, op: str, path: str) -> None:
-        self.ops.append((method, op, path))
-        if self._log is not None:
-            self._log.write(f"{method} {op} {path}\n")
-            self._log.flush()
+        with self._log_lock:
+            self.ops.append((method, op, path))
+            if self._log is not None:
+                self._log.write(f"{method} {op} {path}\n")
+                self._log.flush()
 
 
 def serve(store: Path, port: int = 0, log: Path | None = None) -> None:
