@@ -97,13 +97,15 @@ spark-chaos: $(SETUP)
 		--cluster --work build/spark-chaos/cluster
 	$(MAKE) -o $(SETUP) spark-chaos-webhdfs ROWS=$(ROWS) KILLS=$(KILLS)
 
-## spark-chaos-webhdfs: the cluster chaos run with the table on a WebHDFS server on loopback
+## spark-chaos-webhdfs: the chaos run on local[1], then on the cluster, with the table on a WebHDFS server on loopback
 ## whose files sit in a tmpfs of its own mount namespace; each worker in its own mount
 ## namespace (private /tmp, driver's data hidden): no directory shared with the driver
 spark-chaos-webhdfs: ROWS ?= 2000000
 spark-chaos-webhdfs: KILLS ?= 20
 spark-chaos-webhdfs: $(SETUP)
-	rm -rf build/spark-chaos/webhdfs
+	rm -rf build/spark-chaos/webhdfs build/spark-chaos/webhdfs-local
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+		--master "local[1]" --fs webhdfs --work build/spark-chaos/webhdfs-local
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 		--cluster --fs webhdfs --work build/spark-chaos/webhdfs
 
