@@ -123,6 +123,16 @@ def test_rename_has_hdfs_semantics(http: str) -> None:
     assert call(http, "GET", "/b/f", "GETFILESTATUS")[0] == 404
 
 
+def test_noredirect_answers_the_location_in_json(http: str) -> None:
+    status, body, _ = call(http, "PUT", "/n/f", "CREATE", noredirect="true")
+    assert status == 200
+    assert "datanode=true" in body["Location"]
+    assert "noredirect" not in body["Location"]
+    assert call(http, "PUT", body["Location"], "", data=b"abc")[0] == 201
+    status, body, _ = call(http, "GET", "/n/f", "OPEN", noredirect="true")
+    assert call(http, "GET", body["Location"], "")[1] == b"abc"
+
+
 def test_delete_listing_and_errors(http: str) -> None:
     for k in range(5):
         create(http, f"/l/f{k}", b"x")
@@ -146,7 +156,8 @@ def webhdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
     """(``webhdfs://127.0.0.1:<port>``, the store directory, the server's op log)."""
     work = tmp_path_factory.mktemp("webhdfs")
     store, log = work / "store", work / "ops.log"
-    with webhdfs_server.start(store, private_mount=PRIVATE, log=log) as uri:
+    # 3 entries per LISTSTATUS_BATCH answer, so the client's paging is exercised
+    with webhdfs_server.start(store, private_mount=PRIVATE, log=log, list_limit=3) as uri:
         yield uri, store, log
 
 
@@ -264,6 +275,39 @@ def test_create_if_absent_loses_a_race_without_overwriting(
     jfs, path = fs._path(record)
     assert HadoopFS.create_new(jfs, path, b'{"second": true}') is False
     assert fs.read(record) == b'{"first": true}'
+
+
+@pytest.mark.spark
+def test_hadoop_client_reads_checksums_defaults_and_paged_listings(
+    spark: Any, webhdfs: tuple[str, Path, Path]
+) -> None:
+    """The server's answers parse in Hadoop's client: ``getFileChecksum`` (an HDFS
+    MD5-of-MD5-of-CRC32 checksum: equal for equal bytes only), ``getServerDefaults``
+    and ``listStatusIterator`` paging through ``LISTSTATUS_BATCH``."""
+    uri, _, log = webhdfs
+    token = f"rs-{uuid.uuid4().hex[:12]}"
+    base = f"{uri}/{token}"
+    fs = HadoopFS(spark)
+    for name, data in (("a", b"x" * 2000), ("b", b"x" * 2000), ("c", b"y" * 2000)):
+        assert fs.create_exclusive(f"{base}/{name}", data)
+    sums = {}
+    for name in "abc":
+        jfs, path = fs._path(f"{base}/{name}")
+        checksum = jfs.getFileChecksum(path)
+        assert str(checksum.getAlgorithmName()) == "MD5-of-0MD5-of-512CRC32"
+        sums[name] = bytes(checksum.getBytes())
+    assert sums["a"] == sums["b"] != sums["c"]
+    assert jfs.getServerDefaults(path).getBytesPerChecksum() == 512
+    for k in range(7):
+        assert fs.create_exclusive(f"{base}/many/f{k}", b"")
+    jfs, path = fs._path(f"{base}/many")
+    found = jfs.listStatusIterator(path)
+    names = []
+    while found.hasNext():
+        names.append(str(found.next().getPath().getName()))
+    assert names == [f"f{k}" for k in range(7)]
+    pages = [ln for ln in log.read_text().splitlines() if f"LISTSTATUS_BATCH /{token}/many" in ln]
+    assert len(pages) == 3  # 3 + 3 + 1 entries
 
 
 @pytest.mark.spark

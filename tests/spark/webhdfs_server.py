@@ -453,7 +453,8 @@ class Handler(BaseHTTPRequestHandler):
         after = params.get("startafter", "")
         with self.server.store.lock:
             entries = [e for e in self.server.store.listing(path) if e["pathSuffix"] > after]
-        part, rest = entries[:LIST_LIMIT], entries[LIST_LIMIT:]
+        limit = self.server.list_limit
+        part, rest = entries[:limit], entries[limit:]
         self._json(
             {
                 "DirectoryListing": {
@@ -637,8 +638,16 @@ class WebHdfsServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, store: Store, host: str = "127.0.0.1", port: int = 0, log: Any = None):
+    def __init__(
+        self,
+        store: Store,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log: Any = None,
+        list_limit: int = LIST_LIMIT,
+    ):
         super().__init__((host, port), Handler)
+        self.list_limit = list_limit
         self.store = store
         self.host = host
         self.port = int(self.server_address[1])
@@ -659,17 +668,24 @@ class WebHdfsServer(ThreadingHTTPServer):
                 self._log.flush()
 
 
-def serve(store: Path, port: int = 0, log: Path | None = None) -> None:
+def serve(
+    store: Path, port: int = 0, log: Path | None = None, list_limit: int = LIST_LIMIT
+) -> None:
     """Serve ``store`` until killed; print the port when ready."""
     logfile = open(log, "a", encoding="utf-8") if log else None  # noqa: SIM115
-    server = WebHdfsServer(Store(store), port=port, log=logfile)
+    server = WebHdfsServer(Store(store), port=port, log=logfile, list_limit=list_limit)
     print(f"webhdfs listening on 127.0.0.1:{server.port}", flush=True)
     server.serve_forever()
 
 
 @contextlib.contextmanager
 def start(
-    store: Path, *, private_mount: bool = False, log: Path | None = None, timeout: float = 30.0
+    store: Path,
+    *,
+    private_mount: bool = False,
+    log: Path | None = None,
+    list_limit: int = LIST_LIMIT,
+    timeout: float = 30.0,
 ) -> Iterator[str]:
     """Run the server as a child process; yield ``webhdfs://127.0.0.1:<port>``.
 
@@ -677,7 +693,7 @@ def start(
     over ``store``, so no other process (driver, workers) can see the table's bytes.
     """
     store.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, __file__, "--store", str(store)]
+    cmd = [sys.executable, __file__, "--store", str(store), "--list-limit", str(list_limit)]
     if log is not None:
         cmd += ["--log", str(log)]
     if private_mount:
@@ -725,6 +741,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", type=Path)
+    parser.add_argument("--list-limit", type=int, default=LIST_LIMIT)
     parser.add_argument("--private-mount", action="store_true")
     opts = parser.parse_args(argv)
     if opts.private_mount:
@@ -733,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
             ["mount", "-t", "tmpfs", "-o", "size=4g,mode=0700", "webhdfs-store", str(opts.store)],
             check=True,
         )
-    serve(opts.store, opts.port, opts.log)
+    serve(opts.store, opts.port, opts.log, opts.list_limit)
     return 0
 
 
