@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-source-big bench bench-smoke mutants docs clean kit-load
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-source-big bench bench-smoke mutants docs clean kit-load
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -96,6 +96,19 @@ spark-chaos: $(SETUP)
 		--master "local[1]" --work build/spark-chaos/local
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 		--cluster --work build/spark-chaos/cluster
+	$(MAKE) -o $(SETUP) spark-chaos-webhdfs ROWS=$(ROWS) KILLS=$(KILLS)
+
+## spark-chaos-webhdfs: the chaos run on local[1], then on the cluster, with the table on a WebHDFS server on loopback
+## whose files sit in a tmpfs of its own mount namespace; each worker in its own mount
+## namespace (private /tmp, driver's data hidden): no directory shared with the driver
+spark-chaos-webhdfs: ROWS ?= 2000000
+spark-chaos-webhdfs: KILLS ?= 20
+spark-chaos-webhdfs: $(SETUP)
+	rm -rf build/spark-chaos/webhdfs build/spark-chaos/webhdfs-local
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+		--master "local[1]" --fs webhdfs --work build/spark-chaos/webhdfs-local
+	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+		--cluster --fs webhdfs --work build/spark-chaos/webhdfs
 
 ## spark-source-big: SparkSource over one 2,000,000-row Parquet file with a 512m driver:
 ## request(10) gets exactly 10 rows; unsplit, the driver's OOM becomes on_error (not CI)

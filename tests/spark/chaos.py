@@ -2,6 +2,14 @@
 process group at chosen points), then one read-back of the table.
 
     python tests/spark/chaos.py --rows 2000000 --kills 20 [--master spark://...]
+    python tests/spark/chaos.py --cluster --fs webhdfs ...   # see below
+
+With ``--fs webhdfs`` the table lives on a WebHDFS server (``webhdfs_server.py``)
+that keeps its files in a tmpfs of its own mount namespace: the driver and the
+workers reach it only over HTTP on loopback. With ``--cluster`` too, every worker
+runs in its own mount namespace with a private ``/tmp`` and with the input data and
+the server's store directory hidden under empty tmpfs mounts, so no worker shares a
+directory with the driver or with the table's storage.
 
 The job: :class:`FileSource` over JSON-lines files -> ``Flow.filter`` (drops every
 id % 10 == 3) -> ``keep_if`` (skips every id % 10 == 7) -> ``map_value`` -> SparkSink;
@@ -21,9 +29,12 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 SINK_ID = "chaos"
 MODES = ("in_write", "after_commit", "random")
@@ -114,16 +125,34 @@ class Report:
         return self.count - self.distinct
 
 
-def _commits(table: Path) -> int:
-    d = table / "_rs_sink" / SINK_ID / "commits"
-    return len([p for p in d.iterdir() if p.suffix == ".json"]) if d.exists() else 0
+def _names(table: str, *sub: str) -> list[str]:
+    """Entry names of directory ``table/sub`` ([] if absent), read as an outside
+    observer: the local directory of a ``file:`` table, or a WebHDFS ``LISTSTATUS``."""
+    uri = "/".join([table.rstrip("/"), *sub])
+    parts = urlsplit(uri)
+    if parts.scheme in ("", "file"):
+        local = Path(parts.path)
+        return [p.name for p in local.iterdir()] if local.is_dir() else []
+    if parts.scheme != "webhdfs":
+        raise ValueError(f"{uri}: the chaos harness reads file: and webhdfs: tables only")
+    url = f"http://{parts.netloc}/webhdfs/v1{parts.path}?op=LISTSTATUS&user.name=root"
+    try:
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            listing = json.load(answer)
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return []
+        raise
+    return [str(s["pathSuffix"]) for s in listing["FileStatuses"]["FileStatus"]]
 
 
-def _staging_busy(table: Path) -> bool:
+def _commits(table: str) -> int:
+    return len([n for n in _names(table, "_rs_sink", SINK_ID, "commits") if n.endswith(".json")])
+
+
+def _staging_busy(table: str) -> bool:
     """A batch directory exists that has no commit record yet: Spark is writing it."""
-    if not table.exists():
-        return False
-    batches = [p for p in table.iterdir() if p.name.startswith(f"rs_batch={SINK_ID}-")]
+    batches = [n for n in _names(table) if n.startswith(f"rs_batch={SINK_ID}-")]
     return len(batches) > _commits(table)
 
 
@@ -141,22 +170,25 @@ def run_chaos(
     master: str,
     batch: int,
     files: int = 10,
+    table: str | None = None,
     seed: int = 1,
     timeout: float = 3600.0,
     log: Any = None,
 ) -> Report:
     """Run the job, SIGKILL it ``kills`` times at spread-out commit counts (sometimes
-    while Spark is writing a batch, sometimes at a random delay), finish, read back."""
+    while Spark is writing a batch, sometimes at a random delay), finish. The table is
+    ``table`` (a URI) or ``work/table``."""
     rng = random.Random(seed)
     data = work / "data"
-    table = work / "table"
+    table = table or (work / "table").absolute().as_uri()
     make_files(data, rows, files)
     batches = -(-rows // batch)
-    targets = [max(1, (k + 1) * batches // (kills + 2)) for k in range(kills)]
+    # spread over all but the last 5 batches: a run must not finish before its kill
+    targets = [max(1, (k + 1) * (batches - 5) // (kills + 1)) for k in range(kills)]
     report = Report()
     started = time.monotonic()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, __file__, "--job", str(table), str(data), master, str(batch)]
+    cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch)]
     for target in [*targets, None]:
         report.runs += 1
         errfile = open(work / f"run-{report.runs}.err", "wb")  # noqa: SIM115 - closed below
@@ -184,7 +216,10 @@ def run_chaos(
             elif mode == "random":
                 time.sleep(rng.uniform(0.0, 2.0))
             if child.poll() is not None:
-                raise RuntimeError(f"the job ended before its kill: {_tail(errfile)}")
+                raise RuntimeError(
+                    f"the job ended ({child.returncode}) before kill {len(report.kills) + 1} "
+                    f"at {_commits(table)} commits: {_tail(errfile)}"
+                )
             commits = _commits(table)
             os.killpg(child.pid, signal.SIGKILL)
             report.kills.append({"mode": mode, "commits": commits, "staging": _staging_busy(table)})
@@ -200,7 +235,7 @@ def run_chaos(
     return report
 
 
-def read_back(spark: Any, table: Path, report: Report) -> Report:
+def read_back(spark: Any, table: str | Path, report: Report) -> Report:
     from reactive_streams.spark.writer import read_committed
 
     df = read_committed(spark, str(table), sink_id=SINK_ID)
@@ -222,26 +257,58 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cluster", action="store_true", help="start a standalone master + 2 workers on loopback"
     )
+    parser.add_argument(
+        "--fs",
+        choices=("file", "webhdfs"),
+        default="file",
+        help="where the table lives: a local directory, or a WebHDFS server on loopback",
+    )
     opts = parser.parse_args(args)
-    with contextlib.ExitStack() as stack:
-        if opts.cluster:
-            sys.path.insert(0, str(Path(__file__).parent))
-            cluster = importlib.import_module("cluster")  # tests/spark/cluster.py
-            opts.master = stack.enter_context(cluster.standalone_cluster(opts.work / "cluster"))
-            print(f"cluster up: {opts.master}", flush=True)
-        report = run_chaos(
-            opts.work,
-            rows=opts.rows,
-            kills=opts.kills,
-            master=opts.master,
-            batch=opts.batch,
-            log=lambda m: print(m, flush=True),
-        )
-    from reactive_streams.spark.session import local_session
+    sys.path.insert(0, str(Path(__file__).parent))
+    work: Path = opts.work.absolute()
+    (work / "data").mkdir(parents=True, exist_ok=True)
+    private: dict[str, Any] = {}
+    with contextlib.ExitStack() as server:
+        table = (work / "table").as_uri()
+        if opts.fs == "webhdfs":
+            webhdfs = importlib.import_module("webhdfs_server")  # tests/spark/webhdfs_server.py
+            store = work / "webhdfs-store"
+            uri = server.enter_context(
+                webhdfs.start(store, private_mount=True, log=work / "webhdfs-ops.log")
+            )
+            table = f"{uri}/chaos/table"
+            print(f"webhdfs up: {uri} (store in its own mount namespace)", flush=True)
+        with contextlib.ExitStack() as stack:
+            if opts.cluster:
+                cluster = importlib.import_module("cluster")  # tests/spark/cluster.py
+                hide = [Path("/tmp"), work / "data"]
+                if opts.fs == "webhdfs":
+                    hide.append(work / "webhdfs-store")
+                opts.master = stack.enter_context(
+                    cluster.standalone_cluster(
+                        work / "cluster",
+                        private_dirs=hide if opts.fs == "webhdfs" else (),
+                        info=private,
+                    )
+                )
+                print(f"cluster up: {opts.master} {private}", flush=True)
+            report = run_chaos(
+                work,
+                rows=opts.rows,
+                kills=opts.kills,
+                master=opts.master,
+                batch=opts.batch,
+                table=table,
+                log=lambda m: print(m, flush=True),
+            )
+        from reactive_streams.spark.session import local_session
 
-    spark = local_session("local[1]", fast_start=True, driver_memory="1g")
-    read_back(spark, opts.work / "table", report)
-    spark.stop()
+        spark = local_session("local[1]", fast_start=True, driver_memory="1g")
+        read_back(spark, table, report)
+        spark.stop()
+        if opts.fs == "webhdfs":  # the table's bytes were never on this process's disk view
+            private["store_entries_seen_by_driver"] = len(list((work / "webhdfs-store").iterdir()))
+            private["local_table_dir"] = (work / "table").exists()
     modes = {
         m: sum(k["mode"] == m for k in report.kills) for m in ("in_write", "after_commit", "random")
     }
@@ -249,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(
             {
                 "master": opts.master,
+                "table": table,
+                "private": private,
                 "rows_offered": opts.rows,
                 "kills": len(report.kills),
                 "kill_modes": modes,
@@ -264,11 +333,13 @@ def main(argv: list[str] | None = None) -> int:
         ),
         flush=True,
     )
-    return (
-        0
-        if report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
-        else 1
+    exact = report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
+    apart = (
+        private.get("store_entries_seen_by_driver", 0) == 0
+        and not private.get("local_table_dir", False)
+        and all(private.get("workers_own_mount_ns", [True]))
     )
+    return 0 if exact and apart else 1
 
 
 if __name__ == "__main__":

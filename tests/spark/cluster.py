@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 
 def spark_home() -> Path:
@@ -65,9 +67,23 @@ def _alive(pid: int) -> bool:
 
 @contextlib.contextmanager
 def standalone_cluster(
-    work: Path, *, workers: int = 2, cores: int = 1, memory: str = "1g", timeout: float = 180.0
+    work: Path,
+    *,
+    workers: int = 2,
+    cores: int = 1,
+    memory: str = "1g",
+    timeout: float = 180.0,
+    private_dirs: Sequence[Path] = (),
+    info: dict[str, Any] | None = None,
 ) -> Iterator[str]:
-    """Yield ``spark://127.0.0.1:<port>``; everything started is stopped on exit."""
+    """Yield ``spark://127.0.0.1:<port>``; everything started is stopped on exit.
+
+    With ``private_dirs``, each worker (and every executor it starts) runs in its
+    own mount namespace (``unshare --mount``) in which each of those directories is
+    an empty tmpfs of its own: e.g. ``/tmp`` becomes private scratch, and the
+    driver's data directory is invisible. ``info`` receives the workers' pids and
+    whether each one's mount namespace differs from this process's.
+    """
     home = spark_home()
     work.mkdir(parents=True, exist_ok=True)
     env = dict(
@@ -83,12 +99,28 @@ def standalone_cluster(
     procs: list[subprocess.Popen[bytes]] = []
     logs: list[Path] = []
 
-    def start(name: str, args: list[str]) -> subprocess.Popen[bytes]:
+    def start(name: str, args: list[str], hide: Sequence[Path] = ()) -> subprocess.Popen[bytes]:
         log = work / f"{name}.log"
         logs.append(log)
+        cmd = [str(home / "bin" / "spark-class"), *args]
+        if hide:  # mount the tmpfs mounts in a new mount namespace, then exec the worker
+            mounts = " && ".join(
+                f"mount -t tmpfs -o size=2g rs-private {shlex.quote(str(d))}" for d in hide
+            )
+            cmd = [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                f'{mounts} && exec "$@"',
+                "sh",
+                *cmd,
+            ]
         with open(log, "wb") as out:
             proc = subprocess.Popen(
-                [str(home / "bin" / "spark-class"), *args],
+                cmd,
                 env=env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -130,10 +162,18 @@ def standalone_cluster(
                     str(free_port()),
                     url,
                 ],
+                private_dirs,
             )
             _wait_for(
                 work / f"worker-{k}.log", "Successfully registered with master", proc, timeout
             )
+        if info is not None:
+            mine = os.readlink("/proc/self/ns/mnt")
+            info["worker_pids"] = [p.pid for p in procs[1:]]
+            info["workers_own_mount_ns"] = [
+                os.readlink(f"/proc/{p.pid}/ns/mnt") != mine for p in procs[1:]
+            ]
+            info["worker_private_dirs"] = [str(d) for d in private_dirs]
         yield url
     finally:
         for proc in reversed(procs):

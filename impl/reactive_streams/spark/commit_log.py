@@ -47,6 +47,8 @@ from typing import Any, Protocol
 
 from reactive_streams.spark.hadoop_fs import Entry, join, table_uri
 
+__all__ = ["BATCH_DIR", "CommitLog", "CommitRecord", "FileSystem", "Recovery", "check_sink_id"]
+
 _SINK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # a partition-style directory name: plain Spark and pyarrow readers of the table find
 # every batch (and a column ``rs_batch``) through partition discovery

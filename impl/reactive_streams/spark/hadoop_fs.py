@@ -171,20 +171,26 @@ class HadoopFS:
             fs, path = self._path(uri)
             if fs.exists(path):
                 return False
-            try:
-                out = fs.create(path, False)  # overwrite=False: create-if-absent
-            except Exception as e:
-                if "FileAlreadyExistsException" in java_message(e):
-                    return False
-                raise
+            return self.create_new(fs, path, data)
+
+        return bool(self._call("create", uri, run))
+
+    @staticmethod
+    def create_new(fs: Any, path: Any, data: bytes) -> bool:
+        """``create(overwrite=false)`` of ``path``; False if it exists. HDFS refuses at
+        the create call; WebHDFS only when the stream closes (its datanode step)."""
+        try:
+            out = fs.create(path, False)  # overwrite=False: create-if-absent
             try:
                 out.write(bytearray(data))
                 out.hsync()  # durable on HDFS before close returns
             finally:
                 out.close()
-            return True
-
-        return bool(self._call("create", uri, run))
+        except Exception as e:
+            if "FileAlreadyExistsException" in java_message(e):
+                return False
+            raise
+        return True
 
     def delete(self, uri: str, recursive: bool = True) -> None:
         def run() -> None:

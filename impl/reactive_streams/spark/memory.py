@@ -17,6 +17,8 @@ from typing import Any
 from reactive_streams.spark.commit_log import CommitRecord, Recovery, check_sink_id
 from reactive_streams.spark.writer import Payload, StagedBatch
 
+__all__ = ["FAULTS", "STEPS", "MemoryBatchWriter", "MemoryStorage", "SimulatedCrash"]
+
 STEPS = ("convert", "stage", "commit", "publish")
 FAULTS = ("fail", "crash_before", "crash_after")
 

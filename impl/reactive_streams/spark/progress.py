@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["Progress", "SinkMetrics"]
+
 log = logging.getLogger("reactive_streams.spark")
 
 

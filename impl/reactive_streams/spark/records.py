@@ -12,6 +12,8 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+__all__ = ["RecordConverter", "SchemaError", "check_lossless", "to_arrow_schema"]
+
 _NONE: type = type(None)
 _INT_OK: frozenset[type] = frozenset({int, _NONE})
 _FLOAT_OK: frozenset[type] = frozenset({float, int, _NONE})

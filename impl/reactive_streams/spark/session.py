@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+__all__ = ["is_connect", "java_available", "local_session", "session_conf"]
+
 _QUIET_LOG4J2 = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = STDERR

@@ -32,6 +32,8 @@ from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
 from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter, StagedBatch
 
+__all__ = ["SinkResult", "SparkSink", "SparkSinkError"]
+
 log = logging.getLogger("reactive_streams.spark")
 
 R = TypeVar("R")

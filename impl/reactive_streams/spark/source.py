@@ -29,6 +29,8 @@ from reactive_streams._demand import MAX_DEMAND
 from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.spark.session import is_connect
 
+__all__ = ["SparkSource", "SparkSourceError"]
+
 log = logging.getLogger("reactive_streams.spark")
 
 _ids = itertools.count(1)

@@ -21,6 +21,16 @@ from reactive_streams.spark.hadoop_fs import HadoopFS, java_message, join, table
 from reactive_streams.spark.records import RecordConverter
 from reactive_streams.spark.session import is_connect
 
+__all__ = [
+    "FORMATS",
+    "BatchWriter",
+    "Payload",
+    "SparkBatchWriter",
+    "StagedBatch",
+    "filesystem",
+    "read_committed",
+]
+
 log = logging.getLogger(__name__)
 
 FORMATS = ("parquet", "csv", "json", "orc")
