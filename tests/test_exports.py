@@ -69,14 +69,6 @@ OPTIONAL = {"reactive_streams.spark": "pyspark"}
 # to fail (not strictly: a module that is fixed passes, and its entry should then go).
 KNOWN_GAPS = {
     "reactive_streams.operators": "no __all__",
-    "reactive_streams.spark.commit_log": "no __all__",
-    "reactive_streams.spark.memory": "no __all__",
-    "reactive_streams.spark.progress": "no __all__",
-    "reactive_streams.spark.records": "no __all__",
-    "reactive_streams.spark.session": "no __all__",
-    "reactive_streams.spark.sink": "no __all__",
-    "reactive_streams.spark.source": "no __all__",
-    "reactive_streams.spark.writer": "no __all__",
 }
 KNOWN_LEAKS: dict[str, str] = {}
 
