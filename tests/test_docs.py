@@ -23,9 +23,7 @@ OPTIONAL = ("pyspark", "reactivex")
 
 # Blocks that are sketches rather than programs, by (page, index): the reason says what is
 # missing. Not run; each should become a complete program.
-SKETCHES = {
-    ("docs/spark.md", 0): "uses read_events() and /data/events, defined nowhere on the page",
-}
+SKETCHES: dict[tuple[str, int], str] = {}
 
 
 def _blocks() -> list[object]:
