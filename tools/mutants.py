@@ -516,6 +516,21 @@ OPERATOR_MUTANTS = (
         PIPE,
         "on_backpressure_drop or on_backpressure_latest",
     ),
+    Mutant(
+        "relay-cancel-stops-at-the-hop",
+        "a pass-through hop does not pass a cancel upstream (only a later element would)",
+        "3.12",
+        (
+            Patch(
+                "_core/relay.py",
+                "            self._upstream.cancel()  # serial: queued while another thread calls upstream\n"
+                "            return\n",
+                "            return  # the cancel is not passed upstream\n",
+            ),
+        ),
+        PIPE,
+        "map-unfused or scan",
+    ),
 )
 
 
