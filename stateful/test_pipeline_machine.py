@@ -1322,10 +1322,6 @@ def test_pipeline_machine(operator: str, fused: bool) -> None:
         logging.disable(logging.NOTSET)
 
 
-@pytest.mark.xfail(
-    strict=False,  # the machine finds these in some runs, not in every run
-    reason="rule 3.13: subscribe_on whose Subscriber raised keeps its Subscriber after the end",
-)
 def test_rule_313_references_dropped() -> None:
     """Rule 3.13, collected from every pipeline the machine ran: a cancelled or finished
     subscription of any hop references its Subscriber no more."""
@@ -1396,11 +1392,6 @@ def test_fault_in_on_subscribe_cancels() -> None:
     assert not found, f"{len(found)} pipelines, first: {found[0]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule 1.9: from_observable lets an exception from the Subscriber's on_subscribe "
-    "escape subscribe()",
-)
 def test_subscribe_returns_normally_when_on_subscribe_raises() -> None:
     """Rule 1.9: ``subscribe`` returns normally even when on_subscribe raises (2.13).
     Shown on ``from_observable`` and collected from the machine's pipelines."""

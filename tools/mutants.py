@@ -360,10 +360,11 @@ OPERATOR_MUTANTS = (
         "1.8",
         (
             Patch(
-                OPS + "_base.py",
-                "        upstream, self._upstream = self._upstream, CANCELLED\n"
-                "        upstream.cancel()\n        self.on_complete()\n",
-                "        self._upstream = CANCELLED\n        self.on_complete()\n",
+                "_core/relay.py",
+                '        """Stop before upstream ends (take, take_while): cancel upstream, complete."""\n'
+                "        self._stop(None)\n",
+                '        """Stop before upstream ends (take, take_while): cancel upstream, complete."""\n'
+                "        self._finish(None)\n",
             ),
         ),
         PIPE,
@@ -421,10 +422,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "transform.py",
-                "        self._acc = acc\n        downstream = self._downstream\n"
-                "        if downstream is not None:\n            downstream.on_next(acc)\n",
-                "        previous, self._acc = self._acc, acc\n        downstream = self._downstream\n"
-                "        if downstream is not None:\n            downstream.on_next(previous)\n",
+                "        self._acc = acc\n",
+                "        acc, self._acc = self._acc, acc  # the element is folded in after\n",
             ),
         ),
         PIPE,
@@ -480,10 +479,10 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "transform.py",
-                "            return\n        downstream = self._downstream\n"
-                "        if downstream is not None:\n            downstream.on_next(value)\n",
-                "            return\n        downstream = self._downstream\n"
-                "        if downstream is not None:\n            downstream.on_next(item)\n",
+                '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
+                "            return\n",
+                '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
+                "            return\n        value = item  # fn's result is dropped\n",
             ),
         ),
         PIPE,
@@ -516,6 +515,21 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "on_backpressure_drop or on_backpressure_latest",
+    ),
+    Mutant(
+        "relay-cancel-stops-at-the-hop",
+        "a pass-through hop does not pass a cancel upstream (only a later element would)",
+        "3.12",
+        (
+            Patch(
+                "_core/relay.py",
+                "            self._upstream.cancel()  # serial: queued while another thread calls upstream\n"
+                "            return\n",
+                "            return  # the cancel is not passed upstream\n",
+            ),
+        ),
+        PIPE,
+        "map-unfused or scan",
     ),
 )
 

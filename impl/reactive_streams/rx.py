@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ._core.downstream import ACTIVE, DONE, Downstream
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .flow import Flow
@@ -37,64 +38,64 @@ __all__ = ["STRATEGIES", "BufferOverflowError", "from_observable", "to_observabl
 STRATEGIES = ("buffer", "drop", "latest", "error")
 
 
-class _ObservableSubscription(Generic[T]):
+class _ObservableSubscription(Downstream[T]):
     """Pushes an Observable's notifications to one subscriber; ``cancel`` disposes.
 
-    Only the backpressure stage in front of it subscribes here, with unbounded demand.
+    Only the backpressure stage in front of it subscribes here, with unbounded demand:
+    the Observable does not take demand. The protocol (3.9, 2.13, 3.13, the trace) is
+    the core's; an invalid request is answered at the next notification.
     """
 
-    __slots__ = ("_cancelled", "_disposable", "_subscriber")
+    __slots__ = ("_disposable",)
 
     def __init__(self, subscriber: Subscriber[T]) -> None:
-        self._subscriber: Subscriber[T] | None = subscriber
+        super().__init__(subscriber, "from_observable")
         self._disposable: Any = None
-        self._cancelled = False
 
     def start(self, observable: Any) -> None:
-        subscriber = self._subscriber
-        assert subscriber is not None
-        subscriber.on_subscribe(self)
-        if self._cancelled:
-            return
+        if not self._deliver_subscribe():
+            return  # cancelled, or on_subscribe raised (2.13): subscribe returns normally (1.9)
         try:
             disposable = observable.subscribe(self._on_next, self._on_error, self._on_completed)
         except Exception as exc:
-            self._on_error(exc)
+            self._finish(exc)
             return
         self._disposable = disposable
-        if self._cancelled:
-            self._dispose()
+        if self._pub in DONE:
+            self._dispose()  # ended or cancelled while subscribing
 
     def _on_next(self, item: T) -> None:
-        subscriber = self._subscriber
-        if subscriber is None:
+        downstream = self._downstream
+        if downstream is None or self._pub is not ACTIVE:
             return
-        if item is None:  # Rx allows None; rule 2.13 does not: fail the stream
-            self._cancelled = True  # ``start`` disposes a subscription still being made
-            self._dispose()
-            self._on_error(TypeError("rule 2.13: from_observable: the Observable sent None"))
-            return
-        subscriber.on_next(item)
+        if self._bad is not None:
+            self._finish(None)  # rule 3.9: its error, instead of the element
+        elif item is None:  # Rx allows None; rule 2.13 does not: fail the stream
+            self._finish(TypeError("rule 2.13: from_observable: the Observable sent None"))
+        elif self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)
 
     def _on_error(self, error: BaseException) -> None:
-        subscriber, self._subscriber = self._subscriber, None
-        if subscriber is not None:
-            subscriber.on_error(error)
+        self._finish(error)
 
     def _on_completed(self) -> None:
-        subscriber, self._subscriber = self._subscriber, None
-        if subscriber is not None:
-            subscriber.on_complete()
+        self._finish(None)
 
-    def request(self, n: int) -> None:
-        pass  # the Observable does not take demand; the stage in front reconciles it
+    # ------------------------------------------------------- the core's hooks
+    def _work(self) -> bool:
+        return True  # no drain: a cancel disposes at once
 
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        self._subscriber = None  # rule 3.13
-        self._dispose()
+    def _wake(self, cancel: bool) -> None:
+        if cancel:
+            self._dispose()  # rule 3.5 and 3.12; a request has nothing to do upstream
+
+    def _released(self) -> None:
+        self._dispose()  # the stream ended here (None, rule 3.9): stop the Observable
 
     def _dispose(self) -> None:
         disposable, self._disposable = self._disposable, None

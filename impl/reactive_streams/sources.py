@@ -12,6 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
+from ._core.factory import Items, Named
 from ._subscription import IteratorSubscription, exact_length_types
 from .executors import Executor, as_executor
 
@@ -40,7 +41,11 @@ DEFAULT_BATCH_SIZE = 256
 
 
 class IterablePublisher(Generic[T_co]):
-    """A cold Publisher: each subscriber gets the elements of ``factory()``, on demand."""
+    """A cold Publisher: each subscriber gets the elements of ``factory()``, on demand.
+
+    ``name`` is the hop name in traces; a factory that carries its own (a fused chain,
+    ``"range+map"``) names the hop instead.
+    """
 
     __slots__ = ("_batch_size", "_executor", "_factory", "_name")
 
@@ -55,7 +60,7 @@ class IterablePublisher(Generic[T_co]):
         self._factory = factory
         self._executor = as_executor(executor) if executor is not None else None
         self._batch_size = batch_size
-        self._name = name
+        self._name = factory.hop if type(factory) is Named else name
 
     def __repr__(self) -> str:
         return f"<{self._name} publisher>"
@@ -141,7 +146,9 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
     if step == 0:
         raise ValueError("range: step must not be zero")
     ints = builtins.range(start, stop, step)  # a range is re-iterable: one per publisher
-    return IterablePublisher(lambda: ints, executor=executor, batch_size=batch_size, name="range")
+    return IterablePublisher(
+        Items(ints, "range"), executor=executor, batch_size=batch_size, name="range"
+    )
 
 
 def from_iterable(
@@ -156,7 +163,10 @@ def from_iterable(
     An exception from ``iter()`` or ``next()`` is signalled as ``on_error``.
     """
     return IterablePublisher(
-        lambda: iterable, executor=executor, batch_size=batch_size, name="from_iterable"
+        Items(iterable, "from_iterable"),
+        executor=executor,
+        batch_size=batch_size,
+        name="from_iterable",
     )
 
 
@@ -171,12 +181,12 @@ def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
         return scalar
     if any(item is None for item in items):
         raise TypeError("rule 2.13: just() items must not be None")
-    return IterablePublisher(lambda: items, executor=executor, name="just")
+    return IterablePublisher(Items(items, "just"), executor=executor, name="just")
 
 
 def empty(*, executor: Executor | None = None) -> IterablePublisher[Never]:
     """Completes right after ``on_subscribe``, without any demand (rule 1.5)."""
-    return IterablePublisher(lambda: (), executor=executor, name="empty")
+    return IterablePublisher(Items((), "empty"), executor=executor, name="empty")
 
 
 def error(exc: BaseException, *, executor: Executor | None = None) -> IterablePublisher[Never]:
@@ -215,7 +225,8 @@ def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> I
     ``fn`` raising becomes ``on_error``; ``fn`` returning None becomes
     ``on_error(TypeError("rule 2.13: ..."))``.
     """
-    return IterablePublisher(lambda: _CallableIterator(fn), executor=executor, name="from_callable")
+    make = Named(lambda: _CallableIterator(fn), "from_callable")
+    return IterablePublisher(make, executor=executor, name="from_callable")
 
 
 class Sink(Generic[T]):
@@ -289,7 +300,7 @@ def generate(
     or ``sink.error(exc)``. The generator is called only when there is demand.
     """
     return IterablePublisher(
-        lambda: _GenerateIterator(initial_state, generator),
+        Named(lambda: _GenerateIterator(initial_state, generator), "generate"),
         executor=executor,
         batch_size=batch_size,
         name="generate",

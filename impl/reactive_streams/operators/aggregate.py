@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._core.relay import Relay
 from .._demand import add_demand
-from ._base import Operator
 from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ R = TypeVar("R")
 __all__ = ["Buffer", "Reduce"]
 
 
-class Buffer(Operator[T, list[T]]):
+class Buffer(Relay[T, list[T]]):
     """Lists of ``count`` elements (the last one may be shorter).
 
     ``request(n)`` asks upstream for ``n * count``: every list emitted corresponds to
@@ -27,46 +27,52 @@ class Buffer(Operator[T, list[T]]):
 
     __slots__ = ("_buffer", "_count", "_ending")
 
+    hop = "buffer"
+
     def __init__(self, downstream: Subscriber[list[T]], count: int) -> None:
         super().__init__(downstream)
         self._count = count
         self._buffer: list[T] = []
         self._ending = False  # the last list is being delivered from on_complete
 
-    def request(self, n: int) -> None:
+    def _forward(self, n: Any) -> None:
         if type(n) is int and n > 0:
             n = add_demand(0, n * self._count)  # rule 3.17: saturates
-        else:
-            self._refuse(n)  # rule 3.9: the terminal signal is its error
-            if self._ending:
-                return  # upstream is done
+        elif self._ending:
+            return  # rule 3.9 is latched; upstream is done
         self._upstream.request(n)
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         buffer = self._buffer
         buffer.append(item)
         if len(buffer) == self._count:
             self._buffer = []
-            downstream = self._downstream
-            if downstream is not None:
-                downstream.on_next(buffer)
+            self._pass(downstream, buffer)
 
     def on_complete(self) -> None:
-        if self._done:
-            return
         buffer, self._buffer = self._buffer, []
-        downstream = self._downstream if self._bad is None else None  # rule 3.9: no tail
+        downstream = self._out  # None after a cancel or rule 3.9: no tail
         if buffer and downstream is not None:
             self._ending = True
-            downstream.on_next(buffer)
-        super().on_complete()
+            self._pass(downstream, buffer)
+        self._finish(None)
 
-    def cancel(self) -> None:
+    def _pass(self, downstream: Subscriber[list[T]], buffer: list[T]) -> None:
+        if self._tracer is None:
+            try:
+                downstream.on_next(buffer)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, buffer)
+
+    def _receive_cancel(self) -> None:
+        super()._receive_cancel()
         self._buffer = []
-        super().cancel()
 
 
 class Reduce(UnboundedUpstream[R]):

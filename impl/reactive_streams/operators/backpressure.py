@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._demand import MAX_DEMAND, add_demand, take
-from ._base import Operator
+from .._core.downstream import ACTIVE, Downstream
+from .._core.relay import Relay
+from .._demand import MAX_DEMAND, take
 from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:
@@ -148,50 +148,55 @@ class OnBackpressureLatest(UnboundedUpstream[T]):
         return 1
 
 
-class OnBackpressureDrop(Operator[T, T], Generic[T]):
-    """Delivers an element if downstream demand allows it now, otherwise drops it."""
+class OnBackpressureDrop(Relay[T, T], Generic[T]):
+    """Delivers an element if downstream demand allows it now, otherwise drops it.
 
-    __slots__ = ("_demand_lock", "_on_drop", "_requested")
+    Downstream demand is the core's own (``_requested``); upstream's is unbounded."""
+
+    __slots__ = ("_on_drop",)
+
+    hop = "on_backpressure_drop"
 
     def __init__(self, downstream: Subscriber[T], on_drop: Callable[[T], object] | None) -> None:
         super().__init__(downstream)
         self._on_drop = on_drop
-        self._requested = 0
-        self._demand_lock = threading.Lock()
 
     def on_subscribe(self, subscription: Subscription) -> None:
         super().on_subscribe(subscription)
-        if not self._done:
+        if self._pub is ACTIVE:
             self._upstream.request(MAX_DEMAND)
 
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            self._refuse(n)
-            self._upstream.request(n)  # rule 3.9: upstream signals the error
-            return
-        with self._demand_lock:
-            self._requested = add_demand(self._requested, n)  # rule 3.17
+    def _receive_request(self, n: Any, message: str | None) -> None:
+        if message is None:
+            Downstream._receive_request(self, n, None)  # local demand (rule 3.17)
+        else:
+            super()._receive_request(n, message)  # rule 3.9: upstream signals the error too
 
     def _take_one(self) -> bool:
         """Take one element from the demand; False when there is none."""
         if self._requested == MAX_DEMAND:
             return True  # rule 3.17: unbounded, no lock
-        with self._demand_lock:
+        with self._lock:
             if self._requested == 0:
                 return False
             self._requested = take(self._requested, 1)
         return True
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         if not self._take_one():
             _call_on_drop(self._on_drop, item)
             return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)
 
 
 class OnBackpressureError(OnBackpressureDrop[T]):
@@ -200,16 +205,23 @@ class OnBackpressureError(OnBackpressureDrop[T]):
 
     __slots__ = ()
 
+    hop = "on_backpressure_error"
+
     def __init__(self, downstream: Subscriber[T]) -> None:
         super().__init__(downstream, None)
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         if not self._take_one():
             self._fail(BufferOverflowError("an element arrived without downstream demand"))
             return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)

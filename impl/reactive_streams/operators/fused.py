@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from .._core.downstream import where
+from .._core.factory import Named, hop_of
 from .._subscription import exact_length_types
 
 T = TypeVar("T")
@@ -76,8 +77,9 @@ exact_length_types.update({_FusedMap, _FusedFilter})
 
 def fused_map(
     fn: Callable[[T], R], factory: Callable[[], Iterable[T]]
-) -> Callable[[], Iterator[R]]:
-    """The iterator factory of ``source.map(fn)`` for a source with iterator ``factory``."""
+) -> Callable[[], Iterable[R]]:
+    """The iterator factory of ``source.map(fn)`` for a source with iterator ``factory``;
+    it names the fused hop (``"range+map"``)."""
     name = where("map", fn)
 
     def make() -> Iterator[R]:
@@ -87,13 +89,13 @@ def fused_map(
         it._where = name
         return it
 
-    return make
+    return Named(make, hop_of(factory) + "+map")
 
 
 def fused_filter(
     predicate: Callable[[T], object], factory: Callable[[], Iterable[T]]
-) -> Callable[[], Iterator[T]]:
-    """The iterator factory of ``source.filter(predicate)``."""
+) -> Callable[[], Iterable[T]]:
+    """The iterator factory of ``source.filter(predicate)`` (hop ``"range+filter"``)."""
 
     def make() -> Iterator[T]:
         source = iter(factory())
@@ -101,7 +103,7 @@ def fused_filter(
         it._source = source
         return it
 
-    return make
+    return Named(make, hop_of(factory) + "+filter")
 
 
 class SyncSource:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._base import CANCELLED, Operator
+from .._core.downstream import ACTIVE
+from .._core.relay import Relay
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription
@@ -17,31 +17,31 @@ T = TypeVar("T")
 __all__ = ["Skip", "Take", "TakeWhile"]
 
 
-class Take(Operator[T, T]):
+class Take(Relay[T, T]):
     """The first ``count`` elements, then cancel upstream and complete.
 
     Upstream is never asked for more than ``count`` elements in total: requests are
     capped (``take(3)`` under ``request(2**63 - 1)`` requests 3 upstream).
     """
 
-    __slots__ = ("_limit", "_lock", "_remaining", "_requested_up")
+    __slots__ = ("_limit", "_remaining", "_requested_up")
+
+    hop = "take"
 
     def __init__(self, downstream: Subscriber[T], count: int) -> None:
         super().__init__(downstream)
         self._limit = count
         self._remaining = count
         self._requested_up = 0
-        self._lock = threading.Lock()
 
     def on_subscribe(self, subscription: Subscription) -> None:
         super().on_subscribe(subscription)
-        if self._limit == 0 and self._upstream is not CANCELLED:
+        if self._limit == 0 and self._pub is ACTIVE:
             self._complete_early()  # take(0): complete without demand (rule 1.5)
 
-    def request(self, n: int) -> None:
+    def _forward(self, n: Any) -> None:
         if type(n) is not int or n <= 0:
-            self._refuse(n)
-            self._upstream.request(n)  # rule 3.9: upstream signals the error
+            self._upstream.request(n)  # rule 3.9: upstream signals the error too
             return
         with self._lock:  # requests may come from several threads (rule 2.7 allows it)
             allowed = self._limit - self._requested_up
@@ -52,22 +52,29 @@ class Take(Operator[T, T]):
             self._upstream.request(grant)
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         remaining = self._remaining - 1
         self._remaining = remaining
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)
         if remaining == 0:
             self._complete_early()
 
 
-class Skip(Operator[T, T]):
+class Skip(Relay[T, T]):
     """Drops the first ``count`` elements; requests them upstream at subscription."""
 
     __slots__ = ("_remaining",)
+
+    hop = "skip"
 
     def __init__(self, downstream: Subscriber[T], count: int) -> None:
         super().__init__(downstream)
@@ -75,33 +82,41 @@ class Skip(Operator[T, T]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         super().on_subscribe(subscription)
-        if self._remaining > 0:
+        if self._remaining > 0 and self._pub is ACTIVE:
             self._upstream.request(self._remaining)  # the skipped ones are ours to ask for
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         if self._remaining > 0:
             self._remaining -= 1
             return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)
 
 
-class TakeWhile(Operator[T, T]):
+class TakeWhile(Relay[T, T]):
     """Elements while ``predicate`` holds; the first that fails ends the stream (not emitted)."""
 
     __slots__ = ("_predicate",)
+
+    hop = "take_while"
 
     def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
         super().__init__(downstream)
         self._predicate = predicate
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         try:
             keep = self._predicate(item)
@@ -111,6 +126,10 @@ class TakeWhile(Operator[T, T]):
         if not keep:
             self._complete_early()
             return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)

@@ -13,18 +13,15 @@ source stops without waiting for the queued cancel message. A refused task becom
 
 from __future__ import annotations
 
-import logging
-import threading
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
-from .._core.hop import traced
-from .._demand import check_request
+from .._core.downstream import SUBSCRIBED
+from .._core.relay import Relay
 from .._serial import SerialQueue
 from ..executors import as_executor
-from ._base import CANCELLED
 
 if TYPE_CHECKING:
-    from ..api import Publisher, Subscriber, Subscription
+    from ..api import Publisher, Subscriber
     from ..executors import Executor
 
 T = TypeVar("T")
@@ -35,16 +32,17 @@ _SUBSCRIBE: Final = object()
 _CANCEL: Final = object()
 
 
-class _SubscribeOn(Generic[T]):
-    __slots__ = ("_bad", "_cancelled", "_downstream", "_lock", "_messages", "_source", "_upstream")
+class _SubscribeOn(Relay[T, T]):
+    """A relay whose calls upstream (subscribe, request, cancel) are messages on the
+    executor's ``SerialQueue``; signals pass through on the source's thread."""
+
+    __slots__ = ("_messages", "_source")
+
+    hop = "subscribe_on"
 
     def __init__(self, downstream: Subscriber[T], source: Publisher[T], executor: Executor):
-        self._downstream: Subscriber[T] | None = downstream
+        super().__init__(downstream)
         self._source: Publisher[T] | None = source
-        self._upstream: Subscription = CANCELLED
-        self._cancelled = False
-        self._bad: str | None = None  # rule 3.9: an invalid request the hop received
-        self._lock = threading.Lock()
         self._messages: SerialQueue[object] = SerialQueue(
             executor, self._handle, on_reject=self._rejected
         )
@@ -55,81 +53,30 @@ class _SubscribeOn(Generic[T]):
     def _handle(self, message: object) -> None:
         if message is _SUBSCRIBE:
             source, self._source = self._source, None
-            if source is not None and not self._cancelled:
+            if source is not None and self._pub is SUBSCRIBED:
                 source.subscribe(self)
         elif message is _CANCEL:
-            self._cancel_upstream()
+            self._upstream.cancel()
         else:
             self._upstream.request(message)  # type: ignore[arg-type]
 
-    def _cancel_upstream(self) -> None:
-        with self._lock:  # once, from the queue or from inside the emission loop
-            upstream, self._upstream = self._upstream, CANCELLED
-        upstream.cancel()
-
     def _rejected(self, error: Exception) -> None:
-        logging.getLogger("reactive_streams").error(
-            "subscribe_on: the executor rejected a task", exc_info=error
-        )
-        downstream = self._downstream
-        if downstream is None:
-            return
-        if self._source is not None:  # not subscribed yet: rule 1.9, then 1.4
-            self._source = None
-            downstream.on_subscribe(self)
+        if self._source is None:  # subscribed: stop the source first
+            self._upstream.cancel()
+        self._source = None
+        super()._rejected(error)  # on_error (after on_subscribe if not sent yet: 1.9)
+
+    # ------------------------------------------------------- the core's hooks
+    def _wake(self, cancel: bool) -> None:
+        if cancel:
+            # the message stops a source that is idle; an emitting one finds this hop
+            # cancelled at its next element and is cancelled from inside (``_late``)
+            self._messages.offer(_CANCEL)
         else:
-            self._cancel_upstream()
-        self.on_error(error)
+            super()._wake(False)
 
-    # ------------------------------------------------------- upstream side
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream is not CANCELLED or self._cancelled:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_subscribe(self)
-
-    def on_next(self, item: T) -> None:
-        downstream = self._downstream
-        if downstream is None:
-            self._cancel_upstream()  # cancelled: stop the source's loop now (rule 3.12)
-        elif self._bad is not None:
-            self._cancel_upstream()  # rule 3.9: the source has not seen the request yet
-            self.on_error(ValueError(self._bad))
-        else:
-            downstream.on_next(item)
-
-    def on_error(self, error: BaseException) -> None:
-        if error is None:
-            raise TypeError("rule 2.13: on_error(None)")
-        downstream, self._downstream = self._downstream, None
-        if downstream is not None:
-            downstream.on_error(error if self._bad is None else ValueError(self._bad))
-
-    def on_complete(self) -> None:
-        if self._bad is not None:
-            self.on_error(ValueError(self._bad))  # rule 3.9: no completion after it
-            return
-        downstream, self._downstream = self._downstream, None
-        if downstream is not None:
-            downstream.on_complete()
-
-    # ----------------------------------------------------- downstream side
-    def request(self, n: int) -> None:
-        if (type(n) is not int or n <= 0) and self._bad is None:
-            self._bad = check_request(n)  # rule 3.9: answered by the next signal
-        self._messages.offer(n)  # and by the source, on its thread
-
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        self._downstream = None  # rule 3.13
-        self._messages.offer(_CANCEL)
+    def _forward(self, n: Any) -> None:
+        self._messages.offer(n)  # rule 3.9 too: the source answers it, on its thread
 
 
 class SubscribeOnPublisher(Generic[T]):
@@ -142,4 +89,4 @@ class SubscribeOnPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        _SubscribeOn(traced(subscriber, "subscribe_on"), self._source, self._executor).start()
+        _SubscribeOn(subscriber, self._source, self._executor).start()

@@ -1,16 +1,20 @@
 """Element-wise operators: ``map``, ``filter``, ``scan``, ``do_on_next``,
-``do_on_request``, ``do_on_cancel``. One upstream element in, at most one out."""
+``do_on_request``, ``do_on_cancel``. One upstream element in, at most one out.
+
+Each is a :class:`~reactive_streams._core.relay.Relay`. Per element: ``_out`` is None
+once nothing may pass (cancel, end, rule 3.9); with tracing off the element goes
+straight to ``on_next``, a raise being the core's rule 2.13 fault.
+"""
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core.downstream import null_element_error, where
+from .._core.downstream import DONE, null_element_error, where
+from .._core.relay import Relay
 from .._demand import MAX_DEMAND
-from ._base import Operator
 
 if TYPE_CHECKING:
     from ..api import Subscriber
@@ -21,16 +25,19 @@ R = TypeVar("R")
 __all__ = ["DoOnCancel", "DoOnNext", "DoOnRequest", "Filter", "Map", "Scan"]
 
 
-class Map(Operator[T, R]):
+class Map(Relay[T, R]):
     __slots__ = ("_fn",)
+
+    hop = "map"
 
     def __init__(self, downstream: Subscriber[R], fn: Callable[[T], R]) -> None:
         super().__init__(downstream)
         self._fn = fn
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         try:
             value = self._fn(item)
@@ -40,48 +47,61 @@ class Map(Operator[T, R]):
         if value is None:
             self._fail(null_element_error(where("map", self._fn)))  # rule 2.13
             return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(value)
+        if self._tracer is None:
+            try:
+                downstream.on_next(value)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, value)
 
 
-class Filter(Operator[T, T]):
+class Filter(Relay[T, T]):
     """Drops elements failing ``predicate``; each drop is replaced by ``request(1)``
     upstream, unless downstream demand is unbounded (rule 3.17: nothing to replace)."""
 
     __slots__ = ("_predicate", "_unbounded")
+
+    hop = "filter"
 
     def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
         super().__init__(downstream)
         self._predicate = predicate
         self._unbounded = False
 
-    def request(self, n: int) -> None:
+    def _forward(self, n: Any) -> None:
         if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
-        super().request(n)
+        self._upstream.request(n)
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         try:
             keep = self._predicate(item)
         except Exception as exc:
             self._fail(exc)
             return
-        if keep:
-            downstream = self._downstream
-            if downstream is not None:
+        if not keep:
+            if not self._unbounded:
+                self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)
+        elif self._tracer is None:
+            try:
                 downstream.on_next(item)
-        elif not self._unbounded:
-            self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)
 
 
-class Scan(Operator[T, R]):
+class Scan(Relay[T, R]):
     """Emits ``acc = fn(acc, item)`` for every element, starting from ``initial``."""
 
     __slots__ = ("_acc", "_fn")
+
+    hop = "scan"
 
     def __init__(self, downstream: Subscriber[R], fn: Callable[[R, T], R], initial: R) -> None:
         super().__init__(downstream)
@@ -89,8 +109,9 @@ class Scan(Operator[T, R]):
         self._acc = initial
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         try:
             acc = self._fn(self._acc, item)
@@ -101,47 +122,46 @@ class Scan(Operator[T, R]):
             self._fail(null_element_error(where("scan", self._fn)))
             return
         self._acc = acc
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(acc)
+        if self._tracer is None:
+            try:
+                downstream.on_next(acc)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, acc)
 
 
-class DoOnNext(Operator[T, T]):
+class DoOnNext(Relay[T, T]):
     """Calls ``action(item)`` before passing the element on; ``action`` raising fails the stream."""
 
     __slots__ = ("_action",)
+
+    hop = "do_on_next"
 
     def __init__(self, downstream: Subscriber[T], action: Callable[[T], object]) -> None:
         super().__init__(downstream)
         self._action = action
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        downstream = self._out
+        if downstream is None:
+            self._late()  # rule 2.8: ignored; a cancel takes effect now
             return
         try:
             self._action(item)
         except Exception as exc:
             self._fail(exc)
             return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+        else:
+            self._next_traced(downstream, item)
 
 
-class _PassThrough(Operator[T, T]):
-    __slots__ = ()
-
-    def on_next(self, item: T) -> None:
-        if self._done:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
-            return
-        downstream = self._downstream
-        if downstream is not None:
-            downstream.on_next(item)
-
-
-class DoOnRequest(Operator[T, T]):
+class DoOnRequest(Relay[T, T]):
     """Calls ``action(n)`` for each downstream ``request(n)``, then forwards it.
 
     ``action`` runs on the requesting thread while upstream may be signalling on another:
@@ -149,23 +169,22 @@ class DoOnRequest(Operator[T, T]):
     in flight (by the signal's own thread, when it returns), never overlapping one (1.3).
     """
 
-    __slots__ = ("_action", "_busy", "_fault", "_lock")
+    __slots__ = ("_action", "_busy", "_fault")
+
+    hop = "do_on_request"
 
     def __init__(self, downstream: Subscriber[T], action: Callable[[int], object]) -> None:
         super().__init__(downstream)
         self._action = action
-        self._lock = threading.Lock()
         self._busy = False  # a signal from upstream is being passed on
         self._fault: BaseException | None = None  # waiting for that signal to return
 
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            self._refuse(n)  # rule 3.9: even if the action raises, the error is this one
+    def _forward(self, n: Any) -> None:
         try:
-            self._action(n)
+            self._action(n)  # rule 3.9 is latched already: even if it raises, the error is that
         except Exception as exc:
             with self._lock:
-                if self._done or self._fault is not None:
+                if self._pub in DONE or self._fault is not None:
                     return
                 self._fault = exc
                 deliver = not self._busy
@@ -173,22 +192,22 @@ class DoOnRequest(Operator[T, T]):
             if deliver:
                 self._deliver_fault()
             return
-        Operator.request(self, n)
+        self._upstream.request(n)
 
     def _deliver_fault(self) -> None:
         with self._lock:
             error, self._fault = self._fault, None
         if error is not None:
-            Operator.on_error(self, error)
+            self._finish(error)
 
-    def _enter(self) -> bool:
+    def _begin(self) -> bool:
         with self._lock:
-            if self._fault is not None or self._done:
+            if self._fault is not None:
                 return False
             self._busy = True
             return True
 
-    def _exit(self) -> None:
+    def _end(self) -> None:
         with self._lock:
             self._busy = False
             pending = self._fault is not None
@@ -196,29 +215,37 @@ class DoOnRequest(Operator[T, T]):
             self._deliver_fault()
 
     def on_next(self, item: T) -> None:
-        if not self._enter():
-            self._late()
+        if not self._begin():
+            self._upstream.cancel()  # the fault's cancel may be queued: make it now
             return
         try:
-            downstream = self._downstream
-            if downstream is not None:
-                downstream.on_next(item)
+            super().on_next(item)
         finally:
-            self._exit()
+            self._end()
 
     def on_error(self, error: BaseException) -> None:
-        if self._enter():
-            super().on_error(error)
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        if self._begin():
+            try:
+                self._finish(error)
+            finally:
+                self._end()
 
     def on_complete(self) -> None:
-        if self._enter():
-            super().on_complete()
+        if self._begin():
+            try:
+                self._finish(None)
+            finally:
+                self._end()
 
 
-class DoOnCancel(_PassThrough[T]):
+class DoOnCancel(Relay[T, T]):
     """Calls ``action()`` once when downstream cancels, before cancelling upstream."""
 
     __slots__ = ("_action",)
+
+    hop = "do_on_cancel"
 
     def __init__(self, downstream: Subscriber[T], action: Callable[[], object]) -> None:
         super().__init__(downstream)
@@ -226,7 +253,7 @@ class DoOnCancel(_PassThrough[T]):
 
     def cancel(self) -> None:
         action, self._action = self._action, None
-        if action is not None and not self._done:
+        if action is not None and self._pub not in DONE:
             try:
                 action()
             except Exception:

@@ -1,0 +1,190 @@
+"""The pass-through hops on the one downstream core (``Relay``): the same code path with
+tracing on and off, a raising subscriber dropped by the hop it raised into (2.13, 3.13),
+nothing passed on after an invalid request (3.9), a fused pipeline traced as the one
+hop it is, and ``from_observable``'s subscribe returning normally (1.9)."""
+
+from __future__ import annotations
+
+import gc
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from reactive_streams import sources
+from reactive_streams.executors import ManualExecutor
+from reactive_streams.flow import Flow
+from reactive_streams.testing import TestSubscriber
+from reactive_streams.tracing import tracing
+
+Build = Callable[[Flow[int]], Flow[Any]]
+
+#: every pass-through hop, over a source of at least 6 elements; the values the
+#: subscriber sees first are listed for the checks below
+HOPS: dict[str, Build] = {
+    "map": lambda f: f.map(lambda x: x + 1),
+    "filter": lambda f: f.filter(lambda x: x % 2 == 0),
+    "scan": lambda f: f.scan(lambda a, x: a + x, 0),
+    "take": lambda f: f.take(5),
+    "skip": lambda f: f.skip(1),
+    "take_while": lambda f: f.take_while(lambda x: x < 100),
+    "do_on_next": lambda f: f.do_on_next(lambda x: None),
+    "do_on_request": lambda f: f.do_on_request(lambda n: None),
+    "do_on_cancel": lambda f: f.do_on_cancel(lambda: None),
+    "buffer": lambda f: f.buffer(1),
+    "on_backpressure_drop": lambda f: f.on_backpressure_drop(),
+}
+
+
+class Fault(Exception):
+    pass
+
+
+@pytest.fixture(params=[False, True], ids=["untraced", "traced"])
+def traced(request: pytest.FixtureRequest) -> Iterator[bool]:
+    if request.param:
+        with tracing():
+            yield True
+    else:
+        yield False
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Iterator[None]:
+    logging.disable(logging.ERROR)  # faults on purpose are logged by the library (2.13)
+    yield
+    logging.disable(logging.NOTSET)
+
+
+def _run(executor: ManualExecutor) -> None:
+    for _ in range(1000):
+        if not len(executor):
+            return
+        executor.run_next()
+    raise AssertionError("tasks still pending after 1000 runs")
+
+
+def _one_value_no_terminal(ts: TestSubscriber[Any]) -> None:
+    assert len(ts.values) == 1, ts
+    ts.assert_no_terminal()
+
+
+def _raise(ts: TestSubscriber[Any], x: object) -> None:
+    raise Fault("the subscriber raises on purpose")
+
+
+@pytest.mark.parametrize("name", sorted(HOPS))
+def test_a_raising_subscriber_is_dropped_by_its_hop(name: str, traced: bool) -> None:
+    """Rule 2.13: the hop the subscriber raised into cancels (upstream too) and, 3.13,
+    references it no more. Before the core, the untraced hop let the exception reach
+    its source and kept the subscriber."""
+    cancelled: list[bool] = []
+    source = Flow(sources.range(0, 10)).do_on_cancel(lambda: cancelled.append(True))
+    ts: TestSubscriber[Any] = TestSubscriber(4, on_next_hook=_raise)
+    HOPS[name](source).subscribe(ts)
+    _one_value_no_terminal(ts)
+    assert ts not in gc.get_referents(ts.subscription), f"rule 3.13: {ts.subscription!r}"
+    assert cancelled == [True], "upstream was not cancelled"
+    ts.subscription.request(1)  # type: ignore[union-attr]  # a no-op now (3.6)
+    _one_value_no_terminal(ts)
+
+
+def test_a_raising_subscriber_is_dropped_by_subscribe_on(traced: bool) -> None:
+    """Rule 3.13 on subscribe_on (the machine's ``test_rule_313_references_dropped``)."""
+    executor = ManualExecutor()
+    ts: TestSubscriber[Any] = TestSubscriber(4, on_next_hook=_raise)
+    Flow(sources.range(0, 10)).subscribe_on(executor).subscribe(ts)
+    _run(executor)
+    _one_value_no_terminal(ts)
+    assert ts not in gc.get_referents(ts.subscription), f"rule 3.13: {ts.subscription!r}"
+    ts.subscription.request(1)  # type: ignore[union-attr]
+    _run(executor)
+    _one_value_no_terminal(ts)
+
+
+@pytest.mark.parametrize("name", sorted(set(HOPS) - {"skip", "filter"}))
+def test_nothing_passes_after_an_invalid_request(name: str, traced: bool) -> None:
+    """Rule 3.9: after request(0) the hop passes no element on; its terminal signal is
+    the ValueError. The source emits a batch on an executor and receives the request
+    only at its next task, so the hop must hold the rest of the batch back."""
+    executor = ManualExecutor()
+    ts: TestSubscriber[Any] = TestSubscriber(
+        4, on_next_hook=lambda ts, x: ts.request(0) if len(ts.values) == 1 else None
+    )
+    HOPS[name](Flow(sources.range(0, 10, executor=executor))).subscribe(ts)
+    _run(executor)
+    assert len(ts.values) == 1, ts
+    ts.assert_error(ValueError, "rule 3.9")
+
+
+def test_a_fused_pipeline_is_traced_as_the_hop_it_is(fusion: bool) -> None:
+    """Tracing does not turn fusion off, and the fused source names what it runs."""
+    with tracing() as tracer:
+        ts: TestSubscriber[int] = TestSubscriber(100)
+        Flow.range(0, 6).map(lambda x: x + 1).filter(lambda x: x % 2 == 0).subscribe(ts)
+    ts.assert_values(2, 4, 6).assert_complete()
+    hops = [e["hop"] for e in tracer.events if e["sig"] == "subscribe"]
+    if fusion:
+        assert hops == ["range+map+filter"], hops
+    else:
+        assert sorted(hops) == ["filter", "map", "range"], hops
+
+
+@pytest.mark.parametrize(
+    ("build", "hop"),
+    [
+        (lambda: Flow.just(1, 2).map(str), "just+map"),
+        (lambda: Flow.just(1).filter(bool), "just+filter"),
+        (lambda: Flow.from_iterable([1, 2]).map(str), "from_iterable+map"),
+        (lambda: Flow.from_callable(lambda: 1).map(str), "from_callable+map"),
+    ],
+)
+def test_fused_hop_names(build: Callable[[], Flow[Any]], hop: str) -> None:
+    with tracing() as tracer:
+        ts: TestSubscriber[Any] = TestSubscriber(10)
+        build().subscribe(ts)
+    ts.assert_complete()
+    assert [e["hop"] for e in tracer.events if e["sig"] == "subscribe"] == [hop]
+
+
+def test_tracing_does_not_change_what_the_subscriber_sees() -> None:
+    """One pipeline, a subscriber that raises at its third element: the same signals
+    with tracing on and off (one code path)."""
+
+    def run() -> list[str]:
+        ts: TestSubscriber[Any] = TestSubscriber(
+            2, on_next_hook=lambda ts, x: _raise(ts, x) if x > 4 else ts.request(1)
+        )
+        Flow(sources.range(0, 10)).map(lambda x: x + 1).filter(bool).take(8).subscribe(ts)
+        return [f"{s.kind} {s.value!r}" for s in ts.signals[1:]]
+
+    untraced = run()
+    with tracing():
+        traced = run()
+    assert traced == untraced == ["on_next 1", "on_next 2", "on_next 3", "on_next 4", "on_next 5"]
+
+
+def test_from_observable_subscribe_returns_when_on_subscribe_raises() -> None:
+    """Rules 1.9 and 2.13: the Subscriber's on_subscribe raising does not escape
+    ``subscribe``; the Observable is not subscribed, nothing else is signalled."""
+    reactivex = pytest.importorskip("reactivex")
+    from reactive_streams.rx import from_observable
+
+    subscribed: list[bool] = []
+
+    def on_subscribe(observer: Any, scheduler: Any = None) -> Any:
+        subscribed.append(True)
+        observer.on_next(1)
+        observer.on_completed()
+
+    class Faulty(TestSubscriber[Any]):
+        def on_subscribe(self, subscription: Any) -> None:
+            super().on_subscribe(subscription)
+            raise Fault("on_subscribe raises on purpose")
+
+    for strategy in ("buffer", "drop", "latest", "error"):
+        ts = Faulty(10)
+        from_observable(reactivex.create(on_subscribe), strategy).subscribe(ts)
+        assert [s.kind for s in ts.signals] == ["on_subscribe"], (strategy, ts)
+    assert not subscribed
