@@ -327,14 +327,14 @@ OPERATOR_MUTANTS = (
     ),
     Mutant(
         "merge-overlaps-on-next",
-        "a request drains even while a drain runs: merge/flat_map re-enter on_next",
+        "a signal drains even while a drain runs: merge/flat_map re-enter on_next",
         "1.3",
         (
             Patch(
                 OPS + "_drained.py",
-                "        if wip == 0:\n            self._run_drain()\n",
-                "        if True:  # enters the drain even while it runs\n"
-                "            self._run_drain()\n",
+                "        if self._enter():\n            self._wake(False)\n",
+                "        if self._enter() or True:  # enters the drain even while it runs\n"
+                "            self._wake(False)\n",
             ),
         ),
         PIPE,
