@@ -98,7 +98,8 @@ def test_subscription_drops_its_subscriber(stage: str, how: str, fusion: bool) -
         subscription.request(5)
         _run(Flow.empty(), TestSubscriber(), executors)
         assert len(subscriber.values) == before
-        assert not subscriber.errors and not subscriber.completions
+        assert not subscriber.errors
+        assert not subscriber.completions
 
 
 # ----------------------------------------------------------------- traced as itself
