@@ -390,10 +390,9 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "multicast/connectable.py",
-                "        with self._lock:\n            if self._released:\n                return None\n"
-                "            self._released = True\n        return self._flow._release(kick)\n",
-                "        with self._lock:\n            self._released = True\n"
-                "        return self._flow._release(kick)\n",
+                "            if not child._counted:\n                return None\n"
+                "            child._counted = False\n",
+                "            child._counted = False\n",
             ),
         ),
         PIPE,

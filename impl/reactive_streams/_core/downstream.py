@@ -24,7 +24,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from .. import tracing as _tracing
-from .._demand import add_demand, check_request
+from .._demand import add_demand, check_request, take
 from .._serial import DrainLoop
 
 if TYPE_CHECKING:
@@ -246,6 +246,12 @@ class Downstream(DrainLoop, Generic[T]):
     def _next_raised(self, exc: BaseException) -> None:
         """An untraced on_next raised (rule 2.13)."""
         self._raised("on_next", exc, None)
+
+    def _delivered(self, k: int) -> None:
+        """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays)."""
+        if k:
+            with self._lock:
+                self._requested = take(self._requested, k)
 
     def _finish(self, error: BaseException | None) -> bool:
         """Send ``on_error(error)`` or, for None, ``on_complete`` (rules 1.4, 1.5): at most

@@ -125,9 +125,9 @@ class _RefCount(Generic[T]):
         """Uncount ``child`` (once); after the last, detach the connection and return it
         (its drain cancels the source: at once with ``kick``, else the caller kicks)."""
         with self._lock:
-            if child._counter is None:
+            if not child._counted:
                 return None
-            child._counter = None
+            child._counted = False
             self._count -= 1
             if self._count != 0:
                 return None
@@ -163,15 +163,15 @@ class _Counted(Child[T]):
     """A child of a ``RefCountFlow``: its end (terminal signal, cancel, fault) uncounts it
     once; the core ``Downstream`` tells which comes first."""
 
-    __slots__ = ("_counter",)
+    __slots__ = ("_counted", "_counter")
 
     def __init__(self, conn: Connection[T], subscriber: Subscriber[T], counter: _RefCount[T]):
         super().__init__(conn, subscriber, "ref_count")
-        self._counter: _RefCount[T] | None = counter
+        self._counter = counter
+        self._counted = True  # written under the counter's lock
 
     def _uncount(self, kick: bool) -> Connection[T] | None:
-        counter = self._counter
-        return None if counter is None else counter._release(self, kick)
+        return self._counter._release(self, kick)
 
     def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
         # the last subscriber detaches the connection first, so the cancel's drain

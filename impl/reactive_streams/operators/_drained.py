@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream
-from .._demand import MAX_DEMAND, take
+from .._demand import MAX_DEMAND
 from .._serial import SerialSubscription
 from ._base import CANCELLED
 
@@ -181,9 +181,7 @@ class DrainedOperator(DemandDrain[R]):
         except Exception as exc:
             self._next_raised(exc)
             return False
-        if emitted:
-            with self._lock:
-                self._requested = take(self._requested, emitted)  # rule 3.17
+        self._delivered(emitted)
         if self._pub is ACTIVE and self._ready_to_complete():
             self._finish(self._error)  # rule 3.9's error instead, if one is due
         return False

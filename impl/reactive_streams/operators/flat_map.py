@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, null_element_error, null_from, where
 from .._demand import MAX_DEMAND, check_request
-from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
 from ._drained import DemandDrain, QueuedInner
@@ -261,8 +260,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                     self._sender(downstream)(value)
                 except Exception as exc:
                     self._next_raised(exc)
-                with self._lock:
-                    self._requested = take_demand(self._requested, 1)  # rule 3.17
+                self._delivered(1)
                 self._inner_completed()
             missed = self._leave(1)
             if missed:
@@ -371,9 +369,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             again = False
             if self._up_allowed and self._error is None and not self._main_done:
                 emitted, again = self._pull(downstream, requested, emitted)
-            if emitted:
-                with self._lock:
-                    self._requested = take_demand(self._requested, emitted)  # rule 3.17
+            self._delivered(emitted)
             if again or self._error is not None or self._pub is not ACTIVE:
                 continue
             if self._main_done and not self._inners:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, null_from
 from .._demand import MAX_DEMAND, check_request
-from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..executors import as_executor
 from ._drained import DemandDrain
@@ -169,9 +168,7 @@ class _ObserveOn(DemandDrain[T]):
             self._next_raised(exc)
             return False
         self._consumed = consumed
-        if emitted:
-            with self._lock:
-                self._requested = take_demand(self._requested, emitted)  # rule 3.17
+        self._delivered(emitted)
         if self._done and not queue:
             self._finish(self._error)  # rule 3.9's error instead, if one is due
         return False
@@ -245,8 +242,7 @@ class _ObserveOn(DemandDrain[T]):
             self._next_raised(exc)
             return False
         if emitted:
-            with self._lock:
-                self._requested = take_demand(self._requested, emitted)  # rule 3.17
+            self._delivered(emitted)
             self._count_delivered(emitted)
         if self._pub is not ACTIVE:
             return False  # the next round releases
