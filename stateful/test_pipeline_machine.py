@@ -1396,11 +1396,6 @@ def test_fault_in_on_subscribe_cancels() -> None:
     assert not found, f"{len(found)} pipelines, first: {found[0]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule 1.9: from_observable lets an exception from the Subscriber's on_subscribe "
-    "escape subscribe()",
-)
 def test_subscribe_returns_normally_when_on_subscribe_raises() -> None:
     """Rule 1.9: ``subscribe`` returns normally even when on_subscribe raises (2.13).
     Shown on ``from_observable`` and collected from the machine's pipelines."""

@@ -252,7 +252,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             # re-checked with the drain held: another drain may have taken the demand (1.1)
             if self._stopped() or self._inners or not self._requested:
                 self._inners.append(self._ready(value))
-                self._drain_from(1)
+                self._drain(1)
                 return
             downstream = self._downstream
             if downstream is not None:
@@ -264,7 +264,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 self._inner_completed()
             missed = self._leave(1)
             if missed:
-                self._drain_from(missed)
+                self._drain(missed)
             elif self._pub is not ACTIVE:
                 self._signal()
             return
@@ -297,7 +297,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             self._emit_all(self._sender(downstream), it)
         missed = self._leave(1)
         if missed:
-            self._drain_from(missed)
+            self._drain(missed)
         elif self._error is not None or self._pub is not ACTIVE or self._main_done:
             self._signal()
 
@@ -334,13 +334,6 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         if self._error is None:
             self._error = error
         self._signal()
-
-    def _drain_from(self, missed: int) -> None:
-        while True:
-            self._drain_round()
-            missed = self._leave(missed)
-            if missed == 0:
-                return
 
     def _inner_completed(self) -> None:
         completed = self._completed_inners + 1
