@@ -359,6 +359,8 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 return False
             requested = self._requested
             emitted = self._deliver(self._sender(downstream), requested)
+            if self._pub is not ACTIVE:
+                return False  # the next round releases
             again = False
             if self._up_allowed and self._error is None and not self._main_done:
                 emitted, again = self._pull(downstream, requested, emitted)
