@@ -69,6 +69,32 @@ def test_invalid_request_during_the_last_elements_is_an_error(stage: str, fusion
     assert "rule 3.9" in str(subscriber.errors[0])
 
 
+def _failing_after_one() -> Iterator[int]:
+    yield 0
+    raise RuntimeError("the source fails")
+
+
+FAILING: dict[str, Callable[[list[ManualExecutor]], Flow[Any]]] = {
+    "limit_rate": lambda ex: Flow.from_iterable(_failing_after_one()).limit_rate(4),
+    "observe_on": lambda ex: Flow.from_iterable(_failing_after_one()).observe_on(ex[0], 4),
+    "concat_map": lambda ex: Flow.from_iterable(_failing_after_one()).concat_map(Flow.just),
+    "flat_map": lambda ex: Flow.from_iterable(_failing_after_one()).flat_map(Flow.just),
+    "ref_count": lambda ex: Flow.from_iterable(_failing_after_one()).publish().ref_count(),
+}
+
+
+@pytest.mark.parametrize("stage", sorted(FAILING))
+def test_invalid_request_wins_over_a_failing_upstream(stage: str, fusion: bool) -> None:
+    """request(0) from inside on_next, then the upstream fails in the same round: the
+    error signalled is rule 3.9's ValueError, not the source's RuntimeError."""
+    executors = [ManualExecutor()]
+    subscriber: TestSubscriber[Any] = TestSubscriber(1, on_next_hook=lambda ts, x: ts.request(0))
+    _run(FAILING[stage](executors), subscriber, executors)
+    subscriber.await_terminal(DEADLINE)
+    assert [type(e) for e in subscriber.errors] == [ValueError], subscriber.errors
+    assert "rule 3.9" in str(subscriber.errors[0])
+
+
 # --------------------------------------------------- rule 2.13, 3.13 on the real objects
 @pytest.mark.parametrize("stage", sorted(STAGES))
 @pytest.mark.parametrize("how", ["cancel", "raise", "complete"])
