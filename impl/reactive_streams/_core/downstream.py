@@ -14,6 +14,10 @@ drain that emits is the subclass's (a :class:`~reactive_streams._serial.DrainLoo
 code runs per request and per terminal signal, the per-element loops stay in the
 subclasses. Tracing is read once, at subscribe: with it off every ``tracer`` test is
 one local ``None`` check.
+
+Subclasses: ``IteratorSubscription`` (the sources), ``DemandDrain`` (the operators with
+a drain: observe_on, flat_map, zip, reduce, the backpressure buffers) and the multicast
+``Child`` (publish, replay, ref_count).
 """
 
 from __future__ import annotations
