@@ -11,13 +11,15 @@ the end releases upstream (3.12, 3.13); the subclasses emit (``_round``).
 from __future__ import annotations
 
 import functools
+import operator
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream
+from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
 from .._demand import MAX_DEMAND
 from .._serial import SerialSubscription
+from .._subscription import exact_length_types
 from ._base import CANCELLED
 
 if TYPE_CHECKING:
@@ -25,7 +27,28 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 
-__all__ = ["DemandDrain", "DrainedOperator", "QueuedInner", "UnboundedUpstream"]
+__all__ = ["DemandDrain", "DrainedOperator", "QueuedInner", "UnboundedUpstream", "pull_ahead"]
+
+
+def pull_ahead(
+    it: Iterator[R], queue: deque[R], pulled: int, allowed: int
+) -> tuple[int, bool, BaseException | None]:
+    """Micro-fusion: pull into ``queue`` what the subscribed source would have emitted by
+    now (``allowed`` in all). Returns the new ``pulled``, whether the source has ended
+    (an exact source also when nothing is left) and its error."""
+    try:
+        while pulled < allowed:
+            item = next(it)
+            if item is None:
+                raise null_from(it)  # rule 2.13, as the source itself would signal
+            queue.append(item)
+            pulled += 1
+    except StopIteration:
+        return pulled, True, None
+    except Exception as exc:
+        return pulled, True, exc
+    # the unfused source completes eagerly at its end too
+    return pulled, type(it) in exact_length_types and operator.length_hint(it) == 0, None
 
 
 class _InnerParent(Protocol):

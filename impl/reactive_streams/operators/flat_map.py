@@ -35,7 +35,7 @@ from .._core.downstream import ACTIVE, DONE, null_element_error, null_from, wher
 from .._demand import MAX_DEMAND, check_request
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
-from ._drained import DemandDrain, QueuedInner
+from ._drained import DemandDrain, QueuedInner, pull_ahead
 from .fused import fusion_enabled
 from .observe_on import replenish_size
 
@@ -112,23 +112,8 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
         it = self.it
         if it is None or self.done:
             return None
-        queue = self.queue
-        try:
-            while self._pulled < self._allowed:
-                item = next(it)
-                if item is None:
-                    raise null_from(it)  # rule 2.13, as the source would signal
-                queue.append(item)
-                self._pulled += 1
-        except StopIteration:
-            self.done = True
-            return None
-        except Exception as exc:
-            self.done = True
-            return exc
-        if type(it) in exact_length_types and operator.length_hint(it) == 0:
-            self.done = True  # the unfused source completes eagerly here too
-        return None
+        self._pulled, self.done, error = pull_ahead(it, self.queue, self._pulled, self._allowed)
+        return error
 
 
 class _Pulled:

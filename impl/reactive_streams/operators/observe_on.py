@@ -18,16 +18,14 @@ ahead as the unfused upstream would have emitted, so the signals are the same.
 
 from __future__ import annotations
 
-import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, null_from
 from .._demand import MAX_DEMAND, check_request
-from .._subscription import exact_length_types
 from ..executors import as_executor
-from ._drained import DemandDrain
+from ._drained import DemandDrain, pull_ahead
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -190,23 +188,10 @@ class _ObserveOn(DemandDrain[T]):
         it = self._it
         if it is None or self._done:
             return
-        queue = self._queue
-        try:
-            while self._pulled < self._allowed:
-                item = next(it)
-                if item is None:
-                    raise null_from(it)  # rule 2.13, as the source itself would signal
-                queue.append(item)
-                self._pulled += 1
-        except StopIteration:
-            self._done = True
-            return
-        except Exception as exc:
-            self._done = True
-            self._error = exc
-            return
-        if type(it) in exact_length_types and operator.length_hint(it) == 0:
-            self._done = True  # the unfused source completes eagerly here too
+        self._pulled, done, error = pull_ahead(it, self._queue, self._pulled, self._allowed)
+        if error is not None:
+            self._error = error
+        self._done = done
 
     def _count_delivered(self, delivered: int) -> None:
         # the unfused drain asks for ``limit`` more after every ``limit`` delivered
