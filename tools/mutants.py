@@ -327,14 +327,14 @@ OPERATOR_MUTANTS = (
     ),
     Mutant(
         "merge-overlaps-on-next",
-        "a request drains even while a drain runs: merge/flat_map re-enter on_next",
+        "a signal drains even while a drain runs: merge/flat_map re-enter on_next",
         "1.3",
         (
             Patch(
                 OPS + "_drained.py",
-                "        if wip == 0:\n            self._run_drain()\n",
-                "        if True:  # enters the drain even while it runs\n"
-                "            self._run_drain()\n",
+                "        if self._enter():\n            self._wake(False)\n",
+                "        if self._enter() or True:  # enters the drain even while it runs\n"
+                "            self._wake(False)\n",
             ),
         ),
         PIPE,
@@ -391,10 +391,9 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "multicast/connectable.py",
-                "        with self._lock:\n            if self._released:\n                return None\n"
-                "            self._released = True\n        return self._flow._release(kick)\n",
-                "        with self._lock:\n            self._released = True\n"
-                "        return self._flow._release(kick)\n",
+                "            if not child._counted:\n                return None\n"
+                "            child._counted = False\n",
+                "            child._counted = False\n",
             ),
         ),
         PIPE,

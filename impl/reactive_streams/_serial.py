@@ -56,9 +56,9 @@ class DrainLoop:
             self._wip = wip
         return wip
 
-    def _drain(self) -> None:
-        """Run rounds until no work is left; never re-entered (rules 1.3, 2.7)."""
-        missed = 1
+    def _drain(self, missed: int = 1) -> None:
+        """Run rounds until no work is left; never re-entered (rules 1.3, 2.7). ``missed``:
+        the units of work the caller holds (one, for the caller that took ``_wip`` from 0)."""
         while True:
             if self._drain_round():
                 return  # handed over: a continuation task was scheduled and keeps _wip

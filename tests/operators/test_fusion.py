@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from reactive_streams._core.downstream import NOOP
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
 from reactive_streams.operators.observe_on import _ObserveOn
@@ -158,6 +159,6 @@ def test_observe_on_micro_fusion_polls_the_source_without_subscribing(
         manual.run_all()
         ts.assert_values(0, 1, 2, 3, 4).assert_complete()
         assert isinstance(ts.subscription, _ObserveOn)
-        assert not ts.subscription._upstream_ready  # no upstream subscription: polled
+        assert ts.subscription._upstream is NOOP  # no upstream subscription: polled
     finally:
         set_fusion(previous)

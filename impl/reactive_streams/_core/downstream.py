@@ -14,6 +14,10 @@ drain that emits is the subclass's (a :class:`~reactive_streams._serial.DrainLoo
 code runs per request and per terminal signal, the per-element loops stay in the
 subclasses. Tracing is read once, at subscribe: with it off every ``tracer`` test is
 one local ``None`` check.
+
+Subclasses: ``IteratorSubscription`` (the sources), ``DemandDrain`` (the operators with
+a drain: observe_on, flat_map, zip, reduce, the backpressure buffers) and the multicast
+``Child`` (publish, replay, ref_count).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from .. import tracing as _tracing
-from .._demand import add_demand, check_request
+from .._demand import add_demand, check_request, take
 from .._serial import DrainLoop
 
 if TYPE_CHECKING:
@@ -246,6 +250,12 @@ class Downstream(DrainLoop, Generic[T]):
     def _next_raised(self, exc: BaseException) -> None:
         """An untraced on_next raised (rule 2.13)."""
         self._raised("on_next", exc, None)
+
+    def _delivered(self, k: int) -> None:
+        """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays)."""
+        if k:
+            with self._lock:
+                self._requested = take(self._requested, k)
 
     def _finish(self, error: BaseException | None) -> bool:
         """Send ``on_error(error)`` or, for None, ``on_complete`` (rules 1.4, 1.5): at most

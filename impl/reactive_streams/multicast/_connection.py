@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, Downstream, Pub
 from .._demand import add_demand
-from .._demand import take as take_demand
 from .._serial import DrainLoop
 from ..executors import Executor, as_executor, default_executor
 
@@ -106,11 +105,7 @@ class Child(Downstream[T]):
             return False
         return True
 
-    def take(self, k: int) -> None:
-        """``k`` elements were delivered: take them from the demand (rule 3.17: MAX stays)."""
-        if k:
-            with self._lock:
-                self._requested = take_demand(self._requested, k)
+    take = Downstream._delivered
 
     def drop(self) -> None:
         """``on_disconnect="none"``: forget the child without a signal."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..flow import Flow
 from ._connection import Child, Connection
 
 if TYPE_CHECKING:
-    from ..api import Subscriber, Subscription
+    from ..api import Subscriber
 
 __all__ = ["ConnectableFlow", "RefCountFlow"]
 
@@ -36,12 +36,15 @@ class _Hub(Generic[T]):
     def __repr__(self) -> str:
         return f"<{self._name}>"
 
-    def subscribe(self, subscriber: Subscriber[T]) -> None:
+    def subscribe(self, subscriber: Subscriber[T], counter: _RefCount[T] | None = None) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
         with self._lock:
             conn = self._current
-            conn._add(Child(conn, subscriber, self._name))
+            if counter is None:
+                conn._add(Child(conn, subscriber, self._name))
+            else:
+                conn._add(_Counted(conn, subscriber, counter))
         conn._kick()  # on_subscribe is delivered by the connection's drain
 
     def _acquire(self) -> tuple[Connection[T], bool]:
@@ -114,14 +117,17 @@ class _RefCount(Generic[T]):
             else:
                 conn = None
         # subscribe before starting, so the first subscriber misses nothing
-        self._hub.subscribe(_Counted(self, subscriber))
+        self._hub.subscribe(subscriber, self)
         if start and conn is not None:
             conn._start()
 
-    def _release(self, kick: bool) -> Connection[T] | None:
-        """Uncount one subscriber; after the last, detach the connection and return it
+    def _release(self, child: _Counted[T], kick: bool) -> Connection[T] | None:
+        """Uncount ``child`` (once); after the last, detach the connection and return it
         (its drain cancels the source: at once with ``kick``, else the caller kicks)."""
         with self._lock:
+            if not child._counted:
+                return None
+            child._counted = False
             self._count -= 1
             if self._count != 0:
                 return None
@@ -153,78 +159,28 @@ class RefCountFlow(Flow[T]):
             return self._counter._count
 
 
-class _Counted(Generic[T]):
-    """Wraps a subscriber of a ``RefCountFlow``: cancel or a terminal signal uncounts it once."""
+class _Counted(Child[T]):
+    """A child of a ``RefCountFlow``: its end (terminal signal, cancel, fault) uncounts it
+    once; the core ``Downstream`` tells which comes first."""
 
-    __slots__ = ("_actual", "_flow", "_lock", "_released", "_subscription")
+    __slots__ = ("_counted", "_counter")
 
-    def __init__(self, flow: _RefCount[T], actual: Subscriber[T]) -> None:
-        self._flow = flow
-        self._actual: Subscriber[T] | None = actual
-        self._lock = threading.Lock()
-        self._released = False
-        self._subscription: Subscription | None = None
+    def __init__(self, conn: Connection[T], subscriber: Subscriber[T], counter: _RefCount[T]):
+        super().__init__(conn, subscriber, "ref_count")
+        self._counter = counter
+        self._counted = True  # written under the counter's lock
 
-    def _release(self, kick: bool = True) -> Connection[T] | None:
-        with self._lock:
-            if self._released:
-                return None
-            self._released = True
-        return self._flow._release(kick)
+    def _uncount(self, kick: bool) -> Connection[T] | None:
+        return self._counter._release(self, kick)
 
-    def _end(self) -> Subscriber[T] | None:
-        """The end (terminal signal, cancel, fault): uncount once, drop references (3.13)."""
-        self._release()
-        actual, self._actual = self._actual, None
-        self._subscription = None
-        return actual
-
-    # Subscription side (handed to the actual subscriber)
-    def request(self, n: int) -> None:
-        subscription = self._subscription
-        if subscription is not None:
-            subscription.request(n)
-
-    def cancel(self) -> None:
+    def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
         # the last subscriber detaches the connection first, so the cancel's drain
         # cancels the source instead of pulling more for nobody (rule 3.5)
-        conn = self._release(kick=False)
-        subscription, self._subscription = self._subscription, None
-        self._actual = None  # rule 3.13
-        if subscription is not None:
-            subscription.cancel()
+        conn = self._uncount(kick=False)
+        super()._cancel(fault)
         if conn is not None:
             conn._kick()
 
-    # Subscriber side
-    def on_subscribe(self, subscription: Subscription) -> None:
-        actual = self._actual
-        if actual is None:
-            subscription.cancel()  # rule 2.5
-            return
-        self._subscription = subscription
-        try:
-            actual.on_subscribe(self)
-        except Exception:
-            self._end()  # rule 2.13: the connection cancels it; it stops counting
-            raise
-
-    def on_next(self, item: T) -> None:
-        actual = self._actual
-        if actual is None:
-            return  # cancelled meanwhile (rule 3.12)
-        try:
-            actual.on_next(item)
-        except Exception:
-            self._end()
-            raise
-
-    def on_error(self, error: BaseException) -> None:
-        actual = self._end()
-        if actual is not None:
-            actual.on_error(error)
-
-    def on_complete(self) -> None:
-        actual = self._end()
-        if actual is not None:
-            actual.on_complete()
+    def _released(self) -> None:
+        super()._released()
+        self._uncount(kick=True)

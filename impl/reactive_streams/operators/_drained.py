@@ -1,29 +1,54 @@
 """Bases of the operators that emit from their own drain loop (buffers, zip, reduce,
 flat_map, observe_on) and of their inner subscribers.
 
-Downstream demand lives here (rules 3.9, 3.17); every downstream signal is sent by the
-drain, never concurrently (rule 1.3, the core ``DrainLoop``); ``cancel`` is handled by
-the drain, which cancels upstream and drops references (rules 3.12, 3.13).
+The downstream side (demand, rule 3.9, request/cancel, on_subscribe and the terminal
+signal once, 2.13, 3.13, the trace of the hop) is the core
+:class:`~reactive_streams._core.downstream.Downstream`. ``DemandDrain`` adds the drain
+rounds: the first delivers ``on_subscribe`` (rule 1.9, from the drain: 1.3), a cancel or
+the end releases upstream (3.12, 3.13); the subclasses emit (``_round``).
 """
 
 from __future__ import annotations
 
-import logging
+import functools
+import operator
 from collections import deque
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .._demand import MAX_DEMAND, add_demand, check_request, take
-from .._serial import DrainLoop, SerialSubscription
+from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
+from .._demand import MAX_DEMAND
+from .._serial import SerialSubscription
+from .._subscription import exact_length_types
 from ._base import CANCELLED
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription
 
-_log = logging.getLogger("reactive_streams")
-
 R = TypeVar("R")
 
-__all__ = ["DemandDrain", "DrainedOperator", "QueuedInner", "UnboundedUpstream"]
+__all__ = ["DemandDrain", "DrainedOperator", "QueuedInner", "UnboundedUpstream", "pull_ahead"]
+
+
+def pull_ahead(
+    it: Iterator[R], queue: deque[R], pulled: int, allowed: int
+) -> tuple[int, bool, BaseException | None]:
+    """Micro-fusion: pull into ``queue`` what the subscribed source would have emitted by
+    now (``allowed`` in all). Returns the new ``pulled``, whether the source has ended
+    (an exact source also when nothing is left) and its error."""
+    try:
+        while pulled < allowed:
+            item = next(it)
+            if item is None:
+                raise null_from(it)  # rule 2.13, as the source itself would signal
+            queue.append(item)
+            pulled += 1
+    except StopIteration:
+        return pulled, True, None
+    except Exception as exc:
+        return pulled, True, exc
+    # the unfused source completes eagerly at its end too
+    return pulled, type(it) in exact_length_types and operator.length_hint(it) == 0, None
 
 
 class _InnerParent(Protocol):
@@ -70,150 +95,118 @@ class QueuedInner(Generic[P, R]):
         subscription.cancel()
 
 
-class DemandDrain(DrainLoop, Generic[R]):
-    """The downstream side shared by every operator with a drain: ``request`` adds demand
-    and drains if nobody is (rules 3.9, 3.17); ``cancel`` is left to the drain (3.5, 3.13).
-    ``_run_drain`` starts a drain after ``request`` took ``_wip`` from 0."""
+class _Stopped(Exception):
+    """A traced ``on_next`` that must stop the emission (cancelled, the subscriber
+    raised, or rule 3.9's error is due); already handled by the core."""
 
-    __slots__ = (
-        "_bad_request",
-        "_cancelled",
-        "_downstream",
-        "_error",
-        "_finished",
-        "_requested",
-        "_upstream",
-    )
 
-    def __init__(self, downstream: Subscriber[R]) -> None:
-        super().__init__()
-        self._downstream: Subscriber[R] | None = downstream
+class DemandDrain(Downstream[R]):
+    """``Downstream`` plus drain rounds. Upstream's ``on_subscribe`` goes to ``_accept``;
+    every signal from upstream or an inner records itself and calls ``_signal``."""
+
+    __slots__ = ("_error", "_upstream")
+
+    def __init__(self, downstream: Subscriber[R], hop: str) -> None:
+        super().__init__(downstream, hop)
         self._upstream: Subscription = CANCELLED
-        self._requested = 0
-        self._error: BaseException | None = None
-        self._cancelled = False
-        self._finished = False
-        self._bad_request: str | None = None
-
-    _run_drain = DrainLoop._drain  # inline, on the requesting thread (trampolined)
+        self._error: BaseException | None = None  # upstream's (or an inner's) error
 
     def _signal(self) -> None:
         if self._enter():
-            self._drain()
-
-    def _reject(self, message: str) -> None:
-        self._bad_request = message  # rule 3.9: on_error from the drain
-        self._signal()
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            message = check_request(n)
-            if message is not None:
-                self._reject(message)
-                return
-        with self._lock:
-            self._requested = add_demand(self._requested, n)  # rule 3.17
-            wip = self._wip
-            self._wip = wip + 1
-        if wip == 0:
-            self._run_drain()
-
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        self._signal()
+            self._wake(False)
 
     def _accept(self, subscription: Subscription) -> bool:
-        """Upstream's ``on_subscribe``: keep the first subscription and pass ``self``
-        downstream; False when ``subscription`` was refused."""
+        """Upstream's ``on_subscribe``: keep the first subscription and start the drain
+        (it delivers ``on_subscribe`` downstream); False when ``subscription`` was refused."""
         if subscription is None:
             raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream is not CANCELLED or self._finished:
+        if self._upstream is not CANCELLED or self._pub is not SUBSCRIBED:
             subscription.cancel()  # rule 2.5
             return False
-        # on_subscribe's first request and the drain's calls are serial (rule 2.7)
+        # the drain's calls and those on upstream's thread are serial (rule 2.7)
         self._upstream = SerialSubscription(subscription)
-        downstream = self._downstream
-        if downstream is not None:
-            try:
-                downstream.on_subscribe(self)
-            except Exception:
-                self.cancel()  # rule 2.13: the drain releases it (3.13); upstream is told
-                raise
+        self._signal()
         return True
 
-
-class DrainedOperator(DemandDrain[R]):
-    """Subclasses implement ``_emit(downstream)``: deliver what demand allows, return
-    the number of elements sent; and set ``_done``/``_error`` when upstream ends."""
-
-    __slots__ = ("_done",)
-
-    def __init__(self, downstream: Subscriber[R]) -> None:
-        super().__init__(downstream)
-        self._done = False
-
-    def _cancel_upstream(self) -> None:
-        self._upstream.cancel()  # serial: queued while another thread calls upstream
+    def _opened(self) -> None:
+        """``on_subscribe`` was delivered and the subscription is active: ask upstream."""
 
     def _late(self) -> None:
         """An element after the cancel: make the queued cancel from inside the emission."""
         self._upstream.cancel()
 
-    def _release(self) -> None:
-        self._finished = True
-        self._downstream = None  # rule 3.13
-        self._cancel_upstream()
+    def _released(self) -> None:
+        # cancelled or ended: drop the subscriber and buffers, cancel upstream (3.12, 3.13)
+        self._downstream = None
+        self._upstream.cancel()  # serial: made at once, or queued for upstream's thread
         self._clear()
 
     def _clear(self) -> None:
         """Drop buffered elements."""
 
-    def _emit(self, downstream: Subscriber[R], requested: int) -> int:
+    def _sender(self, downstream: Subscriber[R]) -> Callable[[R], object]:
+        """The per-element call: ``downstream.on_next`` itself, or (traced) the core's
+        ``_next_traced``, which raises ``_Stopped`` when the emission must stop."""
+        if self._tracer is None:
+            return downstream.on_next
+        return functools.partial(self._send_traced, downstream)
+
+    def _send_traced(self, downstream: Subscriber[R], item: R) -> None:
+        if not self._next_traced(downstream, item):
+            raise _Stopped
+
+    def _next_raised(self, exc: BaseException) -> None:
+        if type(exc) is not _Stopped:
+            super()._next_raised(exc)  # rule 2.13: cancelled, the fault recorded with it
+
+    def _drain_round(self) -> bool:
+        pub = self._pub
+        if pub is not ACTIVE and not (pub is SUBSCRIBED and self._open()):
+            self._released()
+            return False
+        if self._answer_bad_request():  # rule 3.9
+            return False
+        return self._round()
+
+    def _open(self) -> bool:
+        if not self._deliver_subscribe():  # rule 1.9: first
+            return False
+        self._opened()
+        return self._pub is ACTIVE
+
+    def _round(self) -> bool:
+        """Emit what demand allows; True after scheduling a continuation of the drain."""
+        raise NotImplementedError
+
+
+class DrainedOperator(DemandDrain[R]):
+    """Subclasses implement ``_emit(on_next, requested)``: deliver what demand allows and
+    return the number of elements sent; and set ``_done``/``_error`` when upstream ends."""
+
+    __slots__ = ("_done",)
+
+    def __init__(self, downstream: Subscriber[R], hop: str) -> None:
+        super().__init__(downstream, hop)
+        self._done = False  # upstream ended (its error in ``_error``)
+
+    def _emit(self, on_next: Callable[[R], object], requested: int) -> int:
         raise NotImplementedError
 
     def _ready_to_complete(self) -> bool:
         return self._done
 
-    def _drain_round(self) -> bool:
-        if self._finished:
-            self._clear()
-            return False
+    def _round(self) -> bool:
         downstream = self._downstream
         if downstream is None:
             return False
-        if self._cancelled:
-            self._release()
-            return False
-        if self._bad_request is not None:
-            self._error = ValueError(self._bad_request)
-            self._done = True
-            self._clear()
         try:
-            emitted = self._emit(downstream, self._requested)
+            emitted = self._emit(self._sender(downstream), self._requested)
         except Exception as exc:
-            _log.error("rule 2.13: on_next raised; subscription cancelled", exc_info=exc)
-            self._release()
+            self._next_raised(exc)
             return False
-        if emitted:
-            with self._lock:
-                self._requested = take(self._requested, emitted)  # rule 3.17
-        if self._cancelled:
-            self._release()
-            return False
-        if self._bad_request is not None and self._error is None:
-            return False  # rule 3.9: requested meanwhile; the next round signals on_error
-        if self._ready_to_complete():
-            error = self._error
-            self._release()
-            try:
-                if error is not None:
-                    downstream.on_error(error)
-                else:
-                    downstream.on_complete()
-            except Exception as exc:
-                _log.error("rule 2.13: terminal signal raised", exc_info=exc)
+        self._delivered(emitted)
+        if self._pub is ACTIVE and self._ready_to_complete():
+            self._finish(self._error)  # rule 3.9's error instead, if one is due
         return False
 
 
@@ -223,8 +216,24 @@ class UnboundedUpstream(DrainedOperator[R]):
     __slots__ = ()
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._accept(subscription) and not self._cancelled:
-            self._upstream.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
+        self._accept(subscription)
+
+    def _opened(self) -> None:
+        self._upstream.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
+
+    def _stopped_upstream(self) -> bool:
+        """An element after the end or the cancel: ignored (rule 2.8)."""
+        if self._done or self._pub in DONE:
+            self._late()  # the cancel takes effect now
+            return True
+        return False
+
+    def _fail(self, error: BaseException) -> None:
+        """Fail from inside on_next (a user function, an overflow): cancel upstream."""
+        self._done = True
+        self._error = error
+        self._upstream.cancel()
+        self._signal()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:

@@ -87,14 +87,13 @@ class Reduce(UnboundedUpstream[R]):
     def __init__(
         self, downstream: Subscriber[R], fn: Callable[[R, Any], R], initial: Any, has_initial: bool
     ) -> None:
-        super().__init__(downstream)
+        super().__init__(downstream, "fold" if has_initial else "reduce")
         self._fn = fn
         self._acc: Any = initial
         self._has_value = has_initial
 
     def on_next(self, item: Any) -> None:
-        if self._done or self._finished:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        if self._stopped_upstream():
             return
         if not self._has_value:
             self._acc = item
@@ -105,10 +104,7 @@ class Reduce(UnboundedUpstream[R]):
             if acc is None:
                 raise TypeError("rule 2.13: a publisher must not signal on_next(None)")
         except Exception as exc:
-            self._done = True
-            self._error = exc
-            self._cancel_upstream()
-            self._signal()
+            self._fail(exc)
             return
         self._acc = acc
 
@@ -119,10 +115,10 @@ class Reduce(UnboundedUpstream[R]):
     def _ready_to_complete(self) -> bool:
         return self._done and (not self._has_value or self._error is not None)
 
-    def _emit(self, downstream: Subscriber[R], requested: int) -> int:
+    def _emit(self, on_next: Callable[[R], object], requested: int) -> int:
         if self._done and self._error is None and self._has_value and requested > 0:
             value, self._acc = self._acc, None
             self._has_value = False
-            downstream.on_next(value)
+            on_next(value)
             return 1
         return 0

@@ -64,15 +64,14 @@ class OnBackpressureBuffer(UnboundedUpstream[T]):
         overflow: str,
         on_drop: Callable[[T], object] | None,
     ) -> None:
-        super().__init__(downstream)
+        super().__init__(downstream, "on_backpressure_buffer")
         self._queue: deque[T] = deque()
         self._max_size = max_size
         self._overflow = overflow
         self._on_drop = on_drop
 
     def on_next(self, item: T) -> None:
-        if self._done or self._finished:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        if self._stopped_upstream():
             return
         queue = self._queue
         if len(queue) >= self._max_size:
@@ -85,12 +84,11 @@ class OnBackpressureBuffer(UnboundedUpstream[T]):
                 with contextlib.suppress(IndexError):
                     _call_on_drop(self._on_drop, queue.popleft())
             else:
-                self._done = True
-                self._error = BufferOverflowError(
-                    f"on_backpressure_buffer: more than {self._max_size} elements undelivered"
+                self._fail(
+                    BufferOverflowError(
+                        f"on_backpressure_buffer: more than {self._max_size} elements undelivered"
+                    )
                 )
-                self._cancel_upstream()
-                self._signal()
                 return
         queue.append(item)
         self._signal()
@@ -101,14 +99,13 @@ class OnBackpressureBuffer(UnboundedUpstream[T]):
     def _ready_to_complete(self) -> bool:
         return self._done and not self._queue
 
-    def _emit(self, downstream: Subscriber[T], requested: int) -> int:
+    def _emit(self, on_next: Callable[[T], object], requested: int) -> int:
         queue = self._queue
-        on_next = downstream.on_next
         emitted = 0
         while emitted != requested and queue:
-            on_next(queue.popleft())
             emitted += 1
-            if self._cancelled:
+            on_next(queue.popleft())
+            if self._pub is not ACTIVE:
                 break
         return emitted
 
@@ -121,12 +118,11 @@ class OnBackpressureLatest(UnboundedUpstream[T]):
     _EMPTY: Any = object()
 
     def __init__(self, downstream: Subscriber[T]) -> None:
-        super().__init__(downstream)
+        super().__init__(downstream, "on_backpressure_latest")
         self._latest: Any = self._EMPTY
 
     def on_next(self, item: T) -> None:
-        if self._done or self._finished:
-            self._late()  # rule 2.8: ignored; the cancel takes effect now
+        if self._stopped_upstream():
             return
         self._latest = item  # one reference assignment: atomic
         self._signal()
@@ -137,14 +133,14 @@ class OnBackpressureLatest(UnboundedUpstream[T]):
     def _ready_to_complete(self) -> bool:
         return self._done and self._latest is self._EMPTY
 
-    def _emit(self, downstream: Subscriber[T], requested: int) -> int:
+    def _emit(self, on_next: Callable[[T], object], requested: int) -> int:
         if requested == 0:
             return 0
         with self._lock:
             item, self._latest = self._latest, self._EMPTY
         if item is self._EMPTY:
             return 0
-        downstream.on_next(item)
+        on_next(item)
         return 1
 
 

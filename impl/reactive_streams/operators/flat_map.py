@@ -27,26 +27,20 @@ Every fast path sends what the subscribed path would send, in the same order.
 
 from __future__ import annotations
 
-import logging
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._core.downstream import null_element_error, null_from, where
-from .._core.hop import traced
+from .._core.downstream import ACTIVE, DONE, null_element_error, null_from, where
 from .._demand import MAX_DEMAND, check_request
-from .._demand import take as take_demand
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
-from ._base import CANCELLED
-from ._drained import DemandDrain, QueuedInner
+from ._drained import DemandDrain, QueuedInner, pull_ahead
 from .fused import fusion_enabled
 from .observe_on import replenish_size
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
-
-_log = logging.getLogger("reactive_streams")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -118,23 +112,8 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
         it = self.it
         if it is None or self.done:
             return None
-        queue = self.queue
-        try:
-            while self._pulled < self._allowed:
-                item = next(it)
-                if item is None:
-                    raise null_from(it)  # rule 2.13, as the source would signal
-                queue.append(item)
-                self._pulled += 1
-        except StopIteration:
-            self.done = True
-            return None
-        except Exception as exc:
-            self.done = True
-            return exc
-        if type(it) in exact_length_types and operator.length_hint(it) == 0:
-            self.done = True  # the unfused source completes eagerly here too
-        return None
+        self._pulled, self.done, error = pull_ahead(it, self.queue, self._pulled, self._allowed)
+        return error
 
 
 class _Pulled:
@@ -180,8 +159,9 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         max_concurrency: int,
         prefetch: int,
         fast: bool,
+        hop: str,
     ) -> None:
-        super().__init__(downstream)
+        super().__init__(downstream, hop)
         self._fn = fn
         self._max_concurrency = max_concurrency
         self._main_limit = replenish_size(max_concurrency)
@@ -200,23 +180,16 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         from the drain exactly as far as the subscribed upstream would have emitted."""
         self._upstream = _Pulled(self)
         self._up_factory = factory
-        downstream = self._downstream
-        assert downstream is not None
-        try:
-            downstream.on_subscribe(self)
-        except Exception as exc:
-            _log.error("rule 2.13: on_subscribe raised; subscription cancelled", exc_info=exc)
-            self._cancelled = True
-        if not self._cancelled:
-            self._up_allowed = self._max_concurrency  # what on_subscribe would request
-        self._signal()
+        self._signal()  # the first round delivers on_subscribe, then ``_opened``
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._accept(subscription) and not self._cancelled:
-            self._upstream.request(self._max_concurrency)
+        self._accept(subscription)
+
+    def _opened(self) -> None:
+        self._upstream.request(self._max_concurrency)
 
     def on_next(self, item: T) -> None:
-        if self._finished or self._error is not None:
+        if self._pub in DONE or self._error is not None:
             return  # rule 2.8
         try:
             publisher = self._fn(item)
@@ -248,7 +221,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             inner.cancel()
             self._fail(exc)
             return
-        if self._finished:
+        if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
     def _ready(self, value: R) -> _Inner[R]:
@@ -262,29 +235,22 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         """Fused scalar inner from a subscribed upstream."""
         if not self._inners and self._requested and self._enter():
             # re-checked with the drain held: another drain may have taken the demand (1.1)
-            if (
-                self._cancelled
-                or self._bad_request is not None
-                or self._finished
-                or self._inners
-                or not self._requested
-            ):
+            if self._stopped() or self._inners or not self._requested:
                 self._inners.append(self._ready(value))
-                self._drain_from(1)
+                self._drain(1)
                 return
             downstream = self._downstream
             if downstream is not None:
                 try:
-                    downstream.on_next(value)
+                    self._sender(downstream)(value)
                 except Exception as exc:
-                    self._downstream_raised(exc)
-                with self._lock:
-                    self._requested = take_demand(self._requested, 1)  # rule 3.17
+                    self._next_raised(exc)
+                self._delivered(1)
                 self._inner_completed()
             missed = self._leave(1)
             if missed:
-                self._drain_from(missed)
-            elif self._cancelled:
+                self._drain(missed)
+            elif self._pub is not ACTIVE:
                 self._signal()
             return
         self._inners.append(self._ready(value))
@@ -313,11 +279,11 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         """We hold the drain: deliver a fused inner's elements straight downstream."""
         downstream = self._downstream
         if downstream is not None:
-            self._emit_all(downstream.on_next, it)
+            self._emit_all(self._sender(downstream), it)
         missed = self._leave(1)
         if missed:
-            self._drain_from(missed)
-        elif self._error is not None or self._cancelled or self._main_done:
+            self._drain(missed)
+        elif self._error is not None or self._pub is not ACTIVE or self._main_done:
             self._signal()
 
     def _emit_all(self, on_next: Callable[[R], object], it: Iterator[R]) -> None:
@@ -329,12 +295,12 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 try:
                     on_next(item)
                 except Exception as exc:
-                    self._downstream_raised(exc)
+                    self._next_raised(exc)
                     return
-                if self._cancelled:
+                if self._pub is not ACTIVE:
                     return
         except Exception as exc:
-            if self._error is None and not self._finished:
+            if self._error is None and self._pub not in DONE:
                 self._error = exc
             return
         self._inner_completed()
@@ -349,18 +315,10 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         self._signal()
 
     # ----------------------------------------------------------- the drain
-    # (downstream side: ``request``/``cancel``/``_signal`` of ``DemandDrain``)
     def _fail(self, error: BaseException) -> None:
         if self._error is None:
             self._error = error
         self._signal()
-
-    def _drain_from(self, missed: int) -> None:
-        while True:
-            self._drain_round()
-            missed = self._leave(missed)
-            if missed == 0:
-                return
 
     def _inner_completed(self) -> None:
         completed = self._completed_inners + 1
@@ -370,66 +328,37 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 self._upstream.request(self._main_limit)
         self._completed_inners = completed
 
-    def _release(self) -> None:
-        self._finished = True
-        self._downstream = None  # rule 3.13
-        upstream, self._upstream = self._upstream, CANCELLED
-        upstream.cancel()
+    def _released(self) -> None:
+        super()._released()  # rule 3.13, upstream cancelled
         inners, self._inners = self._inners, []
         for inner in inners:
             inner.cancel()
 
-    def _downstream_raised(self, exc: BaseException) -> None:
-        _log.error("rule 2.13: on_next raised; subscription cancelled", exc_info=exc)
-        self._cancelled = True
-
-    def _drain_round(self) -> bool:
+    def _round(self) -> bool:
         while True:
-            if self._finished:
-                return False
             downstream = self._downstream
-            if downstream is None:
-                return False
-            if self._cancelled:
-                self._release()
-                return False
-            if self._bad_request is not None and self._error is None:
-                self._error = ValueError(self._bad_request)
-            error = self._error
-            if error is not None:
-                self._release()
-                try:
-                    downstream.on_error(error)
-                except Exception as exc:
-                    _log.error("rule 2.13: on_error raised", exc_info=exc)
+            if downstream is None or self._pub is not ACTIVE:
+                return False  # the next round releases
+            if self._bad is not None or self._error is not None:
+                self._finish(self._error)  # rule 3.9's error instead, if one is due
                 return False
             requested = self._requested
-            emitted = self._deliver(downstream, requested)
-            if emitted < 0:
-                return False  # cancelled and released
+            emitted = self._deliver(self._sender(downstream), requested)
+            if self._pub is not ACTIVE:
+                return False  # the next round releases
             again = False
             if self._up_allowed and self._error is None and not self._main_done:
                 emitted, again = self._pull(downstream, requested, emitted)
-            if emitted:
-                with self._lock:
-                    self._requested = take_demand(self._requested, emitted)  # rule 3.17
-            if again or self._error is not None or self._cancelled:
+            self._delivered(emitted)
+            if again or self._error is not None or self._pub is not ACTIVE:
                 continue
             if self._main_done and not self._inners:
-                self._finished = True
-                self._downstream = None
-                self._upstream = CANCELLED
-                try:
-                    downstream.on_complete()
-                except Exception as exc:
-                    _log.error("rule 2.13: on_complete raised", exc_info=exc)
+                self._finish(None)  # rule 3.9's error instead, if one is due
             return False
 
-    def _deliver(self, downstream: Subscriber[R], requested: int) -> int:
-        """Queued elements, inner by inner, while demand lasts: the count sent, or -1
-        after a cancel (everything released)."""
+    def _deliver(self, on_next: Callable[[R], object], requested: int) -> int:
+        """Queued elements, inner by inner, while demand lasts: the count sent."""
         emitted = 0
-        on_next = downstream.on_next
         inners = self._inners
         index = 0
         while index < len(inners):
@@ -441,13 +370,12 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                     on_next(queue.popleft())
                     emitted += 1
                     delivered += 1
-                    if self._cancelled:
+                    if self._pub is not ACTIVE:
                         break
             except Exception as exc:
-                self._downstream_raised(exc)
-            if self._cancelled:
-                self._release()
-                return -1
+                self._next_raised(exc)
+            if self._pub is not ACTIVE:
+                return emitted
             if delivered:
                 inner.consumed(delivered)
             if inner.it is not None:
@@ -482,7 +410,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 return emitted, True
             self._up_it = it
         fn = self._fn
-        on_next = downstream.on_next
+        on_next = self._sender(downstream)
         inners = self._inners
         fast = self._fast
         flow_type = _flow_type
@@ -511,9 +439,9 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                             try:
                                 on_next(publisher.value)
                             except Exception as exc:
-                                self._downstream_raised(exc)
+                                self._next_raised(exc)
                             emitted += 1
-                            if self._cancelled:
+                            if self._pub is not ACTIVE:
                                 break
                             completed += 1
                             if completed == limit:  # the inner completed: replenish upstream
@@ -527,7 +455,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                         if unbounded and not inners:
                             self._completed_inners = completed
                             self._emit_all(on_next, inner_it)
-                            if self._cancelled or self._error is not None:
+                            if self._pub is not ACTIVE or self._error is not None:
                                 break
                             completed = self._completed_inners
                         else:
@@ -545,7 +473,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 self._subscribe_inner(publisher)
                 completed = self._completed_inners
                 queued = True
-                if not self._up_allowed or self._error is not None or self._finished:
+                if not self._up_allowed or self._error is not None or self._pub in DONE:
                     break
             else:
                 self._main_done = True  # the upstream is exhausted: it would complete
@@ -569,9 +497,18 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
 
 class FlatMapPublisher(Generic[T, R]):
     """``upstream_factory``: the iterator factory of a synchronous upstream (fusion on),
-    pulled by the drain instead of subscribed to."""
+    pulled by the drain instead of subscribed to. ``hop``: the name in traces (default:
+    ``merge`` for the identity mapper, ``concat_map`` for one inner at a time)."""
 
-    __slots__ = ("_fast", "_fn", "_max_concurrency", "_prefetch", "_source", "_upstream_factory")
+    __slots__ = (
+        "_fast",
+        "_fn",
+        "_hop",
+        "_max_concurrency",
+        "_prefetch",
+        "_source",
+        "_upstream_factory",
+    )
 
     def __init__(
         self,
@@ -580,6 +517,7 @@ class FlatMapPublisher(Generic[T, R]):
         max_concurrency: int,
         prefetch: int,
         upstream_factory: Callable[[], Iterable[T]] | None = None,
+        hop: str = "",
     ) -> None:
         for name, value in (("max_concurrency", max_concurrency), ("prefetch", prefetch)):
             message = check_request(value)
@@ -591,15 +529,19 @@ class FlatMapPublisher(Generic[T, R]):
         self._prefetch = prefetch
         self._fast = fusion_enabled()
         self._upstream_factory = upstream_factory if self._fast else None
+        if not hop:
+            hop = "flat_map" if max_concurrency > 1 else "concat_map"
+            if getattr(fn, "__name__", "") == "_identity":
+                hop = "merge"
+        self._hop = hop
 
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        subscriber = traced(subscriber, "flat_map")
         if _flow_type is None:
             _flow()
         parent: _FlatMap[T, R] = _FlatMap(
-            subscriber, self._fn, self._max_concurrency, self._prefetch, self._fast
+            subscriber, self._fn, self._max_concurrency, self._prefetch, self._fast, self._hop
         )
         factory = self._upstream_factory
         if factory is not None:

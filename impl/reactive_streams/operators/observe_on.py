@@ -18,26 +18,18 @@ ahead as the unfused upstream would have emitted, so the signals are the same.
 
 from __future__ import annotations
 
-import logging
-import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from .._core.downstream import null_from
-from .._core.hop import traced
+from .._core.downstream import ACTIVE, null_from
 from .._demand import MAX_DEMAND, check_request
-from .._demand import take as take_demand
-from .._subscription import exact_length_types
 from ..executors import as_executor
-from ._base import CANCELLED
-from ._drained import DemandDrain
+from ._drained import DemandDrain, pull_ahead
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
     from ..executors import Executor
-
-_log = logging.getLogger("reactive_streams")
 
 T = TypeVar("T")
 
@@ -61,9 +53,6 @@ class _ObserveOn(DemandDrain[T]):
         "_prefetch",
         "_pulled",
         "_queue",
-        "_rejection",
-        "_subscribed",
-        "_upstream_ready",
     )
 
     def __init__(
@@ -73,52 +62,33 @@ class _ObserveOn(DemandDrain[T]):
         prefetch: int,
         factory: Callable[[], Iterable[T]] | None = None,
     ) -> None:
-        super().__init__(downstream)  # _finished: terminal signal sent, or cancel handled
+        super().__init__(downstream, "observe_on" if executor is not None else "limit_rate")
         self._executor = executor
         self._prefetch = prefetch
         self._limit = replenish_size(prefetch)
         self._queue: deque[T] = deque()
         self._consumed = 0
-        self._upstream_ready = False  # on_subscribe arrived; the drain requests prefetch
-        self._subscribed = False  # on_subscribe delivered downstream
         self._done = False  # upstream terminated (error in _error)
         # micro-fusion: the source's iterator, pulled by the drain
         self._factory = factory
         self._it: Iterator[T] | None = None
         self._pulled = 0
         self._allowed = prefetch
-        self._rejection: Exception | None = None  # the executor refused a drain task
 
     # ----------------------------------------------------------- scheduling
-    def _signal(self) -> None:
-        if self._enter():
-            self._run_drain()
-
-    def _run_drain(self) -> None:
+    def _wake(self, cancel: bool) -> None:
         """We took ``_wip`` from 0: drain here (limit_rate) or on the executor."""
         executor = self._executor
         if executor is None or not self._submit(executor):
             self._drain()  # limit_rate, or the executor refused: on the calling thread
 
     def _rejected(self, error: Exception) -> None:
-        # the drain is ours: from now on it runs here and its next round signals on_error
-        _log.error("observe_on: the executor rejected the drain task", exc_info=error)
-        self._executor = None
-        self._rejection = error
-
-    def start_fused(self) -> None:
-        self._signal()  # the first round delivers on_subscribe and pulls the prefetch
+        self._executor = None  # the drain is ours: from now on it runs here
+        super()._rejected(error)  # rules 1.9, 1.4: on_subscribe if due, then on_error
 
     # ------------------------------------------------------- upstream side
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream_ready or self._cancelled:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        self._upstream_ready = True
-        self._signal()
+        self._accept(subscription)
 
     def on_next(self, item: T) -> None:
         self._queue.append(item)
@@ -135,71 +105,21 @@ class _ObserveOn(DemandDrain[T]):
         self._done = True
         self._signal()
 
-    # ----------------------------------------------------- downstream side
-    # (``request``/``cancel`` of ``DemandDrain``; the drain cancels upstream, rule 3.13)
-    def _reject(self, message: str) -> None:
-        if self._bad_request is None:
-            self._bad_request = message  # rule 3.9: signalled by the drain
-        self._signal()
-
     # ------------------------------------------------------------ the drain
-    def _release(self) -> None:
-        self._finished = True
-        self._downstream = None
+    def _opened(self) -> None:
+        if self._factory is not None:
+            self._open_source()
+        else:
+            self._upstream.request(self._prefetch)
+
+    def _clear(self) -> None:
         self._queue.clear()
         self._it = None
         self._factory = None
-        upstream, self._upstream = self._upstream, CANCELLED
-        upstream.cancel()  # a no-op after upstream's terminal signal (rule 3.6)
 
-    def _downstream_raised(self, method: str, exc: BaseException) -> None:
-        _log.error("rule 2.13: %s raised; subscription cancelled", method, exc_info=exc)
-        self._cancelled = True
-        self._release()
-
-    def _terminate(self, downstream: Subscriber[T]) -> None:
-        error = self._error
-        self._release()
-        try:
-            if error is not None:
-                downstream.on_error(error)
-            else:
-                downstream.on_complete()
-        except Exception as exc:
-            _log.error("rule 2.13: terminal signal raised", exc_info=exc)
-
-    def _drain_round(self) -> bool:
-        if self._finished:
-            self._queue.clear()
-            return False
+    def _round(self) -> bool:
         downstream = self._downstream
         if downstream is None:
-            return False
-        if self._cancelled:
-            self._release()
-            return False
-        if not self._subscribed:
-            self._subscribed = True
-            try:
-                downstream.on_subscribe(self)  # rule 1.9: first, and from the drain (1.3)
-            except Exception as exc:
-                self._downstream_raised("on_subscribe", exc)
-                return False
-            if self._cancelled:
-                self._release()
-                return False
-            if self._rejection is not None:
-                pass  # signalled below, before anything is pulled or requested
-            elif self._factory is not None:
-                if not self._open_source():
-                    return False
-            elif self._upstream_ready:
-                self._upstream.request(self._prefetch)
-        if self._rejection is not None or self._bad_request is not None:
-            error = self._rejection
-            self._error = error if error is not None else ValueError(self._bad_request)
-            self._queue.clear()
-            self._terminate(downstream)
             return False
         if self._it is not None:
             return self._drain_fused(downstream, self._it)
@@ -208,7 +128,7 @@ class _ObserveOn(DemandDrain[T]):
     def _drain_queue(self, downstream: Subscriber[T]) -> bool:
         queue = self._queue
         popleft = queue.popleft
-        on_next = downstream.on_next
+        on_next = self._sender(downstream)
         limit = self._limit
         consumed = self._consumed
         requested = self._requested
@@ -225,7 +145,7 @@ class _ObserveOn(DemandDrain[T]):
                     if consumed == limit:
                         consumed = 0
                         self._upstream.request(limit)
-                    if self._cancelled:
+                    if self._pub is not ACTIVE:
                         break
             else:
                 while emitted != requested:
@@ -239,24 +159,20 @@ class _ObserveOn(DemandDrain[T]):
                     if consumed == limit:
                         consumed = 0
                         self._upstream.request(limit)
-                    if self._cancelled:
+                    if self._pub is not ACTIVE:
                         break
         except Exception as exc:
             self._consumed = consumed
-            self._downstream_raised("on_next", exc)
+            self._next_raised(exc)
             return False
         self._consumed = consumed
-        if emitted:
-            with self._lock:
-                self._requested = take_demand(self._requested, emitted)  # rule 3.17
-        if self._cancelled:
-            self._release()
-        elif self._done and not queue:
-            self._terminate(downstream)
+        self._delivered(emitted)
+        if self._done and not queue:
+            self._finish(self._error)  # rule 3.9's error instead, if one is due
         return False
 
     # ------------------------------------------------------- micro-fusion
-    def _open_source(self) -> bool:
+    def _open_source(self) -> None:
         factory = self._factory
         assert factory is not None
         try:
@@ -266,30 +182,16 @@ class _ObserveOn(DemandDrain[T]):
             self._error = exc
             self._it = iter(())
         self._fill()
-        return True
 
     def _fill(self) -> None:
         """Pull what the unfused upstream would have emitted by now into the queue."""
         it = self._it
         if it is None or self._done:
             return
-        queue = self._queue
-        try:
-            while self._pulled < self._allowed:
-                item = next(it)
-                if item is None:
-                    raise null_from(it)  # rule 2.13, as the source itself would signal
-                queue.append(item)
-                self._pulled += 1
-        except StopIteration:
-            self._done = True
-            return
-        except Exception as exc:
-            self._done = True
-            self._error = exc
-            return
-        if type(it) in exact_length_types and operator.length_hint(it) == 0:
-            self._done = True  # the unfused source completes eagerly here too
+        self._pulled, done, error = pull_ahead(it, self._queue, self._pulled, self._allowed)
+        if error is not None:
+            self._error = error
+        self._done = done
 
     def _count_delivered(self, delivered: int) -> None:
         # the unfused drain asks for ``limit`` more after every ``limit`` delivered
@@ -302,7 +204,7 @@ class _ObserveOn(DemandDrain[T]):
 
     def _drain_fused(self, downstream: Subscriber[T], it: Iterator[T]) -> bool:
         queue = self._queue
-        on_next = downstream.on_next
+        on_next = self._sender(downstream)
         requested = self._requested
         emitted = 0
         try:
@@ -310,71 +212,53 @@ class _ObserveOn(DemandDrain[T]):
             while queue and emitted != requested:
                 on_next(queue.popleft())
                 emitted += 1
-                if self._cancelled:
+                if self._pub is not ACTIVE:
                     break
             if (
                 requested == MAX_DEMAND
                 and not queue
                 and not self._done
-                and not self._cancelled
-                and self._bad_request is None
+                and self._pub is ACTIVE
+                and self._bad is None
             ):
                 # unbounded demand: the window no longer matters, poll the source directly
                 emitted += self._poll_unbounded(on_next, it)
-        except _DownstreamRaised as raised:
-            self._downstream_raised("on_next", raised.error)
-            return False
         except Exception as exc:
-            self._downstream_raised("on_next", exc)
+            self._next_raised(exc)
             return False
         if emitted:
-            with self._lock:
-                self._requested = take_demand(self._requested, emitted)  # rule 3.17
+            self._delivered(emitted)
             self._count_delivered(emitted)
-        if self._cancelled:
-            self._release()
-            return False
+        if self._pub is not ACTIVE:
+            return False  # the next round releases
         self._fill()
         if self._done and not queue:
-            self._terminate(downstream)
+            self._finish(self._error)
             return False
         if queue and self._requested > 0:
-            return self._continue()
+            self._enter()  # more to deliver after the fill: another round in this task
         return False
 
-    def _continue(self) -> bool:
-        """More to deliver after a fill: run another round in this task."""
-        with self._lock:
-            self._wip += 1
-        return False
-
-    def _poll_unbounded(self, on_next: Callable[[T], None], it: Iterator[T]) -> int:
+    def _poll_unbounded(self, on_next: Callable[[T], object], it: Iterator[T]) -> int:
+        """Unbounded demand: the source's elements straight downstream; an exception from
+        ``on_next`` propagates, one from the source ends the stream."""
         sent = 0
-        try:
-            for item in it:
+        while True:
+            try:
+                item = next(it)
                 if item is None:
                     raise null_from(it)
-                sent += 1
-                try:
-                    on_next(item)
-                except Exception as exc:
-                    raise _DownstreamRaised(exc) from exc
-                if self._cancelled:
-                    return sent
-        except _DownstreamRaised:
-            raise
-        except Exception as exc:
-            self._done = True
-            self._error = exc
-            return sent
+            except StopIteration:
+                break
+            except Exception as exc:
+                self._error = exc
+                break
+            sent += 1
+            on_next(item)
+            if self._pub is not ACTIVE:
+                return sent
         self._done = True
         return sent
-
-
-class _DownstreamRaised(Exception):
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(str(error))
-        self.error = error
 
 
 class ObserveOnPublisher(Generic[T]):
@@ -400,9 +284,8 @@ class ObserveOnPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        subscriber = traced(subscriber, "observe_on" if self._executor else "limit_rate")
         op: _ObserveOn[T] = _ObserveOn(subscriber, self._executor, self._prefetch, self._factory)
         if self._factory is not None:
-            op.start_fused()
+            op._signal()  # the first round delivers on_subscribe and pulls the prefetch
         else:
             self._source.subscribe(op)

@@ -8,17 +8,15 @@ from any source cancels the others and is signalled at once.
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._core.hop import traced
+from .._core.downstream import ACTIVE
 from ._drained import DrainedOperator, QueuedInner
 from .observe_on import replenish_size
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber
-
-_log = logging.getLogger("reactive_streams")
 
 T = TypeVar("T")
 
@@ -59,24 +57,21 @@ class _Zip(DrainedOperator[tuple[Any, ...]]):
     __slots__ = ("_inners", "_prefetch")
 
     def __init__(self, downstream: Subscriber[tuple[Any, ...]], count: int, prefetch: int):
-        super().__init__(downstream)
+        super().__init__(downstream, "zip")
         self._prefetch = prefetch
         self._inners = [_ZipInner(self, prefetch) for _ in range(count)]
 
-    def _cancel_upstream(self) -> None:
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
         for inner in self._inners:
             inner.cancel()
-
-    def _clear(self) -> None:
-        for inner in self._inners:
-            inner.queue.clear()
 
     def _ready_to_complete(self) -> bool:
         if self._error is not None or not self._inners:
             return True
         return any(inner.done and not inner.queue for inner in self._inners)
 
-    def _emit(self, downstream: Subscriber[tuple[Any, ...]], requested: int) -> int:
+    def _emit(self, on_next: Callable[[tuple[Any, ...]], object], requested: int) -> int:
         inners = self._inners
         emitted = 0
         while emitted != requested and self._error is None:
@@ -85,9 +80,9 @@ class _Zip(DrainedOperator[tuple[Any, ...]]):
             row = tuple(inner.queue.popleft() for inner in inners)
             for inner in inners:
                 inner.consumed_one()
-            downstream.on_next(row)
             emitted += 1
-            if self._cancelled:
+            on_next(row)
+            if self._pub is not ACTIVE:
                 break
         return emitted
 
@@ -102,19 +97,10 @@ class ZipPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        subscriber = traced(subscriber, "zip")
         zipper = _Zip(subscriber, len(self._sources), self._prefetch)
-        zipper._requested = 0
-        # on_subscribe first (rule 1.9), before any source can signal (rule 1.3)
-        try:
-            subscriber.on_subscribe(zipper)
-        except Exception as exc:
-            # rule 2.13: a failing subscriber is cancelled and reported, never raised here
-            _log.error("rule 2.13: on_subscribe raised; subscription cancelled", exc_info=exc)
-            zipper.cancel()
-            return
+        zipper._signal()  # on_subscribe first (rule 1.9), before any source can signal (1.3)
         for source, inner in zip(self._sources, zipper._inners, strict=True):
-            if zipper._finished:
+            if zipper._pub is not ACTIVE:
                 break
             source.subscribe(inner)
         zipper._signal()
