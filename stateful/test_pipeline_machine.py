@@ -743,7 +743,7 @@ class PipeProbe(Probe):
         me = threading.get_ident()
         with self._guard:
             if self.sealed and self.faulted and not self.cancelled:
-                self.after_fault.append(sig)  # rule 2.13: judged by its strict xfail test
+                self.after_fault.append(sig)  # rule 2.13: judged by its own test below
             elif self.sealed:
                 self._problem(f"rule 1.8: {sig} after the cancel/fault was observed at rest")
             if self.terminated:
@@ -837,7 +837,7 @@ class PipeProbe(Probe):
 COVERAGE: Counter[tuple[str, bool]] = Counter()
 #: rule 3.13 at rest, per pipeline: collected, judged by ``test_rule_313_references_dropped``
 RULE_313: list[str] = []
-#: defects the machine finds that are not fixed yet: each has a strict xfail test below
+#: defects the machine may find, by category: each is judged by its own test below
 KNOWN_DEFECTS: dict[str, list[str]] = {
     "hop-after-terminal": [],
     "complete-after-invalid": [],
@@ -847,7 +847,7 @@ KNOWN_DEFECTS: dict[str, list[str]] = {
 
 
 def _known_defect(why: str | None, pub: str, faulted: bool = False) -> str | None:
-    """The strict-xfail category of a replay verdict (None: not a known defect).
+    """The defect category of a replay verdict (None: not a known category).
     ``pub``/``faulted``: the subscription's state before the refused event."""
     if why is None:
         return None
@@ -1339,12 +1339,6 @@ def test_hop_calls_after_terminal() -> None:
     assert not found, f"{len(found)} calls, first: {found[0]}"
 
 
-@pytest.mark.xfail(
-    strict=False,  # the machine finds these in some runs, not in every run
-    reason="rule 3.9: hops that are not built on the Downstream core yet (observe_on, "
-    "concat_map, ref_count over a failing or raising stage) may still emit or complete "
-    "after an invalid request",
-)
 def test_invalid_request_answered_by_on_error() -> None:
     """Rule 3.9: once a hop received request(n <= 0), its terminal signal is on_error.
     Collected from every pipeline the machine ran."""

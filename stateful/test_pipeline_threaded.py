@@ -120,7 +120,7 @@ def _settled(probe: PipeProbe) -> bool:
 
 
 def _check_trace(raw: list[dict[str, Any]], where: str) -> Replay | None:
-    """Replay every hop (safety only); a known defect goes to its strict xfail test.
+    """Replay every hop (safety only); a known defect category goes to its own test.
     Returns the replay, or None when a known defect was met."""
     events = tuple(event_from_dict(e, k + 1) for k, e in enumerate(raw))
     model = Replay(sync=False, call_ends=has_call_ends(events))
@@ -156,7 +156,7 @@ def _write_trace(tracer: tracing.Tracer, where: str) -> None:
         raw = list(tracer.events)
         model = _check_trace(raw, where)
         if model is None:
-            return  # a known defect: judged by its strict xfail test, not written
+            return  # a known defect category: judged by its own test, not written
         quiescent = model.unfinished() is None
         if quiescent or time.monotonic() > deadline:
             break

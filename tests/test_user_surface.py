@@ -17,7 +17,7 @@ import pytest
 
 import reactive_streams as rs
 from reactive_streams import Flow
-from reactive_streams.operators.fused import set_fusion
+from reactive_streams.operators import set_fusion
 from reactive_streams.testing import TestSubscriber
 
 pytestmark = pytest.mark.timeout(30)

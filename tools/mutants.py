@@ -271,7 +271,7 @@ OPERATOR_MUTANTS = (
         "3.8",
         (
             Patch(
-                OPS + "observe_on.py",
+                OPS + "_observe_on.py",
                 "                        self._upstream.request(limit)\n",
                 "                        self._upstream.request(limit - 1)\n",
                 count=2,
@@ -286,7 +286,7 @@ OPERATOR_MUTANTS = (
         "value",
         (
             Patch(
-                OPS + "observe_on.py",
+                OPS + "_observe_on.py",
                 "    def on_next(self, item: T) -> None:\n        self._queue.append(item)\n",
                 "    def on_next(self, item: T) -> None:\n"
                 "        if len(self._queue) + 1 < self._prefetch:\n"
@@ -302,7 +302,7 @@ OPERATOR_MUTANTS = (
         "3.8",
         (
             Patch(
-                OPS + "flat_map.py",
+                OPS + "_flat_map.py",
                 "                self.subscription.request(grant)\n",
                 "                self.subscription.request(grant - 1)\n",
             ),
@@ -317,7 +317,7 @@ OPERATOR_MUTANTS = (
         "1.5",
         (
             Patch(
-                OPS + "zip.py",
+                OPS + "_zip.py",
                 "        return any(inner.done and not inner.queue for inner in self._inners)\n",
                 "        return any(inner.done for inner in self._inners)\n",
             ),
@@ -346,7 +346,7 @@ OPERATOR_MUTANTS = (
         "value",
         (
             Patch(
-                OPS + "aggregate.py",
+                OPS + "_aggregate.py",
                 "        if buffer and downstream is not None:\n            self._ending = True\n",
                 "        if False and downstream is not None:\n            self._ending = True\n",
             ),
@@ -376,7 +376,7 @@ OPERATOR_MUTANTS = (
         "Multicast",
         (
             Patch(
-                "multicast/publish.py",
+                "multicast/_publish.py",
                 "        free = self._buffer_size - (self._upstream_requested - self._taken)\n",
                 "        free = self._buffer_size + 1 - (self._upstream_requested - self._taken)\n",
             ),
@@ -390,7 +390,7 @@ OPERATOR_MUTANTS = (
         "ref_count",
         (
             Patch(
-                "multicast/connectable.py",
+                "multicast/_connectable.py",
                 "            if not child._counted:\n                return None\n"
                 "            child._counted = False\n",
                 "            child._counted = False\n",
@@ -405,7 +405,7 @@ OPERATOR_MUTANTS = (
         "3.8",
         (
             Patch(
-                OPS + "transform.py",
+                OPS + "_transform.py",
                 "            self._upstream.request(1)  # replace the dropped element",
                 "            pass  # replace the dropped element",
             ),
@@ -420,7 +420,7 @@ OPERATOR_MUTANTS = (
         "value",
         (
             Patch(
-                OPS + "transform.py",
+                OPS + "_transform.py",
                 "        self._acc = acc\n",
                 "        acc, self._acc = self._acc, acc  # the element is folded in after\n",
             ),
@@ -434,7 +434,7 @@ OPERATOR_MUTANTS = (
         "value",
         (
             Patch(
-                OPS + "limit.py",
+                OPS + "_limit.py",
                 "        if self._remaining > 0:\n            self._remaining -= 1\n            return\n",
                 "        if self._remaining > 1:\n            self._remaining -= 1\n            return\n",
             ),
@@ -463,7 +463,7 @@ OPERATOR_MUTANTS = (
         "1.1",
         (
             Patch(
-                OPS + "aggregate.py",
+                OPS + "_aggregate.py",
                 "        if self._done and self._error is None and self._has_value and requested > 0:\n",
                 "        if self._done and self._error is None and self._has_value:\n",
             ),
@@ -477,7 +477,7 @@ OPERATOR_MUTANTS = (
         "value",
         (
             Patch(
-                OPS + "transform.py",
+                OPS + "_transform.py",
                 '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
                 "            return\n",
                 '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
@@ -493,7 +493,7 @@ OPERATOR_MUTANTS = (
         "1.5",
         (
             Patch(
-                OPS + "limit.py",
+                OPS + "_limit.py",
                 "        if remaining == 0:\n            self._complete_early()\n",
                 "        if remaining == -1:\n            self._complete_early()\n",
             ),
@@ -507,7 +507,7 @@ OPERATOR_MUTANTS = (
         "1.1",
         (
             Patch(
-                OPS + "backpressure.py",
+                OPS + "_backpressure.py",
                 "            if self._requested == 0:\n                return False\n",
                 "            if False:\n                return False\n",
             ),

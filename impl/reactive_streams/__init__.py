@@ -29,7 +29,7 @@ from .executors import (
     default_executor,
 )
 from .flow import AsyncTerminals, Flow
-from .operators.backpressure import BufferOverflowError
+from .operators._backpressure import BufferOverflowError
 from .sources import Sink
 from .subscribers import AsyncSubscriber, LambdaSubscriber, subscribe
 from .tracing import Tracer, start_tracing, stop_tracing

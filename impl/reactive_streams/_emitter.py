@@ -25,7 +25,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._demand import MAX_DEMAND, add_demand, check_request
-from .operators.backpressure import BufferOverflowError
+from .operators._backpressure import BufferOverflowError
 
 if TYPE_CHECKING:
     from .api import Subscriber

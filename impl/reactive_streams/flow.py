@@ -6,7 +6,7 @@ A Flow wraps any Publisher and is one itself (``subscribe(subscriber)``); every 
 returns a new cold Flow, and nothing runs until a subscriber arrives. A Flow is also an
 iterable (``for x in flow``, blocking, bounded prefetch) and an async iterable
 (``async for x in flow``); ``flow.aio`` holds the awaitable terminals. Pipelines over
-synchronous sources are fused (see :mod:`reactive_streams.operators.fused`); the switch
+synchronous sources are fused (see :mod:`reactive_streams.operators`); the switch
 is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 """
 
@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 from . import sources as _sources
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
-from .operators import aggregate as _aggregate
-from .operators import backpressure as _backpressure
-from .operators import flat_map as _flat_map
-from .operators import limit as _limit
-from .operators import observe_on as _observe_on
-from .operators import subscribe_on as _subscribe_on
-from .operators import transform as _transform
-from .operators import zip as _zip
+from .operators import (
+    _aggregate,
+    _backpressure,
+    _flat_map,
+    _limit,
+    _observe_on,
+    _subscribe_on,
+    _transform,
+    _zip,
+)
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
-from .operators.fused import (
+from .operators._fused import (
     SyncSource,
     fused_filter,
     fused_map,

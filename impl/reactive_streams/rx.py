@@ -22,9 +22,9 @@ from ._core.downstream import ACTIVE, DONE, Downstream
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .flow import Flow
-from .operators import backpressure as _bp
+from .operators import _backpressure
+from .operators._backpressure import BufferOverflowError
 from .operators._base import OperatorPublisher
-from .operators.backpressure import BufferOverflowError
 
 if TYPE_CHECKING:
     from .api import Subscription
@@ -132,7 +132,9 @@ def from_observable(
         return Flow(source).on_backpressure_drop()
     if strategy == "latest":
         return Flow(source).on_backpressure_latest()
-    return Flow(OperatorPublisher(source, _bp.OnBackpressureError, "on_backpressure_error"))
+    return Flow(
+        OperatorPublisher(source, _backpressure.OnBackpressureError, "on_backpressure_error")
+    )
 
 
 class _ObserverSubscriber(Generic[T]):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reactive_streams.flow import Flow
-from reactive_streams.operators.backpressure import BufferOverflowError
+from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
 from ._util import Probe, PushPublisher

@@ -12,7 +12,7 @@ import pytest
 from reactive_streams._core.downstream import NOOP
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
-from reactive_streams.operators.observe_on import _ObserveOn
+from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.sources import IterablePublisher, just
 from reactive_streams.sources import range as rs_range
 from reactive_streams.testing import TestSubscriber

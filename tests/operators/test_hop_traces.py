@@ -13,7 +13,7 @@ import pytest
 from reactive_streams import sources
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.operators.fused import set_fusion
+from reactive_streams.operators import set_fusion
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.trace.format import Header, write_trace
 from reactive_streams.trace.validate import validate_files

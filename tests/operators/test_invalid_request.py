@@ -12,7 +12,7 @@ import pytest
 from reactive_streams.api import Subscription
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.operators.fused import set_fusion
+from reactive_streams.operators import set_fusion
 
 
 class Recorder:

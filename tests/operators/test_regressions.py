@@ -24,8 +24,7 @@ from reactive_streams.executors import (
 )
 from reactive_streams.flow import Flow
 from reactive_streams.multicast._connection import DisconnectedError
-from reactive_streams.operators import flat_map as _flat_map
-from reactive_streams.operators.fused import set_fusion
+from reactive_streams.operators import _flat_map, set_fusion
 from reactive_streams.rx import from_observable
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.trace.format import Header, write_trace

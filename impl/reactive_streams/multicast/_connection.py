@@ -24,7 +24,7 @@ from ..executors import Executor, as_executor, default_executor
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
-    from .connectable import _Hub
+    from ._connectable import _Hub
 
 __all__ = ["DISCONNECT_STRATEGIES", "Child", "Connection", "DisconnectedError", "OnDisconnect"]
 

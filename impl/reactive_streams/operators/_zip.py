@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE
 from ._drained import DrainedOperator, QueuedInner
-from .observe_on import replenish_size
+from ._observe_on import replenish_size
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._demand import MAX_DEMAND, take
 from ..executors import Executor
+from ._connectable import ConnectableFlow, _Hub
 from ._connection import DISCONNECT_STRATEGIES, Child, Connection, OnDisconnect
-from .connectable import ConnectableFlow, _Hub
 
 if TYPE_CHECKING:
     from ..api import Publisher

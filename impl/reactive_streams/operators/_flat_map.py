@@ -36,8 +36,8 @@ from .._demand import MAX_DEMAND, check_request
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
 from ._drained import DemandDrain, QueuedInner, pull_ahead
-from .fused import fusion_enabled
-from .observe_on import replenish_size
+from ._fused import fusion_enabled
+from ._observe_on import replenish_size
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .._demand import MAX_DEMAND
 from ..executors import Executor
+from ._connectable import ConnectableFlow, _Hub
 from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect
-from .connectable import ConnectableFlow, _Hub
 
 if TYPE_CHECKING:
     from ..api import Publisher
