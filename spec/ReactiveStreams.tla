@@ -124,6 +124,18 @@ CanCall(s, th) ==
     /\ stack[s][th] = <<>> \/ TopIn(s, th, SigNames)
     /\ \A o \in Threads \ {th} : ~InCall(s, o)                            \* rule 2.7
 
+\* The first cancel after an on* method raised is the implementation's, made
+\* for the Subscriber where it caught the exception (2.13): possibly inside the
+\* request() whose emission ran that method, so directly inside request() on
+\* th.  Rule 2.7 binds the Subscriber's own calls; across threads it holds for
+\* this cancel too.
+CanFaultCancel(s, th) ==
+    /\ faulted[s] /\ ~Cancelled(s)                                        \* rule 2.13
+    /\ TopIn(s, th, {"request"})
+    /\ \A o \in Threads \ {th} : ~InCall(s, o)                            \* rule 2.7
+
+CanCancel(s, th) == CanCall(s, th) \/ CanFaultCancel(s, th)
+
 \* Rule 3.17: demand saturates at MaxDemand, which then stays "unbounded".
 \* Written so that TLC's 32-bit integers never overflow.
 SatAdd(d, n) == IF d = MaxDemand \/ n >= MaxDemand - d THEN MaxDemand ELSE d + n
@@ -238,12 +250,13 @@ EndRequest(s, th) ==
 
 \* Rules 2.7, 3.5, 3.7, 2.13 -- reactive_streams._subscription
 \* IteratorSubscription.cancel() entered on thread th (trace "cancel"); also
-\* called by _subscriber_raised() after an on* method raised.  Only the first
-\* call on a live Subscription sends anything; later calls are no-ops (3.7).
+\* called by _subscriber_raised() after an on* method raised (CanCancel).
+\* Only the first call on a live Subscription sends anything; later calls are
+\* no-ops (3.7).
 Cancel(s, th) ==
     /\ delivered[s] >= 1
     /\ cancels[s] < MaxCancels
-    /\ CanCall(s, th)
+    /\ CanCancel(s, th)
     /\ SyncQuiet(s)
     /\ cancels' = [cancels EXCEPT ![s] = @ + 1]
     /\ stack' = Push(s, th, "cancel")

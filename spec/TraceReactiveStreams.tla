@@ -149,7 +149,7 @@ EndRequest(s, th) ==
 Cancel(s, th) ==
     /\ delivered[s] >= 1
     /\ cancels[s] < TraceMaxCancels
-    /\ RS!CanCall(s, th)                                                  \* rule 2.7
+    /\ RS!CanCancel(s, th)                                         \* rules 2.7, 2.13
     /\ SyncQuiet(s)
     /\ cancels' = [cancels EXCEPT ![s] = @ + 1]
     /\ stack' = RS!Push(s, th, "cancel")

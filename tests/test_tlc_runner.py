@@ -16,6 +16,7 @@ from types import ModuleType
 import pytest
 
 from reactive_streams.trace.format import Event
+from reactive_streams.trace.model import replay
 from reactive_streams.trace.to_tla import (
     CAUSE_CODES,
     EVENT_CODES,
@@ -418,6 +419,90 @@ def test_tlc_v1_calls_return_at_once(tmp_path: Path) -> None:
     assert sigs[3:5] == ["request", "end_request"]
     assert sigs.count("end_request") == 2
     assert _tlc_verdicts([_events(v1)], False, tmp_path) == [("stuck", 8)]
+
+
+# onSubscribe -> request(1) -> onNext(1) inline, and onNext raises: the implementation
+# cancels for the Subscriber where it caught the exception (rule 2.13), which is inside
+# the request() still open on that thread. Legal: rule 2.7 binds the Subscriber's own
+# calls (the spec's CanFaultCancel).
+FAULT_CANCEL_IN_REQUEST: list[tuple[str, int | None, int]] = [
+    ("subscribe", None, 1),
+    ("send_on_subscribe", None, 1),
+    ("begin_on_subscribe", None, 1),
+    ("request", 1, 1),  # event 4
+    ("recv_request", 1, 1),
+    ("send_on_next", 1, 1),
+    ("begin_on_next", 1, 1),
+    ("end_on_next", 1, 1),  # event 8: raised
+    ("cancel", None, 1),  # event 9: directly inside request (event 4)
+    ("recv_cancel", None, 1),
+    ("end_cancel", None, 1),
+    ("end_request", None, 1),
+    ("end_on_subscribe", None, 1),
+]
+
+
+def _fault_cancel_traces() -> list[list[Event]]:
+    """The fault cancel, then three variants whose last cancel breaks rule 2.7."""
+
+    def raising(rows: list[tuple[str, int | None, int]]) -> list[Event]:
+        return [dataclasses.replace(e, raised=True) if e.index == 8 else e for e in _events(rows)]
+
+    legal = raising(FAULT_CANCEL_IN_REQUEST)
+    # no on* method raised: a cancel directly inside request() is no Subscriber's call
+    no_fault = _events(FAULT_CANCEL_IN_REQUEST)
+    # the Subscriber cancelled inside onNext, then raised: already cancelled, so the
+    # cancel at event 12 is no first cancel after the fault
+    cancelled_first = [
+        *FAULT_CANCEL_IN_REQUEST[:7],
+        ("cancel", None, 1),
+        ("recv_cancel", None, 1),
+        ("end_cancel", None, 1),
+        ("end_on_next", 1, 1),  # event 11: raised
+        ("cancel", None, 1),  # event 12
+        ("end_cancel", None, 1),
+        ("end_request", None, 1),
+        ("end_on_subscribe", None, 1),
+    ]
+    again = [
+        dataclasses.replace(e, raised=True) if e.index == 11 else e
+        for e in _events(cancelled_first)
+    ]
+    # the fault cancel on thread 2 while request() is open on thread 1 (2.7 across threads)
+    other_thread = raising(
+        [
+            (sig, arg, 2 if k in (9, 10, 11) else 1)
+            for k, (sig, arg, _) in enumerate(FAULT_CANCEL_IN_REQUEST, start=1)
+        ]
+    )
+    return [legal, no_fault, again, other_thread]
+
+
+def test_replay_accepts_the_fault_cancel_inside_request_and_nothing_more() -> None:
+    legal, no_fault, again, other_thread = _fault_cancel_traces()
+    for sync in (True, False):
+        model, found = replay(legal, sync, call_ends=True)
+        assert found is None, (sync, str(found))
+        assert model.unfinished() is None, sync
+        assert model.state(7).pub == "cancelled"
+        for events, index, why in (
+            (no_fault, 9, "cancel on thread 1 directly inside request (event 4)"),
+            (again, 12, "cancel on thread 1 directly inside request (event 4)"),
+            (other_thread, 9, "while request (event 4) has not returned on thread 1"),
+        ):
+            _, found = replay(events, sync, call_ends=True)
+            assert found is not None, (sync, index)
+            assert (found.index, found.sig, found.rule()) == (index, "cancel", "2.7"), str(found)
+            assert why in found.message, found.message
+
+
+@needs_tlc
+def test_tlc_accepts_the_fault_cancel_inside_request_and_nothing_more(tmp_path: Path) -> None:
+    traces = _fault_cancel_traces()
+    for sync in (True, False):
+        verdicts = _tlc_verdicts(traces, sync, tmp_path / str(sync))
+        assert verdicts[0] == ("accepted", len(FAULT_CANCEL_IN_REQUEST)), sync
+        assert verdicts[1:] == [("stuck", 9), ("stuck", 12), ("stuck", 9)], sync
 
 
 def test_renumber_numbers_threads_and_closes_v1_calls() -> None:

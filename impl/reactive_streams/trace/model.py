@@ -15,7 +15,9 @@ Calls nest per thread (docs/trace-format.md, "Nesting and threads"):
 * a signal begun while another one runs on a different thread, or directly inside
   another signal, breaks rule 1.3;
 * a ``request``/``cancel`` begun while one runs on a different thread, or directly
-  inside one on the same thread (no signal between them), breaks rule 2.7.
+  inside one on the same thread (no signal between them), breaks rule 2.7; except the
+  first ``cancel`` after an on* method raised, which the implementation makes for the
+  Subscriber (rule 2.13) and may begin directly inside a ``request`` on its thread.
 
 ``call_ends`` says how calls end: ``True`` (format version 2: ``end_request`` /
 ``end_cancel`` close them), ``False`` (version 1: every call returns at once) or
@@ -231,6 +233,14 @@ def has_call_ends(events: Iterable[Event]) -> bool:
     return any(e.sig in CALL_ENDS for e in events)
 
 
+def _can_fault_cancel(s: SubState, kind: str, stack: list[Open]) -> bool:
+    """The spec's CanFaultCancel: the first cancel after an on* method raised is the
+    implementation's, made where it caught the exception (rule 2.13), so it may begin
+    directly inside a request() on that thread; rule 2.7 binds the Subscriber's own calls
+    (its check across threads comes first in ``_call``)."""
+    return kind == "cancel" and s.faulted and not s.cancelled and stack[-1].sig == "request"
+
+
 def _thread(t: int | None) -> str:
     return "?" if t is None else str(t)
 
@@ -339,7 +349,8 @@ class Replay:
                     f"{busy.index}) has not returned on thread {_thread(other)}; calls on a "
                     "Subscription must be serial"
                 )
-            if stack and stack[-1].sig in _CALLS:  # no signal runs the Subscriber's code
+            if stack and stack[-1].sig in _CALLS and not _can_fault_cancel(s, kind, stack):
+                # no signal runs the Subscriber's code there
                 return (
                     f"rule 2.7: {kind} on thread {_thread(thread)} directly inside "
                     f"{stack[-1].sig} (event {stack[-1].index}), which has not returned; "
