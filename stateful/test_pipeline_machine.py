@@ -413,6 +413,8 @@ OPERATORS = (
     "window",
     "limit_rate",
     "do_on_request",
+    "do_on_next",
+    "do_on_cancel",
     "on_backpressure_buffer",
     "on_backpressure_drop",
     "on_backpressure_latest",
@@ -565,6 +567,17 @@ def _apply_op(
 
         out = expect.with_error("UserFault") if fault is not None else expect
         return flow.do_on_request(action), out
+    if name == "do_on_next":
+        target = _pick_target(expect, op.fault)
+        return flow.do_on_next(_raising(target, _tag)), _map_model(expect, lambda v: v, target)
+    if name == "do_on_cancel":
+        fault = op.fault
+
+        def on_cancel() -> None:
+            if fault is not None:
+                raise UserFault("do_on_cancel")  # rule 3.15: cancel still returns normally
+
+        return flow.do_on_cancel(on_cancel), expect
     if name == "on_backpressure_buffer":
         overflow = {"a": "error", "b": "drop_oldest", "c": "drop_latest"}[op.variant]
         out_flow = flow.on_backpressure_buffer(op.k + 1, overflow)
