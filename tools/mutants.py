@@ -24,6 +24,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -653,8 +654,14 @@ def main() -> int:
             shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
             apply(mutant, impl / "reactive_streams")
             code, output, secs = run_machine(impl, args.timeout, *mutant.run)
-            killed = code == 1 and "failed" in output
-            why = reason(output) if killed else ("timed out" if code == -1 else f"exit {code}")
+            # a process the mutant crashed (a signal; -1 is the timeout) fails the suite too,
+            # and the baseline ran clean: it counts as killed, and the table says how
+            crashed = code < -1
+            killed = (code == 1 and "failed" in output) or crashed
+            if crashed:
+                why = f"the machine's process died ({signal.Signals(-code).name})"
+            else:
+                why = reason(output) if killed else ("timed out" if code == -1 else f"exit {code}")
             rows.append((mutant, killed, why, secs))
             print(
                 f"{mutant.name:34} {'KILLED' if killed else 'SURVIVED':8} {secs:6.1f} s  {why}",
