@@ -456,7 +456,7 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "concat_map",
-        120,  # two inners on an executor must be scheduled out of order
+        400,  # two inners on an executor must be scheduled out of order
     ),
     Mutant(
         "reduce-emits-without-demand",
