@@ -3,41 +3,21 @@ replay agreeing with the abstraction of TLC's states on walks through the real g
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import random
 import shutil
-import sys
 import tomllib
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+import spec_scripts
 from reactive_streams.trace.format import event_from_dict
 from reactive_streams.trace.model import Replay
 from reactive_streams.trace.transitions import MAX_DEMAND
+from spec_scripts import JAR, SPEC_DIR
 
-SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
-JAR = SPEC_DIR.parent / ".tools" / "tla2tools.jar"
-
-
-def _load() -> ModuleType:
-    found = sys.modules.get("spec_trace_coverage")
-    if found is not None:
-        return found
-    path = SPEC_DIR / "trace_coverage.py"
-    spec = importlib.util.spec_from_file_location("spec_trace_coverage", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["spec_trace_coverage"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cov = _load()
+cov = spec_scripts.load("trace_coverage", "spec_trace_coverage")
 needs_tlc = pytest.mark.skipif(
     shutil.which("java") is None or not JAR.is_file(), reason="TLC needs Java and the jar"
 )

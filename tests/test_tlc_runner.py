@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import random
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+import spec_scripts
 from reactive_streams.trace.format import Event
 from reactive_streams.trace.model import replay
 from reactive_streams.trace.to_tla import (
@@ -27,22 +25,9 @@ from reactive_streams.trace.to_tla import (
     renumber,
     split_subscriptions,
 )
+from spec_scripts import JAR, SPEC_DIR
 
-SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
-JAR = SPEC_DIR.parent / ".tools" / "tla2tools.jar"
-
-
-def _load_runner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tlc_runner", SPEC_DIR / "tlc.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["tlc_runner"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-tlc = _load_runner()
+tlc = spec_scripts.load("tlc", "tlc_runner")
 
 # Trimmed from real TLC 2.15 runs of spec/ReactiveStreams.tla.
 PASS_OUTPUT = """\

@@ -450,8 +450,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "flow.py",
-                '        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch)\n',
-                '        return self._flat_map(_adapt_mapper("concat_map", fn), 2, prefetch)\n',
+                '        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch, "concat_map")\n',
+                '        return self._flat_map(_adapt_mapper("concat_map", fn), 2, prefetch, "concat_map")\n',
             ),
         ),
         PIPE,

@@ -436,10 +436,10 @@ class Flow(Generic[T]):
 
         ``fn`` may also return an iterable (its elements) or an awaitable (its result,
         awaited on the running event loop of the thread that calls ``fn``)."""
-        return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch)
+        return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch, "flat_map")
 
     def _flat_map(
-        self, fn: Callable[[T], Publisher[R]], max_concurrency: int, prefetch: int
+        self, fn: Callable[[T], Publisher[R]], max_concurrency: int, prefetch: int, hop: str
     ) -> Flow[R]:
         same = self._terminal_or_none()
         if same is not None:
@@ -450,12 +450,12 @@ class Flow(Generic[T]):
             return Flow(_DeferPublisher(lambda: fn(value)))
         factory = sync.factory if sync is not None else None  # pulled, not subscribed to
         return Flow(
-            _flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, factory)
+            _flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, factory, hop)
         )
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
-        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch)
+        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch, "concat_map")
 
     def merge_with(self, *others: Publisher[T]) -> Flow[T]:
         """Elements of this flow and ``others``, interleaved as they arrive."""
@@ -466,7 +466,9 @@ class Flow(Generic[T]):
         """Elements of every publisher, interleaved as they arrive (all subscribed at once)."""
         if not publishers:
             return Flow.empty()
-        return Flow.from_iterable(publishers)._flat_map(_identity, len(publishers), prefetch)
+        return Flow.from_iterable(publishers)._flat_map(
+            _identity, len(publishers), prefetch, "merge"
+        )
 
     @staticmethod
     def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:

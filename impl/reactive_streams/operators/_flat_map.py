@@ -497,8 +497,8 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
 
 class FlatMapPublisher(Generic[T, R]):
     """``upstream_factory``: the iterator factory of a synchronous upstream (fusion on),
-    pulled by the drain instead of subscribed to. ``hop``: the name in traces (default:
-    ``merge`` for the identity mapper, ``concat_map`` for one inner at a time)."""
+    pulled by the drain instead of subscribed to. ``hop``: the name in traces, the
+    ``Flow`` method that built it (``flat_map``, ``concat_map``, ``merge``)."""
 
     __slots__ = (
         "_fast",
@@ -517,7 +517,7 @@ class FlatMapPublisher(Generic[T, R]):
         max_concurrency: int,
         prefetch: int,
         upstream_factory: Callable[[], Iterable[T]] | None = None,
-        hop: str = "",
+        hop: str = "flat_map",
     ) -> None:
         for name, value in (("max_concurrency", max_concurrency), ("prefetch", prefetch)):
             message = check_request(value)
@@ -529,10 +529,6 @@ class FlatMapPublisher(Generic[T, R]):
         self._prefetch = prefetch
         self._fast = fusion_enabled()
         self._upstream_factory = upstream_factory if self._fast else None
-        if not hop:
-            hop = "flat_map" if max_concurrency > 1 else "concat_map"
-            if getattr(fn, "__name__", "") == "_identity":
-                hop = "merge"
         self._hop = hop
 
     def subscribe(self, subscriber: Subscriber[R]) -> None:
