@@ -70,7 +70,7 @@ unit: $(SETUP)
 ## kit-load: the conformance kit on correct asynchronous subjects, 100 runs each, with every
 ## core busy (CPU burners started and stopped by the test); slow, not in CI
 kit-load: $(SETUP)
-	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py
+	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py tests/tck/test_load_subscriber.py
 
 ## bench: every workload in its own subprocess (peers in .bench/ venvs) -> docs/benchmarks.md
 bench: $(SETUP)

@@ -20,14 +20,9 @@ from .._demand import MAX_DEMAND, add_demand, check_request
 from ..api import Subscriber, Subscription
 from ._checks import Suite, check, untested
 from ._env import Config, Env
+from ._manual import ManualPublisher, ManualSubscription
 from ._runner import accepts_executor
-from .probes import (
-    BlackboxProxy,
-    ManualPublisher,
-    ManualSubscription,
-    WhiteboxProbe,
-    WhiteboxPuppet,
-)
+from .probes import BlackboxProxy, WhiteboxProbe, WhiteboxPuppet
 
 __all__ = ["SubscriberSubject", "SyncPublisher"]
 

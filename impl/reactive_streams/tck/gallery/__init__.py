@@ -16,10 +16,11 @@ from typing import Any
 
 from .processors import GalleryProcessor
 from .publishers import FailedPublisher, FailingPublisher, GalleryPublisher
-from .subscribers import GallerySubscriber
+from .subscribers import AsyncSubscriber, GallerySubscriber
 
 __all__ = [
     "ENTRIES",
+    "AsyncSubscriber",
     "Entry",
     "FailedPublisher",
     "FailingPublisher",
