@@ -18,6 +18,7 @@ from reactive_streams.tck import (
     CheckFailure,
     run_publisher_checks,
     run_subscriber_blackbox_checks,
+    run_subscriber_whitebox_checks,
 )
 from reactive_streams.tck._env import CheckAborted, Config, Env
 from reactive_streams.tck._runner import _failure_in, run_one
@@ -224,3 +225,30 @@ def test_every_way_a_check_can_fail_names_a_rule() -> None:
             assert result.failed, (body.__name__, result)
             assert result.violated == rule, (body.__name__, result)
     assert "deadline" in _run_body(stuck).message
+
+
+def test_the_earliest_recorded_violation_wins_over_a_later_raised_failure() -> None:
+    """A probe records 3.15 (cancel raised), then the check body fails on 3.6: the
+    report names 3.15, with the recorded message."""
+
+    def recorded_then_raised(env: Env, _: Any) -> None:
+        env.flop("3.15", "rule 3.15: cancel() raised")
+        raise env.fail("rule 3.6: elements after cancel")
+
+    def raised_alone(env: Env, _: Any) -> None:
+        raise env.fail("rule 3.6: elements after cancel")
+
+    result = _run_body(recorded_then_raised)
+    assert (result.violated, result.message) == ("3.15", "rule 3.15: cancel() raised")
+    assert _run_body(raised_alone).violated == "3.6"
+
+
+def test_a_subscriber_raising_on_next_after_its_cancel_violates_2_8() -> None:
+    report = run_subscriber_whitebox_checks(
+        lambda probe: GallerySubscriber("S10", probe),
+        only=lambda c: c.name.startswith("required_spec208"),
+    )
+    (result,) = report.results
+    assert result.failed
+    assert result.violated == "2.8", result
+    assert "rule 2.8: on_next raised" in result.message

@@ -68,9 +68,14 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
     def work() -> None:
         with env.cond:
             env.caller_threads.add(threading.get_ident())  # the check's own thread calls in
+        recorded_before = 0  # violations recorded before the body raised
         try:
             try:
                 body(env, subject)
+            except BaseException:
+                with env.cond:
+                    recorded_before = len(env.flops)
+                raise
             finally:
                 env.cancel_open()  # every check ends by cancelling what it left open
             env.verify()
@@ -85,13 +90,17 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
                     f"aborted before the check finished (rule {check.rule} unverified)",
                     check.rule,
                 )
-        except BaseException as exc:
-            try:
-                env.verify()  # a recorded violation explains the failure better
-            except CheckFailure as recorded:
-                if not isinstance(exc, (Skip, CheckFailure)):
-                    exc = recorded
+        except Skip as exc:
             outcome["error"] = exc
+        except BaseException as exc:
+            outcome["error"] = exc
+            # the earliest recorded violation wins over a later raised failure; any
+            # recorded one explains a raise that names no rule better
+            if recorded_before or not isinstance(exc, CheckFailure):
+                try:
+                    env.verify()
+                except CheckFailure as recorded:
+                    outcome["error"] = recorded
 
     started = time.monotonic()
     worker = threading.Thread(target=work, name=f"tck-{check.name[:40]}", daemon=True)

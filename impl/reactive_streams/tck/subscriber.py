@@ -219,7 +219,7 @@ def required_spec208_must_be_prepared_to_receive_on_next_signals_after_having_ca
     st.subscription.expect_request(1)
     st.signal_cancel()
     st.subscription.expect_cancel("2.6")
-    st.publisher.send_next(1)
+    st.publisher.send_next(1, rule="2.8")  # a raise here is unpreparedness (2.8)
     st.trigger_request(1)
     st.trigger_request(1)
     env.settle()
