@@ -173,4 +173,4 @@ def test_timed_mode_marks_its_evidence() -> None:
     )
     (result,) = report.results
     assert result.outcome == "passed"
-    assert result.evidence == "timed"
+    assert result.evidence == "quiet period"

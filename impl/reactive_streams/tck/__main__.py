@@ -1,28 +1,47 @@
 """``python -m reactive_streams.tck publisher|subscriber|processor MODULE:FACTORY [options]``.
 
 Prints a table (rule, status, outcome, check, and the message below) no wider than
-``--width`` and exits 1 if a required (or stochastic) check failed, 2 on a usage error
-(including a module or factory it cannot load, reported in one line), 0 otherwise.
+``--width``, then the failures (rule, check, reason), and exits 1 if a required (or
+stochastic) check failed, 2 on a usage error, 0 otherwise. Usage errors are reported in
+one line before any check runs: a module or factory it cannot load, a factory that cannot
+be called as the kind needs or makes the wrong kind of object, ``--only`` matching no
+check, a non-positive number. If the subject left non-daemon threads running (a failed
+publisher still emitting), the report says how many and the process exits without
+waiting for them.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import logging
+import os
 import shutil
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import (
     Config,
+    WhiteboxProbe,
     run_processor_checks,
     run_publisher_checks,
     run_subscriber_blackbox_checks,
     run_subscriber_whitebox_checks,
 )
+from ._checks import Suite, checks_of
+from ._env import Env, KitExecutor
 from .report import MIN_WIDTH, Report
+
+SUITES: dict[str, tuple[Suite, ...]] = {
+    "publisher": ("publisher",),
+    "subscriber": ("subscriber_blackbox",),
+    "whitebox": ("subscriber_whitebox",),
+    "processor": ("processor", "publisher", "subscriber_whitebox"),
+}
+SIGNALS = ("on_subscribe", "on_next", "on_error", "on_complete")
 
 
 class UsageError(Exception):
@@ -62,7 +81,114 @@ def _width(text: str) -> int:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _positive(kind: type[float] | type[int]) -> Callable[[str], float | int]:
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+        return value
+
+    return parse
+
+
+def _factory_problem(kind: str, spec: str, factory: Callable[..., Any], config: Config) -> None:
+    """``UsageError`` unless ``factory`` can be called as ``kind`` needs and makes an
+    object of that kind (a class is inspected; a function is called once)."""
+    takes = {
+        "publisher": "create_publisher(n)",
+        "processor": "create_processor(buffer_size)",
+        "whitebox": "create_subscriber(probe)",
+        "subscriber": "create_subscriber()",
+    }[kind]
+    executor = KitExecutor(0)
+    args: tuple[object, ...] = {
+        "publisher": (1,),
+        "processor": (config.buffer_size,),
+        "whitebox": (WhiteboxProbe(Env(config)),),
+        "subscriber": (),
+    }[kind]
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        signature = None
+    kwargs = {"executor": executor} if signature and "executor" in signature.parameters else {}
+    if signature is not None:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UsageError(
+                f"{spec}: a {kind} factory is called as {takes}, but its signature is "
+                f"{signature} ({exc})"
+            ) from None
+    made: Any = factory
+    if not isinstance(factory, type):
+        try:
+            made = factory(*args, **kwargs)
+        except Exception as exc:
+            raise UsageError(f"{spec}: calling it as {takes} raised {exc!r}") from None
+        finally:
+            executor.close()
+    needs = {
+        "publisher": ("subscribe",),
+        "processor": ("subscribe", *SIGNALS),
+        "whitebox": SIGNALS,
+        "subscriber": SIGNALS,
+    }[kind]
+    missing = [name for name in needs if not callable(getattr(made, name, None))]
+    if missing:
+        is_publisher, is_subscriber = hasattr(made, "subscribe"), hasattr(made, "on_next")
+        what = {
+            (True, True): "Processor",
+            (True, False): "Publisher",
+            (False, True): "Subscriber",
+        }.get((is_publisher, is_subscriber), type(made).__name__)
+        raise UsageError(
+            f"{spec} makes a {what}, not what {kind!r} checks (it lacks {', '.join(missing)})"
+        )
+
+
+def _callable_as(spec: str, factory: Callable[..., Any], args: int, takes: str) -> None:
+    """``UsageError`` unless ``factory`` can be called with ``args`` positional arguments."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    kwargs = {"executor": None} if "executor" in signature.parameters else {}
+    try:
+        signature.bind(*range(args), **kwargs)
+    except TypeError as exc:
+        raise UsageError(
+            f"{spec}: called as {takes}, but its signature is {signature} ({exc})"
+        ) from None
+
+
+def _optional(spec: str | None, args: int, takes: str) -> Callable[..., Any] | None:
+    if spec is None:
+        return None
+    factory = load(spec)
+    _callable_as(spec, factory, args, takes)
+    return factory
+
+
+def _check_only(kind: str, only: str) -> None:
+    if not any(only in c.name for suite in SUITES[kind] for c in checks_of(suite)):
+        raise UsageError(f"--only {only!r} matches no {kind} check")
+
+
+def _left_running() -> int:
+    """Non-daemon threads still alive besides this one: the subject's, after its checks."""
+    current = threading.current_thread()
+    return sum(
+        1 for t in threading.enumerate() if t.is_alive() and not t.daemon and t is not current
+    )
+
+
+def main(argv: Sequence[str] | None = None, *, hard_exit: bool = False) -> int:
+    """The CLI; with ``hard_exit`` (``python -m``), a run that leaves non-daemon threads
+    of the subject alive ends with ``os._exit`` once the report is out."""
     parser = argparse.ArgumentParser(
         prog="python -m reactive_streams.tck",
         description="Check a Reactive Streams implementation against rules 1.1-4.2.",
@@ -91,24 +217,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--max-recursion-depth",
-        type=int,
+        type=int,  # validated by a check, as the JVM TCK does (required_spec303_validate_...)
         help="rule 3.3: allowed on_next -> request -> on_next depth (default 1)",
     )
     parser.add_argument(
-        "--timeout", type=float, help="deadline in seconds for each awaited signal (default 10)"
+        "--timeout",
+        type=_positive(float),
+        help="deadline in seconds for each awaited signal (default 10)",
     )
     parser.add_argument(
         "--check-timeout",
-        type=float,
+        type=_positive(float),
         help="a check fails after this many seconds without any signal or call (default 120)",
     )
     parser.add_argument(
         "--quiet-period",
-        type=float,
+        type=_positive(float),
         help="timed mode: seconds without signals that count as settled (default 0.1)",
     )
-    parser.add_argument("--examples", type=int, help="Hypothesis examples per generated check")
-    parser.add_argument("--max-subscribers", type=int, help="processor: supported subscribers")
+    parser.add_argument(
+        "--examples", type=_positive(int), help="Hypothesis examples per generated check"
+    )
+    parser.add_argument(
+        "--max-subscribers", type=_positive(int), help="processor: supported subscribers"
+    )
     parser.add_argument("--coordinated", action="store_true", help="processor: lockstep emission")
     parser.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
     parser.add_argument("--json", metavar="REPORT", help="also write the report as JSON")
@@ -123,13 +255,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        return _run(args)
+        return _run(args, hard_exit)
     except UsageError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, hard_exit: bool) -> int:
 
     if not args.verbose:
         logging.disable(logging.CRITICAL)  # faulty subscribers are logged by design
@@ -152,14 +284,20 @@ def _run(args: argparse.Namespace) -> int:
     if args.coordinated:
         overrides["coordinated_emission"] = True
     config = Config(**overrides)
+    if args.only is not None:
+        _check_only(args.kind, args.only)
     only = (lambda c: args.only in c.name) if args.only else None
     factory = load(args.factory)
+    failed = _optional(args.failed, 0, "create_failed_publisher()")
+    failing = _optional(args.failing, 1, "create_failing_publisher(n)")
+    trigger = _optional(args.trigger, 1, "trigger_request(subscriber)")
+    _factory_problem(args.kind, args.factory, factory, config)
     report: Report
     if args.kind == "publisher":
         report = run_publisher_checks(
             factory,
-            create_failed_publisher=load(args.failed) if args.failed else None,
-            create_failing_publisher=load(args.failing) if args.failing else None,
+            create_failed_publisher=failed,
+            create_failing_publisher=failing,
             config=config,
             only=only,
             label=args.factory,
@@ -167,7 +305,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.kind == "subscriber":
         report = run_subscriber_blackbox_checks(
             factory,
-            trigger_request=load(args.trigger) if args.trigger else None,
+            trigger_request=trigger,
             config=config,
             only=only,
             label=args.factory,
@@ -179,19 +317,26 @@ def _run(args: argparse.Namespace) -> int:
     else:
         report = run_processor_checks(
             factory,
-            create_failed_publisher=load(args.failed) if args.failed else None,
+            create_failed_publisher=failed,
             config=config,
             only=only,
             label=args.factory,
         )
+    code = 0 if report.ok else 1
+    left = _left_running() if hard_exit else 0
+    report.threads_left_running = left
     print(report.table(width=args.width))
     if args.json:
         try:
             report.write_json(args.json)
         except OSError as exc:
             raise UsageError(f"cannot write the JSON report {args.json!r}: {exc}") from None
-    return 0 if report.ok else 1
+    if left:  # a failed subject still running must not keep the process (and CI) waiting
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(hard_exit=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 import threading
@@ -12,7 +13,7 @@ from typing import Any
 
 from ._checks import Check
 from ._env import CheckAborted, CheckFailure, Config, Env, Mode, Skip
-from .report import CheckResult, Report
+from .report import EVIDENCE, CheckResult, Report
 
 __all__ = ["accepts_executor", "mode_for", "run_checks"]
 
@@ -32,6 +33,11 @@ def mode_for(factory: Callable[..., Any], config: Config) -> Mode:
 
 
 def _missing(check: Check, subject: Any) -> str | None:
+    config = getattr(subject, "config", None)
+    if check.rule == "1.11" and config is not None and config.max_subscribers < 2:
+        return (  # rule 1.11 is about several subscribers: it cannot apply
+            f"rule 1.11 needs 2 subscribers; max_subscribers is {config.max_subscribers}"
+        )
     for need in check.needs:
         if need == "hypothesis":
             if importlib.util.find_spec("hypothesis") is None:
@@ -119,7 +125,7 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
         worker.join(1.0)
     env.close()
     seconds = time.monotonic() - started
-    evidence = "timed" if env.timed else "deterministic"
+    evidence = _evidence(env, None, timed_out=False)
     failed: str = "failed-optional" if check.status == "optional" else "failed"
     if timed_out:
         try:
@@ -133,7 +139,7 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
             f"signal or call, or {cap}s in all (deadlock, or a call that never returns, or "
             f"endless emission){detail}",
             violated=_recorded_rule(env) or check.rule,
-            evidence=evidence,
+            evidence=_evidence(env, None, timed_out=True),
             seconds=seconds,
             **base,
         )
@@ -156,10 +162,25 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
         outcome=failed,  # type: ignore[arg-type]
         message=message,
         violated=violated or check.rule,  # every failure names a rule
-        evidence=evidence,
+        evidence=_evidence(env, failure or error, timed_out=False),
         seconds=seconds,
         **base,
     )
+
+
+def _evidence(env: Env, failure: BaseException | None, *, timed_out: bool) -> str:
+    """What the result rests on (``report.EVIDENCE``): what the failure or the check
+    says (an ``evidence`` attribute), else a deadline that passed, else a quiet period
+    (a pass in timed mode), else deterministic."""
+    for source in (failure, env):
+        said = getattr(source, "evidence", None)
+        if isinstance(said, str) and said in EVIDENCE:
+            return said
+    if failure is None and not timed_out:
+        return "quiet period" if env.timed else "deterministic"
+    if timed_out or "deadline:" in str(failure):  # the waits of _env say "(deadline: ...)"
+        return "deadline"
+    return "deterministic"
 
 
 def _failure_in(error: BaseException | None) -> CheckFailure | None:
@@ -195,6 +216,8 @@ def run_checks(
     report: Report | None = None,
 ) -> Report:
     report = report if report is not None else Report(label)
+    report.mode = report.mode or mode
+    report.settings = report.settings or dataclasses.asdict(config)
     started = time.monotonic()
     for check in checks:
         if only is not None and not only(check):

@@ -7,14 +7,29 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from importlib import metadata
+from typing import Any, Literal
 
-__all__ = ["MIN_WIDTH", "CheckResult", "Outcome", "Report"]
+__all__ = ["EVIDENCE", "MIN_WIDTH", "CheckResult", "Outcome", "Report", "kit_version"]
 
 MIN_WIDTH = 40
 """The narrowest table ``Report.table`` lays out."""
 
 Outcome = Literal["passed", "failed", "failed-optional", "untested", "skipped"]
+
+EVIDENCE = ("deterministic", "deadline", "quiet period")
+"""What a result rests on: something observed (or exact quiescence), a deadline that
+passed, or absence judged by a quiet period."""
+
+SPEC = "1.0.4"
+
+
+def kit_version() -> str:
+    """The version of the package the kit ships in."""
+    try:
+        return metadata.version("reactive-streams-reference")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 @dataclass(frozen=True)
@@ -28,7 +43,7 @@ class CheckResult:
     violated: str | None = None
     """The rule the failure message cites (may differ from ``rule``)."""
     evidence: str = "deterministic"
-    """``deterministic`` or ``timed`` (absence judged by a quiet period)."""
+    """One of ``EVIDENCE``: ``deterministic``, ``deadline`` or ``quiet period``."""
     seconds: float = 0.0
     jvm: str | None = None
 
@@ -42,6 +57,12 @@ class Report:
     subject: str
     results: list[CheckResult] = field(default_factory=list)
     seconds: float = 0.0
+    mode: str = ""
+    """How absence was judged: ``executor``, ``synchronous`` or ``timed``."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The ``Config`` the checks ran with."""
+    threads_left_running: int = 0
+    """Set by the CLI: non-daemon threads still alive after the checks (it exits anyway)."""
 
     @property
     def ok(self) -> bool:
@@ -76,7 +97,7 @@ class Report:
             f"{counts.get(k, 0)} {k}"
             for k in ("passed", "failed", "failed-optional", "skipped", "untested")
         ]
-        timed = sum(1 for r in self.results if r.evidence == "timed")
+        timed = sum(1 for r in self.results if r.evidence == "quiet period")
         note = f"; {timed} judged absence by a quiet period" if timed else ""
         return f"{self.subject}: {', '.join(parts)} in {self.seconds:.1f}s{note}"
 
@@ -105,17 +126,36 @@ class Report:
             text = " ".join(message.split())
             if text:
                 lines.extend(_wrap(text, width, indent))
+        failures = self.failures()
+        if failures:
+            lines.extend(["", "failures:"])
+            for r in failures:
+                reason = " ".join(r.message.split()) or "(no message)"
+                if len(reason) > 120:  # one line's worth; the full message is above
+                    reason = reason[:117] + "..."
+                line = f"rule {r.violated or r.rule}  {r.name}: {reason}"
+                lines.extend(_wrap(line, width, 0))
         lines.append("")
         lines.extend(_wrap(self.summary(), width, 0))
+        if self.threads_left_running:
+            note = (
+                f"{self.threads_left_running} non-daemon thread(s) of the subject still "
+                "running after the checks: exiting without waiting for them"
+            )
+            lines.extend(_wrap(note, width, 0))
         return "\n".join(line[:width] if width is not None else line for line in lines)
 
     def to_json(self) -> str:
         return json.dumps(
             {
                 "subject": self.subject,
+                "kit": {"version": kit_version(), "spec": SPEC},
+                "mode": self.mode,
+                "settings": self.settings,
                 "ok": self.ok,
                 "seconds": round(self.seconds, 3),
                 "counts": self.counts(),
+                "threads_left_running": self.threads_left_running,
                 "results": [asdict(r) for r in self.results],
             },
             indent=2,

@@ -1,0 +1,93 @@
+"""The CLI exits within its deadline when a failed subject's non-daemon thread keeps
+emitting after the checks (issue 22, build item 2), and its report says so."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reactive_streams.api import Subscriber
+
+HERE = Path(__file__).resolve().parent
+
+
+class _Runaway:
+    """Ignores cancel: once requested from, a non-daemon thread emits as demand allows
+    and, once cancelled, for ever regardless of demand, swallowing whatever on_next
+    raises (even the kit's CheckAborted)."""
+
+    def __init__(self) -> None:
+        self.demand = 0
+        self.cond = threading.Condition()
+        self.started = False
+        self.cancelled = False
+
+    def subscribe(self, subscriber: Subscriber[Any]) -> None:
+        subscriber.on_subscribe(self)
+        self.subscriber = subscriber
+
+    def request(self, n: int) -> None:
+        with self.cond:
+            self.demand += n
+            self.cond.notify_all()
+            if self.started:
+                return
+            self.started = True
+        threading.Thread(target=self._emit, daemon=False).start()
+
+    def cancel(self) -> None:
+        with self.cond:
+            self.cancelled = True  # and nothing stops: rule 3.12 broken on purpose
+            self.cond.notify_all()
+
+    def _emit(self) -> None:
+        i = 0
+        while True:
+            with self.cond:
+                if not self.cond.wait_for(lambda: self.demand > 0 or self.cancelled, 0.05):
+                    continue
+                self.demand -= 0 if self.cancelled else 1
+            with contextlib.suppress(BaseException):
+                self.subscriber.on_next(i)
+            i += 1
+
+
+def runaway_publisher(n: int) -> _Runaway:
+    return _Runaway()
+
+
+@pytest.mark.timeout(120)
+def test_the_cli_exits_although_the_subject_keeps_emitting() -> None:
+    try:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "reactive_streams.tck",
+                "publisher",
+                "test_cli_exit:runaway_publisher",
+                "--only",
+                "required_spec312",
+                "--timeout",
+                "1",
+                "--check-timeout",
+                "3",
+                "--width",
+                "200",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=HERE,
+            timeout=90,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"the CLI did not exit: {exc.stdout!r}") from None
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "non-daemon thread(s) of the subject still running" in result.stdout, result.stdout
