@@ -10,8 +10,12 @@ from typing import Any
 
 import pytest
 
-from reactive_streams.tck import Report
-from reactive_streams.tck.gallery import ENTRIES, Entry
+from reactive_streams.tck import (
+    Report,
+    run_subscriber_blackbox_checks,
+    run_subscriber_whitebox_checks,
+)
+from reactive_streams.tck.gallery import ENTRIES, AsyncSubscriber, Entry
 
 REPRODUCIBLE = [e for e in ENTRIES if not e.unreproducible]
 
@@ -90,3 +94,24 @@ def test_the_gallery_covers_every_bug_class_of_the_catalogue() -> None:
     assert ids == expected
     for entry in ENTRIES:
         assert entry.legal or entry.unreproducible or entry.rule != "-"
+
+
+@pytest.mark.parametrize("executor", [False, True], ids=["own-threads", "kit-executor"])
+def test_the_async_subscriber_passes_both_subscriber_suites(executor: bool) -> None:
+    """The gallery's AsyncSubscriber (JVM AsyncSubscriber shape) is a correct subject."""
+    if executor:
+
+        def white(probe: Any, executor: Any) -> Any:
+            return AsyncSubscriber(probe, executor=executor)
+
+        def black(executor: Any) -> Any:
+            return AsyncSubscriber(executor=executor)
+
+        reports = [run_subscriber_whitebox_checks(white), run_subscriber_blackbox_checks(black)]
+    else:
+        reports = [
+            run_subscriber_whitebox_checks(lambda probe: AsyncSubscriber(probe)),
+            run_subscriber_blackbox_checks(lambda: AsyncSubscriber()),
+        ]
+    for report in reports:
+        assert not report.failures(), report.table()
