@@ -531,6 +531,35 @@ OPERATOR_MUTANTS = (
         PIPE,
         "map-unfused or scan",
     ),
+    Mutant(
+        "kit-fixture-wakes-before-demand",
+        "the kit's ManualSubscription wakes the check before it adds the requested demand",
+        "2.7 (kit)",
+        (
+            Patch(
+                "tck/_manual.py",
+                "            if kind == \"cancel\":\n"
+                "                self.cancelled = True\n"
+                "            elif check_request(n) is None and not self.cancelled:\n"
+                "                assert isinstance(n, int)\n"
+                "                self.demand = add_demand(self.demand, n)\n"
+                "            self.calls.append(call)\n"
+                "            self._in_call = None\n"
+                "        env.notify()\n",
+                "            self.calls.append(call)\n"
+                "            self._in_call = None\n"
+                "        env.notify()\n"
+                "        with self._lock:\n"
+                "            if kind == \"cancel\":\n"
+                "                self.cancelled = True\n"
+                "            elif check_request(n) is None and not self.cancelled:\n"
+                "                assert isinstance(n, int)\n"
+                "                self.demand = add_demand(self.demand, n)\n",
+            ),
+        ),
+        "tests/tck/test_subscriber_fixture.py",
+        "recorded",
+    ),
 )
 
 
