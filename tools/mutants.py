@@ -538,7 +538,7 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "tck/_manual.py",
-                "            if kind == \"cancel\":\n"
+                '            if kind == "cancel":\n'
                 "                self.cancelled = True\n"
                 "            elif check_request(n) is None and not self.cancelled:\n"
                 "                assert isinstance(n, int)\n"
@@ -550,7 +550,7 @@ OPERATOR_MUTANTS = (
                 "            self._in_call = None\n"
                 "        env.notify()\n"
                 "        with self._lock:\n"
-                "            if kind == \"cancel\":\n"
+                '            if kind == "cancel":\n'
                 "                self.cancelled = True\n"
                 "            elif check_request(n) is None and not self.cancelled:\n"
                 "                assert isinstance(n, int)\n"
