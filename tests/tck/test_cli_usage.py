@@ -82,7 +82,8 @@ def test_the_text_output_ends_with_the_failures_and_the_json_says_what_ran(
     )
     assert result.returncode == 1, result.stdout + result.stderr
     tail = result.stdout.split("\nfailures:\n", 1)[1].splitlines()
-    assert tail[0].startswith("rule 1.1 required_spec101_"), result.stdout
+    assert tail[0].startswith("rule 1.1  required_spec101_"), result.stdout
+    assert tail[1].startswith("    rule 1.1: "), result.stdout
     data = json.loads(report.read_text())
     assert data["kit"]["spec"] == "1.0.4"
     assert data["kit"]["version"]

@@ -127,14 +127,18 @@ class Report:
             if text:
                 lines.extend(_wrap(text, width, indent))
         failures = self.failures()
-        if failures:
+        if failures:  # rule, check, and a one-line reason under it
             lines.extend(["", "failures:"])
-            for r in failures:
+            rules = [f"rule {r.violated or r.rule}" for r in failures]
+            pad = max(len(rule) for rule in rules) + 2
+            for rule, r in zip(rules, failures, strict=True):
+                first = rule.ljust(pad)
+                lines.extend([first + r.name] if width is None else _fit(first, r.name, width, 4))
+                room = (width if width is not None else 124) - 4
                 reason = " ".join(r.message.split()) or "(no message)"
-                if len(reason) > 120:  # one line's worth; the full message is above
-                    reason = reason[:117] + "..."
-                line = f"rule {r.violated or r.rule}  {r.name}: {reason}"
-                lines.extend(_wrap(line, width, 0))
+                if len(reason) > room:
+                    reason = reason[: room - 3] + "..."
+                lines.append("    " + reason)
         lines.append("")
         lines.extend(_wrap(self.summary(), width, 0))
         if self.threads_left_running:
