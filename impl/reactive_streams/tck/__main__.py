@@ -124,13 +124,13 @@ def _factory_problem(kind: str, spec: str, factory: Callable[..., Any], config: 
                 f"{signature} ({exc})"
             ) from None
     made: Any = factory
-    if not isinstance(factory, type):
-        try:
+    try:
+        if not isinstance(factory, type):
             made = factory(*args, **kwargs)
-        except Exception as exc:
-            raise UsageError(f"{spec}: calling it as {takes} raised {exc!r}") from None
-        finally:
-            executor.close()
+    except Exception as exc:
+        raise UsageError(f"{spec}: calling it as {takes} raised {exc!r}") from None
+    finally:
+        executor.close()
     needs = {
         "publisher": ("subscribe",),
         "processor": ("subscribe", *SIGNALS),
