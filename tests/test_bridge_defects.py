@@ -25,7 +25,7 @@ import pytest
 
 import reactive_streams as rs
 from reactive_streams.bridges import from_async_iterable, to_async_iterator
-from reactive_streams.executors import WatchedExecutor, as_executor, execute_watched
+from reactive_streams.executors import as_executor
 from reactive_streams.multicast import publish
 from reactive_streams.testing import TestSubscriber
 
@@ -311,6 +311,8 @@ def test_spec104_a_broken_pool_fails_the_stream() -> None:
 
 @pytest.mark.timeout(30)
 def test_a_task_that_ran_is_not_reported_lost() -> None:
+    from reactive_streams.executors import WatchedExecutor, execute_watched
+
     lost: list[Exception] = []
     ran = threading.Event()
 
