@@ -288,7 +288,8 @@ def test_spec104_a_cancelled_drain_task_fails_the_stream(
         shutdown.start()
         shutdown.join(_WAIT)
         assert not shutdown.is_alive(), "shutdown deadlocked in a lost task's callback"
-        ts.await_terminal(_WAIT).assert_error(RuntimeError)
+        # the lost drain's error, or (two hops) the next hop's refused submission
+        ts.await_terminal(_WAIT).assert_error(RuntimeError, match=r"rule 1\.4: .*cancel|shutdown")
         assert ts.signals[0].kind == "on_subscribe"  # rule 1.9
         ts.assert_no_violations()
     finally:

@@ -260,7 +260,8 @@ class _Submitted:
             return  # it ran; its own failure was logged
         if future.cancelled():
             error: Exception = RuntimeError(
-                f"{self.owner!r} cancelled the task before it ran (shutdown(cancel_futures=True))"
+                f"rule 1.4: {self.owner!r} cancelled the task before it ran "
+                "(shutdown(cancel_futures=True)): the stream fails instead of stalling"
             )
         else:
             failure = future.exception()
@@ -269,7 +270,7 @@ class _Submitted:
             if isinstance(failure, Exception):
                 error = failure  # e.g. BrokenExecutor
             else:
-                error = RuntimeError(f"{self.owner!r} dropped the task: {failure!r}")
+                error = RuntimeError(f"rule 1.4: {self.owner!r} dropped the task: {failure!r}")
         default_executor().execute(partial(self.lost, error))
 
 
