@@ -257,6 +257,60 @@ MUTANTS = (
             ),
         ),
     ),
+    # issue 21, defects 1 to 4: the asyncio bridges and the concurrent.futures adapter
+    Mutant(
+        "aclose-leaves-anext-waiting",
+        "after aclose() (or a timed-out __anext__) the next __anext__ waits for ever",
+        "liveness",
+        (
+            Patch(
+                "bridges.py",
+                "                if self._cancelled:\n"
+                "                    return False, None  # closed (aclose, a cancelled __anext__): it is over\n",
+                "",
+            ),
+        ),
+        "stateful/test_reach_bridges.py",
+    ),
+    Mutant(
+        "async-source-cancel-only-flags",
+        "a cancel while the async iterator awaits its next element only wakes the pump",
+        "3.12",
+        (
+            Patch(
+                "bridges.py",
+                "        if self._pulling and task is not None:\n            task.cancel()\n",
+                "        if self._pulling and task is not None:\n            pass  # the pump stays in anext()\n",
+            ),
+        ),
+        "stateful/test_reach_bridges.py",
+    ),
+    Mutant(
+        "async-source-closed-loop-raises",
+        "from_async_iterable over a closed loop raises out of subscribe(), no signal",
+        "1.9",
+        (
+            Patch(
+                "bridges.py",
+                "        except RuntimeError:  # the loop is closed: nothing will ever run there\n",
+                "        except ArithmeticError:  # the closed loop's RuntimeError escapes\n",
+            ),
+        ),
+        "stateful/test_reach_bridges.py",
+    ),
+    Mutant(
+        "futures-pool-drops-the-future",
+        "a concurrent.futures pool's Future is not watched: a dropped drain is never signalled",
+        "1.4",
+        (
+            Patch(
+                "executors.py",
+                "        future.add_done_callback(submitted.done)\n",
+                "        del future  # nobody reads it\n",
+            ),
+        ),
+        "stateful/test_reach_bridges.py",
+    ),
 )
 
 

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from .executors import Executor
+from .executors import Executor, execute_watched
 
 if TYPE_CHECKING:
     from .api import Subscription
@@ -72,9 +72,10 @@ class DrainLoop:
 
     def _submit(self, executor: Executor) -> bool:
         """Hand ``_drain`` to ``executor`` (the caller holds the drain). A rejected task
-        becomes ``_rejected(error)``, run here: the drain is still ours (rule 1.3)."""
+        becomes ``_rejected(error)``, run here: the drain is still ours (rule 1.3). A task
+        the executor drops later (it never ran) becomes ``_lost(error)``."""
         try:
-            executor.execute(self._drain)
+            execute_watched(executor, self._drain, self._lost)
         except Exception as exc:
             self._rejected(exc)
             return False
@@ -83,6 +84,13 @@ class DrainLoop:
     def _rejected(self, error: Exception) -> None:
         """The executor refused the drain task: signal ``error`` to whoever waits."""
         _log.error("%r: the executor rejected the drain task", self, exc_info=error)
+
+    def _lost(self, error: Exception) -> None:
+        """The executor dropped the drain task it had accepted: the drain is still ours
+        (rule 1.3). Rejected as if ``execute`` had raised, then drained here, as a refused
+        caller does: the stream ends with ``error`` (rules 1.9, 1.4), never stalls."""
+        self._rejected(error)
+        self._drain()
 
 
 class SerialQueue(DrainLoop, Generic[M]):

@@ -76,6 +76,8 @@ class _BufferingSubscriber(Generic[T]):
         if item is None:
             raise TypeError("rule 2.13: on_next(None)")
         with self._lock:
+            if self._cancelled:
+                return  # rule 2.8: a late element after the cancel is dropped
             self._buffer.append(item)
         self._wake()
 
@@ -111,6 +113,7 @@ class _BufferingSubscriber(Generic[T]):
             self._cancelled = True
             subscription, self._subscription = self._subscription, None
             self._buffer.clear()
+        self._wake()  # a consumer waiting now ends, as after the end of the stream
         if subscription is not None:
             subscription.cancel()
 
@@ -124,11 +127,17 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
         with self._ready:
             self._ready.notify_all()
 
+    def _takeable(self) -> bool:
+        return bool(self._buffer) or self._done or self._cancelled
+
     def take(self, timeout: float | None) -> tuple[bool, T | None]:
-        """(True, item), or (False, None) at completion; raises the upstream error."""
+        """(True, item), or (False, None) at completion or once closed; raises the
+        upstream error."""
         with self._ready:
-            if not self._ready.wait_for(lambda: self._buffer or self._done, timeout):
+            if not self._ready.wait_for(self._takeable, timeout):
                 raise TimeoutError(f"no element within {timeout}s")
+            if self._cancelled:
+                return False, None  # closed: the iteration is over
             if self._buffer:
                 item = self._buffer.popleft()
             elif self._error is not None:
@@ -185,6 +194,8 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
     async def take(self) -> tuple[bool, T | None]:
         while True:
             with self._lock:
+                if self._cancelled:
+                    return False, None  # closed (aclose, a cancelled __anext__): it is over
                 if self._buffer:
                     item = self._buffer.popleft()
                     break
@@ -383,7 +394,9 @@ class _AsyncIterableSubscription(Generic[T]):
     """Pulls from an async iterator on ``loop``, one element per unit of demand.
 
     Every signal is sent from one task on the loop, so they are serial (rule 1.3);
-    ``request``/``cancel`` only schedule work on the loop (rules 3.3, 3.5).
+    ``request``/``cancel`` only schedule work on the loop (rules 3.3, 3.5). A cancel while
+    the source awaits its next element cancels that await: the task then drops the
+    subscriber and acloses the iterator (rules 3.12, 3.13).
     """
 
     def __init__(
@@ -400,9 +413,25 @@ class _AsyncIterableSubscription(Generic[T]):
         self._cancelled = False
         self._bad_request: str | None = None
         self._task: asyncio.Task[None] | None = None
+        self._pulling = False  # the task awaits the source's next element
 
     def start(self) -> None:
-        self._loop.call_soon_threadsafe(self._begin)
+        try:
+            self._loop.call_soon_threadsafe(self._begin)
+        except RuntimeError:  # the loop is closed: nothing will ever run there
+            self._refuse(
+                RuntimeError(
+                    f"rule 1.9: from_async_iterable: the event loop {self._loop!r} is closed; "
+                    "the subscriber gets on_error instead of elements"
+                )
+            )
+
+    def _refuse(self, error: Exception) -> None:
+        """On the subscribing thread: on_subscribe, then ``error`` (rules 1.9, 1.4)."""
+        if self._call("on_subscribe", self):
+            self._terminate("on_error", error)  # not after a cancel from on_subscribe
+        self._subscriber = None  # rule 3.13
+        self._iterable = None
 
     def _begin(self) -> None:
         self._task = self._loop.create_task(self._pump())
@@ -427,7 +456,15 @@ class _AsyncIterableSubscription(Generic[T]):
             return  # rule 3.5
         self._cancelled = True
         with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._wakeup.set)
+            self._loop.call_soon_threadsafe(self._stop)
+
+    def _stop(self) -> None:
+        """On the loop, after a cancel: wake the task, and cancel its wait for an element
+        (never its ``aclose()``), so a quiet source stops at once (rule 3.12)."""
+        task = self._task
+        if self._pulling and task is not None:
+            task.cancel()
+        self._wakeup.set()
 
     def _call(self, method: str, *args: object) -> bool:
         subscriber = self._subscriber
@@ -457,11 +494,14 @@ class _AsyncIterableSubscription(Generic[T]):
                         self._wakeup.clear()
                         await self._wakeup.wait()
                         continue
+                    self._pulling = True
                     try:
                         item = await anext(iterator)
                     except StopAsyncIteration:
                         self._terminate("on_complete")
                         return
+                    finally:
+                        self._pulling = False
                     if self._cancelled:
                         return
                     if item is None:

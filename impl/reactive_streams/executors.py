@@ -3,6 +3,12 @@
 An executor runs each task it is given exactly once, on some thread. A task that
 raises is logged (it never kills a worker). ``ManualExecutor`` runs nothing until
 the caller says so, which makes every interleaving of tasks reproducible.
+
+An executor refuses a task by raising from ``execute``. One that may still lose a task
+after accepting it (a ``concurrent.futures`` pool: ``shutdown(cancel_futures=True)``, a
+broken pool) is a ``WatchedExecutor``: ``execute_watched(task, lost)`` calls
+``lost(error)`` instead of the task, later. ``execute_watched(executor, task, lost)`` is
+the one way the library hands its drains to any executor.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # neither is imported at runtime unless the caller already did
@@ -30,13 +37,16 @@ __all__ = [
     "PendingTask",
     "SingleThreadExecutor",
     "ThreadPoolExecutor",
+    "WatchedExecutor",
     "as_executor",
     "default_executor",
+    "execute_watched",
 ]
 
 _log = logging.getLogger("reactive_streams")
 
 Task = Callable[[], None]
+Lost = Callable[[Exception], None]
 
 
 @runtime_checkable
@@ -46,6 +56,27 @@ class Executor(Protocol):
     def execute(self, task: Task) -> None:
         """Schedule ``task``. Raises ``RuntimeError`` if the executor is closed."""
         ...
+
+
+@runtime_checkable
+class WatchedExecutor(Executor, Protocol):
+    """An executor that can drop a task it has accepted, and says so."""
+
+    def execute_watched(self, task: Task, lost: Lost) -> None:
+        """``execute(task)``; if the task is then dropped before it starts, call
+        ``lost(error)`` instead (once, on any thread, maybe before this returns)."""
+        ...
+
+
+def execute_watched(executor: Executor, task: Task, lost: Lost) -> None:
+    """Hand ``task`` to ``executor``: raises if it is refused now; ``lost(error)`` runs
+    instead of ``task`` if a ``WatchedExecutor`` drops it later (rules 1.9, 1.4: the
+    caller can still signal, never wait for a task that will not run)."""
+    watched = getattr(executor, "execute_watched", None)
+    if watched is None:
+        executor.execute(task)
+    else:
+        watched(task, lost)
 
 
 def _run_logged(task: Task) -> None:
@@ -206,8 +237,50 @@ class NewThreadExecutor:
         self.close()
 
 
+class _Submitted:
+    """One task submitted to a ``concurrent.futures`` pool, and its Future's outcome."""
+
+    __slots__ = ("lost", "owner", "started", "task")
+
+    def __init__(self, owner: _FuturesExecutor, task: Task, lost: Lost) -> None:
+        self.owner = owner
+        self.task = task
+        self.lost = lost
+        self.started = False
+
+    def __call__(self) -> None:
+        self.started = True
+        _run_logged(self.task)
+
+    def done(self, future: concurrent.futures.Future[None]) -> None:
+        """The Future's callback: a task dropped before it started is ``lost``, on the
+        shared pool: the pool that cancels the Future holds its lock, and ``lost`` may
+        submit to that pool again (a lost drain's on_error reaches the next hop)."""
+        if self.started:
+            return  # it ran; its own failure was logged
+        if future.cancelled():
+            error: Exception = RuntimeError(
+                f"rule 1.4: {self.owner!r} cancelled the task before it ran "
+                "(shutdown(cancel_futures=True)): the stream fails instead of stalling"
+            )
+        else:
+            failure = future.exception()
+            if failure is None:
+                return
+            if isinstance(failure, Exception):
+                error = failure  # e.g. BrokenExecutor
+            else:
+                error = RuntimeError(f"rule 1.4: {self.owner!r} dropped the task: {failure!r}")
+        default_executor().execute(partial(self.lost, error))
+
+
+def _log_lost(error: Exception) -> None:
+    _log.error("a concurrent.futures executor dropped a task before it ran", exc_info=error)
+
+
 class _FuturesExecutor:
-    """A ``concurrent.futures.Executor`` adapted: ``execute`` is ``submit``."""
+    """A ``concurrent.futures.Executor`` adapted: ``execute`` is ``submit``, and the
+    Future is watched, so a task dropped after ``submit`` returned is never silent."""
 
     __slots__ = ("_executor",)
 
@@ -218,7 +291,12 @@ class _FuturesExecutor:
         return f"<{self._executor!r} adapted>"
 
     def execute(self, task: Task) -> None:
-        self._executor.submit(_run_logged, task)  # RuntimeError after shutdown
+        self.execute_watched(task, _log_lost)
+
+    def execute_watched(self, task: Task, lost: Lost) -> None:
+        submitted = _Submitted(self, task, lost)
+        future = self._executor.submit(submitted)  # RuntimeError after shutdown
+        future.add_done_callback(submitted.done)
 
 
 class AsyncioExecutor:
@@ -243,6 +321,13 @@ def as_executor(executor: object) -> Executor:
     ``submit``; an asyncio event loop wrapped in ``AsyncioExecutor``; else TypeError."""
     futures: Any = sys.modules.get("concurrent.futures")  # an instance implies the import
     if futures is not None and isinstance(executor, futures.Executor):
+        process: Any = sys.modules.get("concurrent.futures.process")
+        if process is not None and isinstance(executor, process.ProcessPoolExecutor):
+            raise TypeError(
+                "executor: a ProcessPoolExecutor runs tasks in other processes, but a drain "
+                "task is a closure over this process's subscribers and locks (it cannot be "
+                "pickled, and a copy would signal nobody); use a ThreadPoolExecutor"
+            )
         return _FuturesExecutor(executor)
     aio: Any = sys.modules.get("asyncio")
     if aio is not None and isinstance(executor, aio.AbstractEventLoop):
