@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 import threading
@@ -613,3 +614,104 @@ def test_connectable_flow_is_a_flow_with_operators() -> None:
     counted = Flow.range(0, 3).publish().ref_count()
     assert isinstance(counted, Flow)
     assert counted.to_list(timeout=5) == [0, 1, 2]
+
+
+# ------------------------------------- cancel from inside a synchronous emission (3.12)
+class EndlessSpy:
+    """A synchronous endless source (``from_iterable(count())``) that records the cancel
+    it receives; ``stop()`` ends it, so a failing run still frees its thread."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self.pulling = threading.Event()  # the source emits inside someone's drain
+        self.pulled = 0
+        self._stop = False
+        self._source = rs.Flow.from_iterable(self._elements())
+
+    def _elements(self) -> Any:
+        for i in itertools.count(1):
+            if self._stop:
+                return
+            self.pulled = i
+            if i == 100:
+                self.pulling.set()
+            yield i
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        spy = self
+
+        class _Spied:
+            def on_subscribe(self, subscription: Any) -> None:
+                class _Sub:
+                    def request(self, n: int) -> None:
+                        subscription.request(n)
+
+                    def cancel(self) -> None:
+                        spy.cancelled.set()
+                        subscription.cancel()
+
+                subscriber.on_subscribe(_Sub())
+
+            def on_next(self, item: int) -> None:
+                subscriber.on_next(item)
+
+            def on_error(self, error: BaseException) -> None:
+                subscriber.on_error(error)
+
+            def on_complete(self) -> None:
+                subscriber.on_complete()
+
+        self._source.subscribe(_Spied())
+
+
+def _in_background(fn: Any) -> threading.Thread:
+    thread = threading.Thread(target=fn, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("bound", [None, 8])
+def test_spec312_replay_ref_count_last_cancel_stops_a_synchronous_source(
+    bound: int | None,
+) -> None:
+    """An unbounded request reaches the idle source from the connection's drain, so the
+    source emits inside that drain; the last subscriber's cancel (ref_count 1 -> 0),
+    from another thread, must cancel it from inside that emission."""
+    source = EndlessSpy()
+    child = TestSubscriber[int](0)
+    shared = replay(source, bound).ref_count()
+    shared.subscribe(child)  # connects; nothing requested yet
+    thread = _in_background(lambda: child.request(MAX_DEMAND))  # pumps for ever
+    try:
+        assert source.pulling.wait(10)
+        child.cancel()  # ref_count 1 -> 0: disconnect
+        assert source.cancelled.wait(10), "rule 3.12: the source was never cancelled"
+        thread.join(10)
+        assert not thread.is_alive()
+    finally:
+        source.stop()
+        thread.join(10)
+
+
+@pytest.mark.parametrize("bound", [None, 8])
+def test_spec312_replay_disconnect_stops_a_synchronous_source(bound: int | None) -> None:
+    source = EndlessSpy()
+    shared = replay(source, bound, on_disconnect="complete")
+    child = TestSubscriber[int](0)
+    shared.subscribe(child)
+    conn = shared.connect()
+    thread = _in_background(lambda: child.request(MAX_DEMAND))  # pumps for ever
+    try:
+        assert source.pulling.wait(10)
+        conn.disconnect()
+        assert source.cancelled.wait(10), "rule 3.12: disconnect() never cancelled the source"
+        thread.join(10)
+        assert not thread.is_alive()
+        child.await_terminal(10)
+        child.assert_complete()
+    finally:
+        source.stop()
+        thread.join(10)

@@ -93,9 +93,9 @@ MUTANTS = (
             ),
             Patch(
                 SUB,
-                "        limit = self._requested if sync else min(self._requested, self._batch)\n",
+                "        limit = min(self._requested, self._budget)  # the budget is unlimited when sync\n",
                 "        start = self._requested\n"
-                "        limit = self._requested if sync else min(self._requested, self._batch)\n",
+                "        limit = min(self._requested, self._budget)\n",
             ),
         ),
     ),
@@ -311,6 +311,39 @@ MUTANTS = (
         ),
         "stateful/test_reach_bridges.py",
     ),
+    Mutant(
+        "yield-per-round",
+        "the drain loop's budget is renewed every round (the old yield rule): nested "
+        "request(1) calls keep one task draining round after round, starving the pool",
+        "fairness",
+        (
+            Patch(
+                "_serial.py",
+                "        while True:\n            if self._drain_round():\n",
+                "        while True:\n"
+                "            self._budget = self._batch if self._executor is not None else MAX_DEMAND\n"
+                "            if self._drain_round():\n",
+            ),
+        ),
+        "stateful/test_reach_fairness.py",
+        "share_one_pool_thread",
+    ),
+    Mutant(
+        "disconnect-only-kicks-the-drain",
+        "an element after a disconnect (or ref_count's last cancel) is ignored: the cancel "
+        "only kicks the drain that is stuck in the synchronous source's emission",
+        "3.12",
+        (
+            Patch(
+                "multicast/_connection.py",
+                "        if self._done or self._disconnect_requested:\n"
+                "            self._late()  # rule 2.8: ignored; the cancel takes effect now (3.12)\n",
+                "        if self._done:\n            return\n        if False:\n",
+            ),
+        ),
+        "stateful/test_reach_fairness.py",
+        "synchronous_source",
+    ),
 )
 
 
@@ -327,9 +360,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_observe_on.py",
-                "                        self._upstream.request(limit)\n",
-                "                        self._upstream.request(limit - 1)\n",
-                count=2,
+                "                    self._upstream.request(limit)\n",
+                "                    self._upstream.request(limit - 1)\n",
             ),
         ),
         PIPE,

@@ -11,8 +11,13 @@ The lock is held only for the increment and the decrement, never while user code
 A recursive call (``request`` from inside ``on_next``) finds ``_wip > 0`` and returns:
 this trampolining bounds recursion to one level (rule 3.3).
 
-In executor mode the drainer does not run inline: ``_schedule()`` hands ``_drain`` to
-the executor, so exactly one drain task is pending or running at any time.
+In executor mode the drainer does not run inline: ``_submit()`` hands ``_drain`` to
+the executor, so exactly one drain task is pending or running at any time. Fairness is
+counted in elements per task, not per round: a task may emit ``_batch`` elements in all
+(``_budget``, spent by the rounds); once they are spent the task re-schedules itself,
+keeping ``_wip``, whatever work is recorded. So no stream holds a pool thread for more
+than ``batch_size`` elements, however many rounds nested ``request`` calls start.
+Without an executor the budget is unlimited and never checked per element.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ._demand import MAX_DEMAND
 from .executors import Executor, execute_watched
 
 if TYPE_CHECKING:
@@ -34,13 +40,21 @@ M = TypeVar("M")
 
 
 class DrainLoop:
-    """Base class: ``_wip`` counter, ``_enter``, ``_drain``; subclasses define the rounds."""
+    """Base class: ``_wip`` counter, ``_enter``, ``_drain``; subclasses define the rounds.
 
-    __slots__ = ("_lock", "_wip")
+    ``_executor``: where the drain runs (None: inline, on the thread that brings work);
+    ``_batch``: elements one task may emit; ``_budget``: what the running task has left.
+    A round caps its emission at ``_budget`` and spends what it emits (``_spend``).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_batch", "_budget", "_executor", "_lock", "_wip")
+
+    def __init__(self, executor: Executor | None = None, batch: int = MAX_DEMAND) -> None:
         self._lock = threading.Lock()
         self._wip = 0
+        self._executor = executor
+        self._batch = batch if batch > 0 else 1
+        self._budget = MAX_DEMAND
 
     def _enter(self) -> bool:
         """Record one unit of work; True if the caller must now drain."""
@@ -58,13 +72,29 @@ class DrainLoop:
 
     def _drain(self, missed: int = 1) -> None:
         """Run rounds until no work is left; never re-entered (rules 1.3, 2.7). ``missed``:
-        the units of work the caller holds (one, for the caller that took ``_wip`` from 0)."""
+        the units of work the caller holds (one, for the caller that took ``_wip`` from 0).
+        A task stops after ``_batch`` elements and continues as a new task (fairness)."""
+        self._budget = self._batch if self._executor is not None else MAX_DEMAND
         while True:
             if self._drain_round():
                 return  # handed over: a continuation task was scheduled and keeps _wip
+            if self._budget <= 0:
+                if self._continue():
+                    return  # the budget is spent: the next task keeps _wip (fairness)
+                self._budget = MAX_DEMAND  # ended, or the executor refused: go on here
             missed = self._leave(missed)
             if missed == 0:
                 return
+
+    def _spend(self, emitted: int) -> None:
+        """A round emitted ``emitted`` elements: take them from the task's budget."""
+        self._budget -= emitted
+
+    def _continue(self) -> bool:
+        """The task's budget is spent: schedule ``_drain`` again, keeping ``_wip``; True
+        if scheduled. Done, or no executor: False, and the drain goes on as usual."""
+        executor = self._executor
+        return executor is not None and self._submit(executor)
 
     def _drain_round(self) -> bool:
         """One round of work. Return True after scheduling a continuation of ``_drain``."""
@@ -101,7 +131,7 @@ class SerialQueue(DrainLoop, Generic[M]):
     per task before the drain re-schedules itself, so one busy queue cannot hog a pool.
     """
 
-    __slots__ = ("_batch", "_executor", "_handler", "_on_reject", "_queue")
+    __slots__ = ("_handler", "_on_reject", "_queue")
 
     def __init__(
         self,
@@ -110,18 +140,16 @@ class SerialQueue(DrainLoop, Generic[M]):
         batch: int = 256,
         on_reject: Callable[[Exception], None] | None = None,
     ) -> None:
-        super().__init__()
-        self._executor = executor
+        super().__init__(executor, batch)
         self._handler = handler
         self._queue: deque[M] = deque()
-        self._batch = batch
         self._on_reject = on_reject
 
     def offer(self, message: M) -> None:
         """Queue ``message`` and make sure a drain task is scheduled."""
         self._queue.append(message)
         if self._enter():
-            self._submit(self._executor)
+            self._submit(self._executor)  # type: ignore[arg-type]  # never None here
 
     def _rejected(self, error: Exception) -> None:
         self._queue.clear()
@@ -133,16 +161,16 @@ class SerialQueue(DrainLoop, Generic[M]):
     def _drain_round(self) -> bool:
         queue = self._queue
         handler = self._handler
-        for _ in range(self._batch):
-            if not queue:
-                return False
+        handled = 0
+        budget = self._budget
+        while queue and handled < budget:
             message = queue.popleft()
+            handled += 1
             try:
                 handler(message)
             except Exception:
                 _log.exception("serial queue handler raised")
-        if queue:
-            return self._submit(self._executor)
+        self._budget = budget - handled  # spent: the loop re-schedules the rest
         return False
 
     def __len__(self) -> int:

@@ -12,7 +12,8 @@ Two modes:
   (rule 3.3).
 * asynchronous: ``request``/``cancel`` take effect at once and a drain task is scheduled
   on the executor (``on_subscribe`` too). A task emits at most ``batch_size`` elements
-  before re-scheduling itself.
+  in all, however many rounds nested requests start, before re-scheduling itself (the
+  drain loop's budget).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ exact_length_types: set[type] = {
 class IteratorSubscription(Downstream[T]):
     """The Subscription handed to ``subscriber``; created and started by a publisher."""
 
-    __slots__ = ("__weakref__", "_batch", "_exact", "_executor", "_factory", "_it", "_name")
+    __slots__ = ("__weakref__", "_exact", "_factory", "_it", "_name")
 
     def __init__(
         self,
@@ -60,7 +61,7 @@ class IteratorSubscription(Downstream[T]):
         self._it: Iterator[T] | None = None
         self._exact = False
         self._executor = executor
-        self._batch = batch_size if batch_size > 0 else 1
+        self._batch = batch_size if batch_size > 0 else 1  # elements per task (fairness)
         self._name = name
 
     def __repr__(self) -> str:
@@ -126,7 +127,7 @@ class IteratorSubscription(Downstream[T]):
             else:
                 self._emit_bounded(it, self._requested)
             return False
-        return self._emit_bounded(it, min(self._requested, self._batch))
+        return self._emit_bounded(it, min(self._requested, self._budget))
 
     def _emit_unbounded(self, it: Iterator[T]) -> None:
         """Synchronous unbounded demand: the hot loop (rule 3.17, no accounting)."""
@@ -185,15 +186,13 @@ class IteratorSubscription(Downstream[T]):
         return self._after_batch(it, sent, exhausted)
 
     def _after_batch(self, it: Iterator[T], sent: int, exhausted: bool) -> bool:
+        self._budget -= sent  # the drain loop re-schedules the task once it is spent
         with self._lock:
             self._requested = take(self._requested, sent)  # rule 3.17: unbounded stays
         if self._answer_bad_request():  # rule 3.9
             return False
         if exhausted or (self._exact and operator.length_hint(it) == 0):
             self._finish(None)
-            return False
-        if self._executor is not None and self._requested > 0 and self._pub is ACTIVE:
-            return self._submit(self._executor)  # batch done, more demand: continue later
         return False
 
     def _emit_traced(self, it: Iterator[T]) -> bool:
@@ -201,8 +200,7 @@ class IteratorSubscription(Downstream[T]):
         downstream = self._downstream
         if downstream is None:
             return False
-        sync = self._executor is None
-        limit = self._requested if sync else min(self._requested, self._batch)
+        limit = min(self._requested, self._budget)  # the budget is unlimited when sync
         sent = 0
         exhausted = False
         while limit == MAX_DEMAND or sent < limit:

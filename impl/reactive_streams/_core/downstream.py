@@ -252,10 +252,16 @@ class Downstream(DrainLoop, Generic[T]):
         self._raised("on_next", exc, None)
 
     def _delivered(self, k: int) -> None:
-        """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays)."""
+        """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays) and
+        from the task's budget (fairness: the drain loop yields when it is spent)."""
         if k:
+            self._budget -= k
             with self._lock:
                 self._requested = take(self._requested, k)
+
+    def _continue(self) -> bool:
+        # an ended subscription has nothing left to emit: no continuation task
+        return self._pub is ACTIVE and super()._continue()
 
     def _finish(self, error: BaseException | None) -> bool:
         """Send ``on_error(error)`` or, for None, ``on_complete`` (rules 1.4, 1.5): at most

@@ -7,8 +7,16 @@ and the upstream ``request``/``cancel``: signals to each child are serial (rule 
 calls on the upstream subscription are serial (rule 2.7). A ``request`` made from inside
 ``on_next`` finds the loop busy and returns at once (rule 3.3).
 
-With an executor the drain runs as tasks on it (at most ``batch_size`` elements per task);
-without one it runs on whichever thread brought the work.
+One call is not the drain's: a synchronous source emits inside the drain's ``request``,
+so a disconnect (or ref_count's last cancel) recorded meanwhile cannot wait for the
+drain. The source's next element finds the connection disconnected and cancels it from
+inside that emission (``_late``), the relays' rule: the upstream is a
+``SerialSubscription``, whose ``cancel`` on the emitting thread goes through at once
+(rule 3.12) and from any other thread is queued behind the call in flight (rule 2.7).
+
+With an executor the drain runs as tasks on it, at most ``batch_size`` elements per task
+in all (the drain loop's budget, shared by the children); without one it runs on
+whichever thread brought the work.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, Downstream, Pub
 from .._demand import add_demand
-from .._serial import DrainLoop
+from .._serial import DrainLoop, SerialSubscription
 from ..executors import Executor, as_executor, default_executor
 
 if TYPE_CHECKING:
@@ -158,12 +166,10 @@ class Connection(DrainLoop, Generic[T]):
         executor: Executor | None,
         batch_size: int,
     ) -> None:
-        super().__init__()
+        super().__init__(as_executor(executor) if executor is not None else None, batch_size)
         self._flow = flow
         self._source = source
         self._on_disconnect = on_disconnect
-        self._executor = as_executor(executor) if executor is not None else None
-        self._batch = batch_size if batch_size > 0 else 1
         self._pending: deque[Child[T]] = deque()  # arrived, on_subscribe not yet delivered
         self._children: list[Child[T]] = []  # drain thread only
         self._upstream: Subscription | None = None
@@ -258,11 +264,6 @@ class Connection(DrainLoop, Generic[T]):
             self._pump_budget = -1 if pump else self._batch
             self._drain()
 
-    def _continue(self) -> bool:
-        """Executor mode, a batch is done but work remains: re-schedule and keep ``_wip``."""
-        executor = self._executor
-        return executor is not None and self._submit(executor)
-
     def _rejected(self, error: Exception) -> None:
         # the drain is ours and runs here from now on; it signals ``error`` to every child
         _log.error("%r: the executor rejected the drain task", self, exc_info=error)
@@ -274,14 +275,16 @@ class Connection(DrainLoop, Generic[T]):
         with self._lock:
             duplicate = self._upstream is not None
             if not duplicate:
-                self._upstream = subscription
+                # the drain's calls and a cancel from inside an emission are serial (2.7)
+                self._upstream = SerialSubscription(subscription)
         if duplicate:
             subscription.cancel()  # rule 2.5
             return
         self._kick()
 
     def _upstream_next(self, item: T) -> None:
-        if self._done:
+        if self._done or self._disconnect_requested:
+            self._late()  # rule 2.8: ignored; the cancel takes effect now (3.12)
             return
         self._received += 1
         if self._received > self._upstream_requested:
@@ -291,6 +294,13 @@ class Connection(DrainLoop, Generic[T]):
             return
         self._store(item)
         self._kick()
+
+    def _late(self) -> None:
+        """An element after the disconnect or the end: cancel the source from inside its
+        emission, as a relay does (``Relay._late``), through the serial upstream."""
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.cancel()  # once (3.7); queued if the drain's call is in flight (2.7)
 
     def _upstream_terminal(self, error: BaseException | None) -> None:
         if self._upstream_terminal_locked(error):
@@ -380,7 +390,7 @@ class Connection(DrainLoop, Generic[T]):
         self._admit()
         self._control_upstream()
         self._prune()
-        more = self._emit()
+        self._emit()
         self._prune()
         self._control_upstream()
         if self._pump_due:
@@ -388,9 +398,7 @@ class Connection(DrainLoop, Generic[T]):
             self._pump_due = False
             self._pump_budget = -1
             return self._submit(default_executor())
-        if more and not self._continue():
-            return False
-        return more
+        return False
 
     # ------------------------------------------------------------- subclasses
     def _joined(self, child: Child[T]) -> None:
@@ -405,8 +413,9 @@ class Connection(DrainLoop, Generic[T]):
     def _upstream_demand(self) -> int:
         raise NotImplementedError
 
-    def _emit(self) -> bool:
-        """Deliver what the children may receive; True if a batch limit left work over."""
+    def _emit(self) -> None:
+        """Deliver what the children may receive, at most ``_budget`` elements, and spend
+        them (``_spend``): the drain loop re-schedules the task once the budget is spent."""
         raise NotImplementedError
 
     def _clear(self) -> None:

@@ -84,26 +84,23 @@ class PublishConnection(Connection[T]):
         free = self._buffer_size - (self._upstream_requested - self._taken)
         return free if free >= self._limit else 0
 
-    def _emit(self) -> bool:
+    def _emit(self) -> None:
         queue = self._queue
         if self._terminated:
             self._terminate_all(self._error)  # late children: the terminal signal at once
-            return False
+            return
         if self._done and (self._cut_ahead or self._error is not None):
             self._clear()  # an error overtakes the buffer
             self._finish()
-            return False
+            return
         children = [c for c in self._children if c.active]
-        more = False
         if not children:
             if queue and not self._disconnect_requested:
                 self._clear()  # nobody listens: drop, at the source's pace
         elif queue:
             demand = min(c.requested for c in children)  # lockstep: the slowest child
-            n = min(demand, len(queue))
-            if self._executor is not None and n > self._batch:
-                n = self._batch
-                more = True
+            n = min(demand, len(queue), self._budget)  # the task's budget (fairness)
+            self._spend(n)
             for _ in range(n):
                 item = queue.popleft()
                 for child in children:
@@ -113,8 +110,6 @@ class PublishConnection(Connection[T]):
                 child.take(n)
         if self._done and not queue:
             self._finish()
-            return False
-        return more
 
     def _finish(self) -> None:
         self._terminated = True

@@ -106,12 +106,11 @@ class ReplayConnection(Connection[T]):
                 target = max(target, child.pin + child.total)
         return target - requested
 
-    def _emit(self) -> bool:
+    def _emit(self) -> None:
         done = self._done  # read before the buffer: the terminal comes after the last node
         error = self._error
         cut_ahead = self._cut_ahead
-        more = False
-        batch = self._batch if self._executor is not None else MAX_DEMAND
+        budget = self._budget  # the task's, shared by the children (fairness)
         for child in self._children:
             if not child.active:
                 continue
@@ -125,8 +124,7 @@ class ReplayConnection(Connection[T]):
                 nxt = node.next
                 if nxt is None:
                     break
-                if sent == batch:
-                    more = True
+                if sent == budget:
                     break
                 if not child.deliver_next(nxt.value):
                     break
@@ -136,9 +134,10 @@ class ReplayConnection(Connection[T]):
             if child.node is not None:
                 child.node = node
             child.take(sent)
+            budget -= sent
             if done and node is not None and node.next is None and child.active:
                 child.deliver_terminal(error)
-        return more
+        self._spend(self._budget - budget)
 
 
 def replay(

@@ -6,7 +6,9 @@ Upstream elements go into a queue bounded by ``prefetch``: upstream is asked for
 (the core ``DrainLoop``: one drainer at a time, rules 1.3 and 2.7) delivers the queued
 elements up to the downstream demand. While upstream is faster than the drain, ``on_next``
 only appends; the running drain picks the new elements up in the same task, so batches
-form by themselves. The terminal signal follows the queued elements.
+form by themselves, up to ``DEFAULT_BATCH_SIZE`` elements per task (the drain loop's
+budget): then the task re-schedules itself, so an endless stream shares the pool. The
+terminal signal follows the queued elements.
 
 Every upstream ``request``/``cancel`` is made from the drain, so they are serial (rule
 2.7); ``on_subscribe`` is delivered downstream from the drain too (rule 1.3).
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from .._core.downstream import ACTIVE, null_from
 from .._demand import MAX_DEMAND, check_request
 from ..executors import as_executor
+from ..sources import DEFAULT_BATCH_SIZE
 from ._drained import DemandDrain, pull_ahead
 
 if TYPE_CHECKING:
@@ -46,7 +49,6 @@ class _ObserveOn(DemandDrain[T]):
         "_allowed",
         "_consumed",
         "_done",
-        "_executor",
         "_factory",
         "_it",
         "_limit",
@@ -64,6 +66,7 @@ class _ObserveOn(DemandDrain[T]):
     ) -> None:
         super().__init__(downstream, "observe_on" if executor is not None else "limit_rate")
         self._executor = executor
+        self._batch = DEFAULT_BATCH_SIZE  # elements per task (fairness)
         self._prefetch = prefetch
         self._limit = replenish_size(prefetch)
         self._queue: deque[T] = deque()
@@ -131,36 +134,23 @@ class _ObserveOn(DemandDrain[T]):
         on_next = self._sender(downstream)
         limit = self._limit
         consumed = self._consumed
-        requested = self._requested
+        # rule 3.17: unbounded demand is not counted down; the task's budget bounds both
+        cap = self._budget if self._requested == MAX_DEMAND else min(self._requested, self._budget)
         emitted = 0
         try:
-            if requested == MAX_DEMAND:  # rule 3.17: unbounded, no accounting
-                while True:
-                    try:
-                        item = popleft()
-                    except IndexError:
-                        break
-                    on_next(item)
-                    consumed += 1
-                    if consumed == limit:
-                        consumed = 0
-                        self._upstream.request(limit)
-                    if self._pub is not ACTIVE:
-                        break
-            else:
-                while emitted != requested:
-                    try:
-                        item = popleft()
-                    except IndexError:
-                        break
-                    on_next(item)
-                    emitted += 1
-                    consumed += 1
-                    if consumed == limit:
-                        consumed = 0
-                        self._upstream.request(limit)
-                    if self._pub is not ACTIVE:
-                        break
+            while emitted != cap:
+                try:
+                    item = popleft()
+                except IndexError:
+                    break
+                on_next(item)
+                emitted += 1
+                consumed += 1
+                if consumed == limit:
+                    consumed = 0
+                    self._upstream.request(limit)
+                if self._pub is not ACTIVE:
+                    break
         except Exception as exc:
             self._consumed = consumed
             self._next_raised(exc)
@@ -206,10 +196,11 @@ class _ObserveOn(DemandDrain[T]):
         queue = self._queue
         on_next = self._sender(downstream)
         requested = self._requested
+        cap = min(requested, self._budget)  # the task's budget (fairness)
         emitted = 0
         try:
             # queued (pulled ahead) elements first
-            while queue and emitted != requested:
+            while queue and emitted != cap:
                 on_next(queue.popleft())
                 emitted += 1
                 if self._pub is not ACTIVE:
@@ -222,7 +213,7 @@ class _ObserveOn(DemandDrain[T]):
                 and self._bad is None
             ):
                 # unbounded demand: the window no longer matters, poll the source directly
-                emitted += self._poll_unbounded(on_next, it)
+                emitted += self._poll_unbounded(on_next, it, cap - emitted)
         except Exception as exc:
             self._next_raised(exc)
             return False
@@ -231,33 +222,37 @@ class _ObserveOn(DemandDrain[T]):
             self._count_delivered(emitted)
         if self._pub is not ACTIVE:
             return False  # the next round releases
-        self._fill()
+        if requested != MAX_DEMAND:
+            self._fill()  # unbounded: the next task polls on, nothing is pulled ahead
         if self._done and not queue:
             self._finish(self._error)
             return False
         if queue and self._requested > 0:
-            self._enter()  # more to deliver after the fill: another round in this task
+            self._enter()  # more to deliver after the fill: another round (budget permitting)
         return False
 
-    def _poll_unbounded(self, on_next: Callable[[T], object], it: Iterator[T]) -> int:
-        """Unbounded demand: the source's elements straight downstream; an exception from
-        ``on_next`` propagates, one from the source ends the stream."""
+    def _poll_unbounded(self, on_next: Callable[[T], object], it: Iterator[T], cap: int) -> int:
+        """Unbounded demand: up to ``cap`` of the source's elements straight downstream; an
+        exception from ``on_next`` propagates, one from the source ends the stream."""
         sent = 0
-        while True:
+        done = False
+        while sent != cap:  # cap reached: the budget is spent, the next task polls on
             try:
                 item = next(it)
                 if item is None:
                     raise null_from(it)
             except StopIteration:
+                done = True
                 break
             except Exception as exc:
                 self._error = exc
+                done = True
                 break
             sent += 1
             on_next(item)
             if self._pub is not ACTIVE:
-                return sent
-        self._done = True
+                break
+        self._done = done
         return sent
 
 
