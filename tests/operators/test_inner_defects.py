@@ -212,7 +212,7 @@ def test_do_on_request_fault_passes_no_element(monkeypatch: pytest.MonkeyPatch) 
     assert not requester.is_alive(), "request did not return"
     assert not ts.late, f"rules 1.3, 1.7: {ts.late} passed while on_error was due"
     assert ts.values == ["a"]
-    assert len(ts.errors) == 1 and isinstance(ts.errors[0], _Fault)
+    ts.assert_error(_Fault)
 
 
 # ----------------------------------------------- 8: a subscribe() that raises (1.9)
