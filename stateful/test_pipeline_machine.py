@@ -578,7 +578,8 @@ def _apply_op(
             if fault is not None and next(calls) == fault:
                 raise UserFault(f"do_on_request({n})")
 
-        out = expect.with_error("UserFault") if fault is not None else expect
+        # the action's fault ends the stream at the request it fails, before any element
+        out = expect.cut_in("UserFault") if fault is not None else expect
         return flow.do_on_request(action), out
     if name == "do_on_next":
         target = _pick_target(expect, op.fault)
