@@ -7,7 +7,10 @@ included, with fusion on or off. Rules: the downstream probe requests (valid and
 invalid ``n``), cancels, or is armed to request, cancel or raise from inside its next
 signal; ``run_task`` runs one queued task of one of the pipeline's executors (the
 machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
-multicast stage.
+multicast stage. flat_map, concat_map and zip also draw inner sources that emit on a
+thread of their own (``ThreadedInner``: every call on its subscription is checked for
+overlap, rule 2.7) and inner sources whose ``subscribe`` raises (rule 1.9); the coverage
+table lists them as ``inner-thread`` and ``inner-subscribe-raises``.
 
 Checks after every step:
 
@@ -354,6 +357,7 @@ class OpSpec:
     variant: str = ""  # operator-specific choice
     other: int = 2  # merge/zip: length of the other source
     manual: bool = False  # the operator's own executor / inners on a ManualExecutor
+    inner: str = "plain"  # flat_map/concat_map/zip: inners on own threads, or subscribe raises
 
     def __repr__(self) -> str:
         extras = [f"k={self.k}"]
@@ -365,6 +369,8 @@ class OpSpec:
             extras.append(f"other={self.other}")
         if self.manual:
             extras.append("manual")
+        if self.inner != "plain":
+            extras.append(f"inner={self.inner}")
         return f"{self.name}({', '.join(extras)})"
 
 
@@ -430,6 +436,12 @@ OPERATORS = (
 )
 
 
+#: how flat_map/concat_map/zip's inner sources are drawn: plain (synchronous or on a
+#: ManualExecutor), emitting on a thread of their own (``ThreadedInner``), or (the failing
+#: one) a source whose ``subscribe`` raises (``SubscribeRaises``, rule 1.9)
+INNER_KINDS = ("plain", "plain", "thread", "raises")
+
+
 def op_specs(name: str | None = None) -> st.SearchStrategy[OpSpec]:
     return st.builds(
         OpSpec,
@@ -439,6 +451,7 @@ def op_specs(name: str | None = None) -> st.SearchStrategy[OpSpec]:
         variant=st.sampled_from(["a", "b", "c"]),
         other=st.integers(0, 3),
         manual=st.booleans(),
+        inner=st.sampled_from(INNER_KINDS),
     )
 
 
@@ -565,7 +578,8 @@ def _apply_op(
             if fault is not None and next(calls) == fault:
                 raise UserFault(f"do_on_request({n})")
 
-        out = expect.with_error("UserFault") if fault is not None else expect
+        # the action's fault ends the stream at the request it fails, before any element
+        out = expect.cut_in("UserFault") if fault is not None else expect
         return flow.do_on_request(action), out
     if name == "do_on_next":
         target = _pick_target(expect, op.fault)
@@ -617,13 +631,23 @@ def _apply_op(
     if name == "zip":
         other_values = [("z", j) for j in range(op.other)]
         ex = machine.new_executor("zip-other") if op.manual else None
-        zipped = flow.zip_with(from_iterable(other_values, executor=ex), prefetch=op.k + 1)
+        zip_other: Publisher[Any] = from_iterable(other_values, executor=ex)
+        if op.inner == "raises":
+            machine.coverage_extra.add("inner-subscribe-raises")
+            zipped = flow.zip_with(SubscribeRaises(), prefetch=op.k + 1)
+            # no row ever; the source may end first (then the other is never subscribed)
+            return zipped, Expect((), expect.ends | {"InnerFailure"})
+        if op.inner == "thread":
+            machine.coverage_extra.add("inner-thread")
+            zip_other = ThreadedInner(other_values)
+        zipped = flow.zip_with(zip_other, prefetch=op.k + 1)
         if not listy:
             return zipped, replace(expect.degrade(), ends=expect.ends | {COMPLETE})
         n, m = len(expect.values), len(other_values)
         pairs = tuple(zip(expect.values, other_values, strict=False))
         ends = expect.ends if n < m else expect.ends | {COMPLETE}
-        return zipped, Expect(pairs, frozenset(ends))
+        # a source's error is signalled at once, before the rows its queued elements make
+        return zipped, Expect(pairs, frozenset(ends), anytime=expect.ends - {COMPLETE})
     if name == "observe_on":
         return flow.observe_on(machine.new_executor("observe_on"), op.k + 1), expect
     if name == "subscribe_on":
@@ -651,12 +675,19 @@ def _lossy(expect: Expect) -> Expect:
 def _flat_map(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
-    """Inners: ``_inner_values(x)``, synchronous, ``just``/``empty`` (fused kinds) or on
-    a ManualExecutor; the mapper may raise, return a non-publisher, or an inner fail."""
+    """Inners: ``_inner_values(x)``, synchronous, ``just``/``empty`` (fused kinds), on
+    a ManualExecutor or on threads of their own (``ThreadedInner``); the mapper may
+    raise, return a non-publisher, or an inner fail (or its ``subscribe`` raise)."""
     ex = machine.new_executor("inners") if op.manual else None
     target = _pick_target(expect, op.fault)
     how = op.variant  # a: the mapper raises; b: returns no inner source; c: the inner fails
     key = _key(target) if target is not None else None
+
+    threaded = op.inner == "thread"
+    if threaded:
+        machine.coverage_extra.add("inner-thread")
+    if op.inner == "raises" and how == "c" and target is not None:
+        machine.coverage_extra.add("inner-subscribe-raises")
 
     def mapper(x: Any) -> Any:
         values = _inner_values(x, how)
@@ -665,7 +696,11 @@ def _flat_map(
                 raise UserFault(f"mapper on {x!r}")
             if how == "b":
                 return object()  # no Publisher, iterable or awaitable: a clear error
+            if op.inner == "raises":
+                return SubscribeRaises()  # rule 1.9: on_error, its elements never come
             return IterablePublisher(lambda: _inner_fail(values), executor=ex)
+        if threaded:
+            return ThreadedInner(values)
         if ex is not None:
             return from_iterable(values, executor=ex, batch_size=1)  # a task per element
         if len(values) == 1:
@@ -685,7 +720,7 @@ def _flat_map(
     )
     order = "list" if concat and expect.order == "list" else "bag"
     if expect.order == "none":
-        out = expect
+        out = replace(expect, most=None)  # an element may become several inner ones
         return out_flow, replace(out, ends=out.ends | error) if target is not None else out
     keys = [_key(v) for v in expect.values]
     if key is not None and expect.order == "list":
@@ -711,6 +746,91 @@ def _flat_map(
 def _inner_fail(values: list[Any]) -> Iterator[Any]:
     yield from values
     raise InnerFailure("inner failed")
+
+
+#: rule 2.7 seen by the threaded inners (two calls at once on one inner subscription),
+#: judged after every step
+INNER_PROBLEMS: list[str] = []
+_EMIT_WAIT = 10.0  # seconds a request waits for its inner's thread (a hang is a failure)
+
+
+class SubscribeRaises:
+    """An inner source whose ``subscribe`` raises (rule 1.9: the operator must signal it
+    as ``on_error`` to its subscriber, not let it out of its own ``subscribe``)."""
+
+    def subscribe(self, subscriber: Any) -> None:
+        raise InnerFailure("subscribe raised")
+
+
+class ThreadedInner:
+    """An inner Publisher that emits on a thread of its own (issue 21, rule 2.7).
+
+    A request from another thread starts an emitter thread and returns only when it has
+    emitted what demand allows: the operator's drain runs on the emitter meanwhile and
+    replenishes from there while that first call is still in progress, which is exactly
+    where unserialised calls overlap. A request made on the emitter adds demand for its
+    loop. Deterministic: the requester waits (bounded) for the emitter."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+
+    def subscribe(self, subscriber: Any) -> None:
+        subscriber.on_subscribe(_ThreadedSubscription(self.values, subscriber))
+
+
+class _ThreadedSubscription:
+    def __init__(self, values: list[Any], subscriber: Any) -> None:
+        self._values = values
+        self._next = 0
+        self._demand = 0
+        self._subscriber = subscriber
+        self._done = False
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._emitter: threading.Thread | None = None
+
+    def _enter(self, call: str) -> None:
+        with self._lock:
+            self._inside += 1
+            overlap = self._inside > 1
+        if overlap:
+            INNER_PROBLEMS.append(f"rule 2.7: {call} on an inner while another call runs")
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._inside -= 1
+
+    def request(self, n: int) -> None:
+        self._enter(f"request({n})")
+        try:
+            if self._done:
+                return
+            self._demand += n
+            if threading.current_thread() is self._emitter:
+                return  # the emitter's loop takes it
+            emitter = threading.Thread(target=self._emit, daemon=True)
+            self._emitter = emitter
+            emitter.start()
+            emitter.join(_EMIT_WAIT)
+            if emitter.is_alive():
+                INNER_PROBLEMS.append(f"an inner's emission did not return in {_EMIT_WAIT} s")
+        finally:
+            self._leave()
+
+    def cancel(self) -> None:
+        self._enter("cancel()")
+        self._done = True
+        self._leave()
+
+    def _emit(self) -> None:
+        subscriber = self._subscriber
+        while not self._done and self._demand > 0 and self._next < len(self._values):
+            self._demand -= 1
+            self._next += 1
+            subscriber.on_next(self._values[self._next - 1])
+        if not self._done and self._next == len(self._values):
+            self._done = True
+            subscriber.on_complete()
 
 
 def _multicast(
@@ -973,6 +1093,7 @@ class PipelineMachine(TracedMachine):
         echo: int | None,
     ) -> None:
         """Draw the pipeline and subscribe the probe."""
+        INNER_PROBLEMS.clear()
         fused = self.fused if self.fused is not None else data.draw(st.booleans(), "fused")
         # a forced operator stands alone or with one neighbour half of the time, where
         # its own bookkeeping is not hidden by others (e.g. an unbounded request)
@@ -1130,6 +1251,8 @@ class PipelineMachine(TracedMachine):
             probe.faulted = True
 
     def check_all(self) -> None:
+        self._failed = bool(INNER_PROBLEMS)
+        assert not INNER_PROBLEMS, f"{INNER_PROBLEMS[0]}\npipeline: {self.description}"
         for probe in self.probes:
             assert isinstance(probe, PipeProbe)
             if probe.after_fault:

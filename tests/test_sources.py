@@ -15,6 +15,7 @@ import pytest
 
 import reactive_streams as rs
 from reactive_streams import MAX_DEMAND, ManualExecutor, ThreadPoolExecutor, sources
+from reactive_streams.flow import set_fusion
 from reactive_streams.sources import ScalarPublisher, Sink
 from reactive_streams.testing import (
     TestSubscriber,
@@ -436,6 +437,51 @@ def test_generate_error_and_double_next() -> None:
         return state
 
     run(rs.generate(0, twice), 10).assert_error(RuntimeError, match="twice")
+
+
+def _next_then_error(state: int, sink: Sink[int]) -> int:
+    sink.next(state)
+    sink.error(LookupError("recorded with the last element"))
+    return state + 1
+
+
+def _next_then_complete(state: int, sink: Sink[int]) -> int:
+    sink.next(state)
+    sink.complete()
+    return state + 1
+
+
+_EAGER_PIPELINES: dict[str, Any] = {
+    "generate": lambda gen: rs.generate(0, gen),
+    "generate-executor": lambda gen: rs.generate(0, gen, executor=rs.ImmediateExecutor()),
+    "fused-map": lambda gen: rs.Flow.from_publisher(rs.generate(0, gen)).map(lambda x: x),
+    "observe_on": lambda gen: rs.Flow.from_publisher(rs.generate(0, gen)).observe_on(
+        rs.ImmediateExecutor(), 1
+    ),
+    "flat_map-inner": lambda gen: rs.Flow.range(0, 1).flat_map(
+        lambda _: rs.Flow.from_publisher(rs.generate(0, gen)), 1, 1
+    ),
+    "flat_map-upstream": lambda gen: rs.Flow.from_publisher(rs.generate(0, gen)).flat_map(
+        rs.Flow.just, 1
+    ),
+}
+
+
+@pytest.mark.parametrize("fusion", [True, False], ids=["fused", "unfused"])
+@pytest.mark.parametrize("pipeline", sorted(_EAGER_PIPELINES))
+def test_generate_error_is_as_eager_as_complete(pipeline: str, fusion: bool) -> None:
+    """Rule 1.4: ``sink.next(v); sink.error(e)`` signals ``on_error`` right after ``v``,
+    without waiting for more demand, exactly as ``sink.complete()`` completes."""
+    previous = set_fusion(fusion)
+    try:
+        # synchronous (an ImmediateExecutor at most): the terminal is there on return
+        run(_EAGER_PIPELINES[pipeline](_next_then_complete), 1).assert_values(0).assert_complete()
+        failed = run(_EAGER_PIPELINES[pipeline](_next_then_error), 1)
+        failed.assert_error(LookupError)
+        # a fused flat_map inner's known error cancels it at once, as any inner error does
+        assert failed.values == [0] or (pipeline == "flat_map-inner" and fusion), failed
+    finally:
+        set_fusion(previous)
 
 
 def test_from_callable_is_lazy_and_per_subscription() -> None:

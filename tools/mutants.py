@@ -344,6 +344,63 @@ MUTANTS = (
         "stateful/test_reach_fairness.py",
         "synchronous_source",
     ),
+    # issue 21: inner subscriptions, do_on_request's fault, raising subscribe, generate
+    Mutant(
+        "inner-subscription-not-serial",
+        "a zip/flat_map inner's prefetch request and the drain's replenishing one may overlap",
+        "2.7",
+        (
+            Patch(
+                "operators/_drained.py",
+                "        serial = SerialSubscription(subscription)  # rule 2.7: one call at a time\n",
+                "        serial = subscription\n",
+            ),
+        ),
+        "stateful/test_pipeline_machine.py",
+        "zip or flat_map or concat_map",
+    ),
+    Mutant(
+        "do_on_request-fault-window",
+        "do_on_request stops passing elements only once its fault is taken for on_error",
+        "1.3",
+        (
+            Patch(
+                "operators/_transform.py",
+                "        with self._lock:\n            if self._faulted:\n                return False\n",
+                "        with self._lock:\n            if self._fault is not None:\n                return False\n",
+            ),
+        ),
+        "tests/operators/test_inner_defects.py",
+        "do_on_request",
+    ),
+    Mutant(
+        "subscribe-raise-escapes",
+        "a source's raising subscribe() escapes the operator's subscribe (zip, flat_map...)",
+        "1.9",
+        (
+            Patch(
+                "_subscribing.py",
+                "        fail(exc)\n        return False\n",
+                "        raise\n",
+            ),
+        ),
+        "stateful/test_pipeline_machine.py",
+        "zip or flat_map or concat_map",
+    ),
+    Mutant(
+        "generate-error-withheld",
+        "generate's error recorded with the last element waits for more demand",
+        "1.4",
+        (
+            Patch(
+                "sources.py",
+                "        return 0 if self._sink._finished else 1\n",
+                "        return 0 if self._sink._finished and self._sink._error is None else 1\n",
+            ),
+        ),
+        "tests/test_sources.py",
+        "eager",
+    ),
 )
 
 
@@ -426,6 +483,7 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "merge or flat_map",
+        60,  # the inner draws (issue 21) moved the derandomized example that kills it
     ),
     Mutant(
         "buffer-drops-tail",

@@ -96,6 +96,16 @@ Inner = Publisher[R] | Iterable[R] | Awaitable[R]
 """What ``flat_map``'s mapper may return for one element."""
 
 
+def _check_publishers(method: str, publishers: tuple[object, ...]) -> None:
+    """A non-Publisher argument fails at the call that builds the flow, by position."""
+    for position, publisher in enumerate(publishers, 1):
+        if not callable(getattr(publisher, "subscribe", None)):
+            raise TypeError(
+                f"{method}: argument {position} is not a Publisher (no subscribe method): "
+                f"{publisher!r}"
+            )
+
+
 def _name_of(fn: object) -> str:
     return getattr(fn, "__qualname__", None) or type(fn).__name__
 
@@ -473,10 +483,12 @@ class Flow(Generic[T]):
     @staticmethod
     def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:
         """Tuples of the n-th elements of every publisher; ends with the shortest."""
+        _check_publishers("Flow.zip", publishers)
         return Flow(_zip.ZipPublisher(publishers, prefetch))
 
     def zip_with(self, other: Publisher[R], prefetch: int = 128) -> Flow[tuple[T, R]]:
         """Pairs ``(mine, other's)``; ends with the shorter."""
+        _check_publishers("Flow.zip_with", (other,))
         return Flow(_zip.ZipPublisher((self._source, other), prefetch))
 
     # ============================================================ grouping

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.factory import Items, Named
+from ._exact import exact_end
 from ._subscription import IteratorSubscription, exact_length_types
 from .executors import Executor, as_executor
 
@@ -38,6 +39,20 @@ T_co = TypeVar("T_co", covariant=True)
 S = TypeVar("S")
 
 DEFAULT_BATCH_SIZE = 256
+
+
+class _SourceSubscription(IteratorSubscription[T]):
+    """The core subscription, ending an exact iterator as it ended: when its length
+    says 0, ``exact_end`` tells completion from a recorded error, so ``generate``'s
+    ``sink.error`` is signalled as eagerly as ``sink.complete`` (rules 1.4, 1.5)."""
+
+    __slots__ = ()
+
+    def _finish(self, error: BaseException | None) -> bool:
+        it = self._it
+        if error is None and it is not None and self._exact:
+            error = exact_end(it)[1]
+        return super()._finish(error)
 
 
 class IterablePublisher(Generic[T_co]):
@@ -68,7 +83,7 @@ class IterablePublisher(Generic[T_co]):
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        IteratorSubscription(
+        _SourceSubscription(
             subscriber,
             self._factory,
             self._executor,
@@ -283,8 +298,8 @@ class _GenerateIterator(Iterator[T], Generic[S, T]):
                 return value  # type: ignore[return-value]
 
     def __length_hint__(self) -> int:
-        sink = self._sink
-        return 0 if sink._finished and sink._error is None else 1
+        # exact: 0 once the sink ended, either way; ``next`` then raises its error (1.4)
+        return 0 if self._sink._finished else 1
 
 
 def generate(

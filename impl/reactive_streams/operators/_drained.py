@@ -11,13 +11,13 @@ the end releases upstream (3.12, 3.13); the subclasses emit (``_round``).
 from __future__ import annotations
 
 import functools
-import operator
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
 from .._demand import MAX_DEMAND
+from .._exact import exact_end
 from .._serial import SerialSubscription
 from .._subscription import exact_length_types
 from ._base import CANCELLED
@@ -47,8 +47,11 @@ def pull_ahead(
         return pulled, True, None
     except Exception as exc:
         return pulled, True, exc
-    # the unfused source completes eagerly at its end too
-    return pulled, type(it) in exact_length_types and operator.length_hint(it) == 0, None
+    if type(it) not in exact_length_types:
+        return pulled, False, None
+    # the unfused source ends eagerly at its end too: complete, or its error (1.4, 1.5)
+    ended, error = exact_end(it)
+    return pulled, ended, error
 
 
 class _InnerParent(Protocol):
@@ -62,7 +65,9 @@ P = TypeVar("P", bound=_InnerParent)
 
 class QueuedInner(Generic[P, R]):
     """The subscriber of one inner source (flat_map, zip): asks for the parent's
-    ``prefetch`` and queues the elements for the parent's drain."""
+    ``prefetch`` and queues the elements for the parent's drain. Its calls upstream come
+    from ``on_subscribe``'s thread and from whichever thread runs the parent's drain:
+    they are serial as the main upstream's are (``SerialSubscription``, rule 2.7)."""
 
     __slots__ = ("_parent", "done", "queue", "subscription")
 
@@ -79,8 +84,9 @@ class QueuedInner(Generic[P, R]):
         if self.subscription is not CANCELLED or parent is None:
             subscription.cancel()  # rule 2.5
             return
-        self.subscription = subscription
-        subscription.request(parent._prefetch)
+        serial = SerialSubscription(subscription)  # rule 2.7: one call at a time
+        self.subscription = serial
+        serial.request(parent._prefetch)
 
     def on_next(self, item: R) -> None:
         parent = self._parent

@@ -27,12 +27,13 @@ Every fast path sends what the subscribed path would send, in the same order.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, null_element_error, null_from, where
 from .._demand import MAX_DEMAND, check_request
+from .._exact import exact_end
+from .._subscribing import subscribe_or_fail
 from .._subscription import exact_length_types
 from ..sources import IterablePublisher, ScalarPublisher
 from ._drained import DemandDrain, QueuedInner, pull_ahead
@@ -93,6 +94,13 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
     def cancel(self) -> None:
         self.it = None
         super().cancel()
+
+    def failed(self, error: Exception) -> None:
+        """The inner's ``subscribe`` raised, or it is no Publisher (rules 1.9, 2.13)."""
+        parent = self._parent
+        self.cancel()
+        if parent is not None:
+            parent._fail(error)
 
     def consumed(self, count: int) -> None:
         """Replenish after 75 % of ``prefetch`` was delivered (rule 3.17: demand stays bounded)."""
@@ -215,11 +223,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
         self._inners.append(inner)
-        try:
-            publisher.subscribe(inner)
-        except Exception as exc:  # not a Publisher, or its subscribe raised (rules 1.9, 2.13)
-            inner.cancel()
-            self._fail(exc)
+        if not subscribe_or_fail(publisher, inner, inner.failed):
             return
         if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
@@ -484,14 +488,14 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             queued = True
         self._completed_inners = completed
         it = self._up_it
-        if (
-            it is not None
-            and not self._up_allowed
-            and type(it) in exact_length_types
-            and operator.length_hint(it) == 0
-        ):
-            self._main_done = True  # an exact source completes at the end of its demand
-            self._up_it = None
+        if it is not None and not self._up_allowed and type(it) in exact_length_types:
+            ended, error = exact_end(it)  # an exact source ends at the end of its demand
+            if ended:
+                self._main_done = True
+                self._up_it = None
+                if error is not None and self._error is None:
+                    self._error = error  # rule 1.4: as eagerly as it would complete
+                    queued = True
         return emitted, queued
 
 
@@ -543,4 +547,4 @@ class FlatMapPublisher(Generic[T, R]):
         if factory is not None:
             parent.start_pulled(factory)
         else:
-            self._source.subscribe(parent)
+            subscribe_or_fail(self._source, parent, parent._fail)  # rule 1.9

@@ -7,8 +7,9 @@ unchanged, on whatever thread the source emits them.
 
 ``cancel`` also takes effect at once: the next element the source emits finds the
 downstream gone and cancels the source from inside its own emission loop, so an endless
-source stops without waiting for the queued cancel message. A refused task becomes
-``on_error`` (after ``on_subscribe`` if the source was not subscribed yet).
+source stops without waiting for the queued cancel message. A refused task, or a
+source whose ``subscribe`` raises, becomes ``on_error`` (after ``on_subscribe`` if the
+source did not send one: rule 1.9).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 from .._core.downstream import SUBSCRIBED
 from .._core.relay import Relay
 from .._serial import SerialQueue
+from .._subscribing import subscribe_or_fail
 from ..executors import as_executor
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ class _SubscribeOn(Relay[T, T]):
         if message is _SUBSCRIBE:
             source, self._source = self._source, None
             if source is not None and self._pub is SUBSCRIBED:
-                source.subscribe(self)
+                subscribe_or_fail(source, self, self._fail)  # rule 1.9: on_error instead
         elif message is _CANCEL:
             self._upstream.cancel()
         else:

@@ -169,7 +169,7 @@ class DoOnRequest(Relay[T, T]):
     in flight (by the signal's own thread, when it returns), never overlapping one (1.3).
     """
 
-    __slots__ = ("_action", "_busy", "_fault")
+    __slots__ = ("_action", "_busy", "_fault", "_faulted")
 
     hop = "do_on_request"
 
@@ -178,15 +178,17 @@ class DoOnRequest(Relay[T, T]):
         self._action = action
         self._busy = False  # a signal from upstream is being passed on
         self._fault: BaseException | None = None  # waiting for that signal to return
+        self._faulted = False  # the action raised: nothing passes any more (rule 1.7)
 
     def _forward(self, n: Any) -> None:
         try:
             self._action(n)  # rule 3.9 is latched already: even if it raises, the error is that
         except Exception as exc:
             with self._lock:
-                if self._pub in DONE or self._fault is not None:
+                if self._pub in DONE or self._faulted:
                     return
                 self._fault = exc
+                self._faulted = True  # with the fault, in one step: no element passes (1.3)
                 deliver = not self._busy
             self._upstream.cancel()
             if deliver:
@@ -202,7 +204,7 @@ class DoOnRequest(Relay[T, T]):
 
     def _begin(self) -> bool:
         with self._lock:
-            if self._fault is not None:
+            if self._faulted:
                 return False
             self._busy = True
             return True

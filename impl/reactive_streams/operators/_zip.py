@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE
+from .._subscribing import subscribe_or_fail
 from ._drained import DrainedOperator, QueuedInner
 from ._observe_on import replenish_size
 
@@ -39,6 +40,11 @@ class _ZipInner(QueuedInner["_Zip", Any]):
             parent._error = error
             parent._done = True
             parent._signal()
+
+    def failed(self, error: Exception) -> None:
+        """The source's ``subscribe`` raised (rule 1.9): zip fails with it."""
+        self.on_error(error)
+        self.cancel()
 
     def on_complete(self) -> None:
         self.done = True
@@ -100,7 +106,7 @@ class ZipPublisher(Generic[T]):
         zipper = _Zip(subscriber, len(self._sources), self._prefetch)
         zipper._signal()  # on_subscribe first (rule 1.9), before any source can signal (1.3)
         for source, inner in zip(self._sources, zipper._inners, strict=True):
-            if zipper._pub is not ACTIVE:
+            if zipper._pub is not ACTIVE or zipper._error is not None:
                 break
-            source.subscribe(inner)
+            subscribe_or_fail(source, inner, inner.failed)  # rule 1.9: on_error instead
         zipper._signal()
