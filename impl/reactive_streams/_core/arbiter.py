@@ -117,6 +117,9 @@ class Arbiter(Relay[T, T]):
         publisher, self._pending = self._pending, None
         if publisher is None or self._pub is not ACTIVE:
             return False
+        if self._bad is not None:
+            self._finish(None)  # rule 3.9: its error; no new upstream is subscribed
+            return False
         attempt: _Attempt[T] = _Attempt(self)
         self._attempt = attempt
         try:
