@@ -364,7 +364,7 @@ def test_retry_over_a_threaded_source_delivers_every_element_once() -> None:
         (lambda f: f.start_with(1, None), "start_with: items[1] must not be None"),
         (lambda f: f.switch_if_empty([1]), "switch_if_empty: other must be a Publisher"),
         (lambda f: f.default_if_empty(None), "default_if_empty: value must not be None"),
-        (lambda f: Flow.defer(3), "defer: factory must be callable"),
+        (lambda f: Flow.defer(3), "defer: factory must be callable"),  # type: ignore[arg-type]
     ],
 )
 def test_arguments_are_checked_up_front(build: Any, message: str) -> None:
