@@ -82,7 +82,8 @@ def test_retry_gives_each_attempt_exactly_the_outstanding_demand() -> None:
     first.push(1, 2)
     first.fail()
     second = source.attempts[1]
-    assert second.requests == [3]  # 5 requested - 2 delivered: nothing lost, nothing doubled
+    # 5 requested - 2 delivered: nothing lost, nothing doubled
+    assert second.requests == [3], "rule 1.1: the new attempt must get the outstanding demand"
     ts.request(4)
     assert second.requests == [3, 4]
     second.push(3)
