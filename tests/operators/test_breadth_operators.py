@@ -121,6 +121,18 @@ def test_count_and_take_last_wait_for_demand() -> None:
     ts.assert_values(7, 8, 9).assert_complete()
 
 
+@pytest.mark.parametrize("then", ["cancel", "invalid"])
+def test_take_last_stops_emitting_when_cancelled_or_invalid_from_on_next(then: str) -> None:
+    def hook(ts: TestSubscriber[int], x: int) -> None:
+        ts.cancel() if then == "cancel" else ts.request(0)
+
+    ts: TestSubscriber[int] = TestSubscriber(10, on_next_hook=hook)
+    Flow.range(10).take_last(5).subscribe(ts)
+    ts.assert_values(5).assert_no_violations()  # rule 3.12 / rule 3.9: nothing more
+    if then == "invalid":
+        ts.assert_error(ValueError)
+
+
 def test_element_at_past_the_end_without_default_is_an_index_error() -> None:
     ts: TestSubscriber[int] = TestSubscriber(1)
     Flow.range(2).element_at(5).subscribe(ts)

@@ -67,6 +67,8 @@ class _Tail(UnboundedUpstream[Any]):
         while sent < requested and queue:
             on_next(queue.popleft())
             sent += 1
+            if self._stopped():
+                break  # rule 3.12: cancelled from inside on_next (or rule 3.9's error is due)
         return sent
 
 
