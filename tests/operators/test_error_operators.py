@@ -353,6 +353,28 @@ def test_retry_over_a_threaded_source_delivers_every_element_once() -> None:
     assert ts.values == list(range(50)) * 3
 
 
+def test_retry_with_requests_racing_the_resubscriptions_loses_and_doubles_nothing() -> None:
+    from reactive_streams.schedulers import single
+
+    attempts: list[int] = []
+
+    def make(executor: Any) -> Flow[int]:
+        attempts.append(1)
+        body = Flow.range(0, 20, executor=executor, batch_size=3)
+        return body.concat_with(Flow.error(RuntimeError())) if len(attempts) <= 3 else body
+
+    for _ in range(20):
+        attempts.clear()
+        with single() as executor:
+            ts: TestSubscriber[int] = TestSubscriber(0)
+            Flow.defer(lambda: make(executor)).retry().subscribe(ts)
+            for _ in range(80):  # from this thread, while the source emits on the executor
+                ts.request(1)
+            ts.await_terminal(10)  # lost demand would stall here
+        ts.assert_complete().assert_no_violations()  # doubled demand: a rule 1.1 violation
+        assert ts.values == list(range(20)) * 4
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
     [
