@@ -568,7 +568,9 @@ class Flow(Generic[T]):
         return Flow(_observe_on.ObserveOnPublisher(self._source, None, prefetch))
 
     # ================================================== errors and recovery
-    def _switching(self, make: Callable[[Subscriber[R]], Any], name: str) -> Flow[R]:
+    def _switching(
+        self, make: Callable[[Subscriber[R]], _arbiter.Arbiter[R]], name: str
+    ) -> Flow[R]:
         return Flow(_arbiter.SwitchingPublisher(make, name))
 
     def retry(self, times: int | None = None) -> Flow[T]:

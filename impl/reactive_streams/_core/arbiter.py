@@ -25,6 +25,7 @@ forwarded to it, once. Calls on each upstream go through a ``SerialSubscription`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._demand import MAX_DEMAND, add_demand
@@ -190,7 +191,7 @@ class SwitchingPublisher(Generic[T]):
 
     __slots__ = ("_make", "_name")
 
-    def __init__(self, make: Any, name: str) -> None:
+    def __init__(self, make: Callable[[Subscriber[T]], Arbiter[T]], name: str) -> None:
         self._make = make
         self._name = name
 
@@ -200,5 +201,4 @@ class SwitchingPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        arbiter: Arbiter[T] = self._make(subscriber)
-        arbiter.start()
+        self._make(subscriber).start()
