@@ -233,3 +233,49 @@ def test_do_finally_runs_once_after_every_kind_of_end(end: str) -> None:
 def test_arguments_are_checked_up_front(build: Any, message: str) -> None:
     with pytest.raises((TypeError, ValueError), match=re.escape(message)):
         build(Flow.range(3))
+
+
+NEW_OPERATORS: dict[str, Any] = {
+    "retry": lambda f: f.retry(2),
+    "retry_when": lambda f: f.retry_when(lambda e, attempt: True),
+    "on_error_resume": lambda f: f.on_error_resume(lambda e: Flow.just(1)),
+    "on_error_return": lambda f: f.on_error_return(1),
+    "on_error_complete": lambda f: f.on_error_complete(),
+    "concat_with": lambda f: f.concat_with(Flow.range(3)),
+    "start_with": lambda f: f.start_with(9),
+    "switch_if_empty": lambda f: f.switch_if_empty(Flow.just(1)),
+    "default_if_empty": lambda f: f.default_if_empty(1),
+    "defer": lambda f: Flow.defer(lambda: f),
+    "do_on_error": lambda f: f.do_on_error(lambda e: None),
+    "do_on_complete": lambda f: f.do_on_complete(lambda: None),
+    "do_finally": lambda f: f.do_finally(lambda: None),
+    "distinct": lambda f: f.distinct(),
+    "distinct_until_changed": lambda f: f.distinct_until_changed(),
+    "skip_while": lambda f: f.skip_while(lambda x: x < 1),
+    "ignore_elements": lambda f: f.ignore_elements(),
+    "count": lambda f: f.count(),
+    "element_at": lambda f: f.element_at(1),
+    "all": lambda f: f.all(lambda x: True),
+    "any": lambda f: f.any(lambda x: False),
+    "take_last": lambda f: f.take_last(2),
+    "skip_last": lambda f: f.skip_last(1),
+}
+
+
+@pytest.mark.parametrize("at", ["on_subscribe", "on_next"])
+@pytest.mark.parametrize("name", sorted(NEW_OPERATORS))
+def test_an_invalid_request_ends_every_new_operator_with_the_rule_3_9_error(
+    name: str, at: str, fusion: bool
+) -> None:
+    class Invalid(TestSubscriber[Any]):
+        def on_subscribe(self, subscription: Any) -> None:
+            super().on_subscribe(subscription)
+            self.request(0 if at == "on_subscribe" else 1)
+
+    if name == "ignore_elements" and at == "on_next":
+        pytest.skip("ignore_elements delivers no element to request from")
+    ts = Invalid(0, on_next_hook=lambda t, x: t.request(-1))
+    NEW_OPERATORS[name](Flow.range(5)).subscribe(ts)
+    ts.assert_error(ValueError).assert_no_violations()
+    assert str(ts.errors[0]).startswith("rule 3.9"), ts.errors
+    assert len(ts.values) <= 1
