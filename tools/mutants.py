@@ -704,6 +704,20 @@ OPERATOR_MUTANTS = (
         "tests/tck/test_subscriber_fixture.py",
         "recorded",
     ),
+    Mutant(
+        "retry-doubles-demand",
+        "the switching core asks a new upstream for the full demand ever requested, not the outstanding part",
+        "1.1",
+        (
+            Patch(
+                "_core/arbiter.py",
+                "                    requested = max(0, requested - self._produced)\n",
+                "                    requested = max(0, requested)  # the delivered ones asked again\n",
+            ),
+        ),
+        "tests/operators/test_error_operators.py",
+        "retry or resume or concat",
+    ),
 )
 
 

@@ -12,19 +12,24 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from . import sources as _sources
+from ._core import arbiter as _arbiter
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .operators import (
     _aggregate,
+    _args,
     _backpressure,
+    _breadth,
     _flat_map,
     _limit,
     _observe_on,
+    _recover,
     _subscribe_on,
+    _tail,
     _transform,
     _zip,
 )
@@ -573,6 +578,173 @@ class Flow(Generic[T]):
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
         downstream demand; elements wait in a queue of at most ``prefetch``."""
         return Flow(_observe_on.ObserveOnPublisher(self._source, None, prefetch))
+
+    # ================================================== errors and recovery
+    def _switching(
+        self, make: Callable[[Subscriber[R]], _arbiter.Arbiter[R]], name: str
+    ) -> Flow[R]:
+        return Flow(_arbiter.SwitchingPublisher(make, name))
+
+    def retry(self, times: int | None = None) -> Flow[T]:
+        """Resubscribe to this flow after an error, at most ``times`` times (None: without
+        limit). The new subscription is asked for exactly the demand still outstanding
+        (requested - delivered); a rule 3.9 error (an invalid request) is never retried."""
+        _args.check_times("retry", "times", times)
+        source = self._source
+        return self._switching(lambda d: _recover.Retry(d, source, times), "retry")
+
+    def retry_when(self, predicate: Callable[[BaseException, int], object]) -> Flow[T]:
+        """Resubscribe after an error while ``predicate(error, attempt)`` is true
+        (``attempt`` counts the errors: 1, 2, ...); a raising predicate ends the stream
+        with its error. Demand and rule 3.9 as ``retry``."""
+        _args.check_callable("retry_when", "predicate", predicate)
+        source = self._source
+        return self._switching(lambda d: _recover.RetryWhen(d, source, predicate), "retry_when")
+
+    def on_error_resume(self, fn: Callable[[BaseException], Publisher[T]]) -> Flow[T]:
+        """On an error, continue with the Publisher ``fn(error)``, which gets the demand
+        still outstanding; ``fn`` raising ends the stream with its error."""
+        _args.check_callable("on_error_resume", "fn", fn)
+        source = self._source
+        return self._switching(lambda d: _recover.OnErrorResume(d, source, fn), "on_error_resume")
+
+    def on_error_return(self, value: T) -> Flow[T]:
+        """On an error, emit ``value`` (when demanded) and complete."""
+        _args.check_element("on_error_return", "value", value)
+        source = self._source
+        fallback: Publisher[T] = _sources.just(value)
+
+        def resume(error: BaseException) -> Publisher[T]:
+            return fallback
+
+        return self._switching(
+            lambda d: _recover.OnErrorReturn(d, source, resume), "on_error_return"
+        )
+
+    def on_error_complete(self) -> Flow[T]:
+        """On an error, complete instead (the error is dropped)."""
+        return self._op(lambda d: _breadth.OnErrorComplete(d), "on_error_complete")
+
+    def concat_with(self, *others: Publisher[T]) -> Flow[T]:
+        """This flow's elements, then each of ``others``' in turn."""
+        return Flow.concat(self, *others)
+
+    @staticmethod
+    def concat(*publishers: Publisher[T]) -> Flow[T]:
+        """The elements of each publisher in turn, the next subscribed when the previous
+        completes; demand not met by one carries over to the next."""
+        for i, publisher in enumerate(publishers):
+            _args.check_publisher("concat", f"publishers[{i}]", publisher)
+        if not publishers:
+            return Flow.empty()
+        return Flow(_arbiter.SwitchingPublisher(lambda d: _recover.Concat(d, publishers), "concat"))
+
+    def start_with(self, *items: T) -> Flow[T]:
+        """``items`` first, then this flow's elements."""
+        for i, item in enumerate(items):
+            _args.check_element("start_with", f"items[{i}]", item)
+        sources = (_sources.from_iterable(items), self._source)
+        return self._switching(lambda d: _recover.StartWith(d, sources), "start_with")
+
+    def switch_if_empty(self, other: Publisher[T]) -> Flow[T]:
+        """This flow's elements; if it completes without any, ``other``'s."""
+        _args.check_publisher("switch_if_empty", "other", other)
+        source = self._source
+        return self._switching(
+            lambda d: _recover.SwitchIfEmpty(d, source, other), "switch_if_empty"
+        )
+
+    def default_if_empty(self, value: T) -> Flow[T]:
+        """This flow's elements; if it completes without any, ``value`` (when demanded)."""
+        _args.check_element("default_if_empty", "value", value)
+        source = self._source
+        fallback: Publisher[T] = _sources.just(value)
+        return self._switching(
+            lambda d: _recover.DefaultIfEmpty(d, source, fallback), "default_if_empty"
+        )
+
+    @staticmethod
+    def defer(factory: Callable[[], Publisher[T]]) -> Flow[T]:
+        """A fresh Publisher ``factory()`` per subscriber; ``factory`` raising (or not
+        returning a Publisher) is ``on_subscribe`` then ``on_error`` (rule 1.9)."""
+        _args.check_callable("defer", "factory", factory)
+        return Flow(_arbiter.SwitchingPublisher(lambda d: _recover.Defer(d, factory), "defer"))
+
+    def do_on_error(self, action: Callable[[BaseException], object]) -> Flow[T]:
+        """Calls ``action(error)`` before passing an error on (if it raises, its error
+        goes on instead, the original as ``__context__``)."""
+        _args.check_callable("do_on_error", "action", action)
+        return self._op(lambda d: _breadth.DoOnError(d, action), "do_on_error")
+
+    def do_on_complete(self, action: Callable[[], object]) -> Flow[T]:
+        """Calls ``action()`` before passing the completion on (if it raises: on_error)."""
+        _args.check_callable("do_on_complete", "action", action)
+        return self._op(lambda d: _breadth.DoOnComplete(d, action), "do_on_complete")
+
+    def do_finally(self, action: Callable[[], object]) -> Flow[T]:
+        """Calls ``action()`` once, after the terminal signal was passed on or after a
+        cancel; its fault is logged."""
+        _args.check_callable("do_finally", "action", action)
+        return self._op(lambda d: _breadth.DoFinally(d, action), "do_finally")
+
+    # ============================================================ breadth
+    def distinct(self, key: Callable[[T], Hashable] | None = None) -> Flow[T]:
+        """Elements whose ``key(item)`` (default: the item) was not seen before; the keys
+        seen are kept until the end of the subscription."""
+        if key is not None:
+            _args.check_callable("distinct", "key", key)
+        return self._op(lambda d: _breadth.Distinct(d, key), "distinct")
+
+    def distinct_until_changed(self, key: Callable[[T], object] | None = None) -> Flow[T]:
+        """Elements whose ``key(item)`` (default: the item) differs from the previous one's."""
+        if key is not None:
+            _args.check_callable("distinct_until_changed", "key", key)
+        return self._op(lambda d: _breadth.DistinctUntilChanged(d, key), "distinct_until_changed")
+
+    def skip_while(self, predicate: Callable[[T], object]) -> Flow[T]:
+        """Drops elements while ``predicate`` holds, then passes all."""
+        _args.check_callable("skip_while", "predicate", predicate)
+        return self._op(lambda d: _breadth.SkipWhile(d, predicate), "skip_while")
+
+    def ignore_elements(self) -> Flow[T]:
+        """Only the terminal signal (upstream is asked for everything)."""
+        return self._op(lambda d: _breadth.IgnoreElements(d), "ignore_elements")
+
+    def count(self) -> Flow[int]:
+        """One element: the number of elements, at completion (when demanded)."""
+        return self._op(lambda d: _tail.Count(d), "count")
+
+    def element_at(self, index: int, default: T = _tail.MISSING) -> Flow[T]:
+        """One element: the one at ``index`` (upstream is cancelled there); an earlier
+        end gives ``default``, or ``IndexError`` without one."""
+        _check_count("element_at", index)
+        if default is not _tail.MISSING:
+            _args.check_element("element_at", "default", default)
+        return self._op(lambda d: _tail.ElementAt(d, index, default), "element_at")
+
+    def all(self, predicate: Callable[[T], object]) -> Flow[bool]:
+        """One element: whether ``predicate`` holds for every element (the first failure
+        cancels upstream and decides)."""
+        _args.check_callable("all", "predicate", predicate)
+        return self._op(lambda d: _tail.All(d, predicate), "all")
+
+    def any(self, predicate: Callable[[T], object]) -> Flow[bool]:
+        """One element: whether ``predicate`` holds for some element (the first success
+        cancels upstream and decides)."""
+        _args.check_callable("any", "predicate", predicate)
+        return self._op(lambda d: _tail.Any_(d, predicate), "any")
+
+    def take_last(self, count: int) -> Flow[T]:
+        """The last ``count`` elements, after completion (upstream is asked for all)."""
+        _check_count("take_last", count)
+        return self._op(lambda d: _tail.TakeLast(d, count), "take_last")
+
+    def skip_last(self, count: int) -> Flow[T]:
+        """All but the last ``count`` elements (each is held until ``count`` newer arrive)."""
+        _check_count("skip_last", count)
+        if count == 0:
+            return self
+        return self._op(lambda d: _breadth.SkipLast(d, count), "skip_last")
 
     # ================================================================ multicast
     def publish(

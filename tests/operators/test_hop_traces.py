@@ -45,7 +45,45 @@ CATALOGUE: dict[str, Build] = {
     "on_backpressure_buffer": lambda f: f.on_backpressure_buffer(16),
     "on_backpressure_drop": lambda f: f.on_backpressure_drop(),
     "on_backpressure_latest": lambda f: f.on_backpressure_latest(),
+    "retry": lambda f: _fails_once(f).retry(3),
+    "retry_when": lambda f: _fails_once(f).retry_when(lambda e, attempt: attempt < 3),
+    "on_error_resume": lambda f: _fails_once(f).on_error_resume(lambda e: Flow.range(7, 3)),
+    "on_error_return": lambda f: _fails_once(f).on_error_return(-1),
+    "on_error_complete": lambda f: _fails_once(f).on_error_complete(),
+    "concat": lambda f: Flow.concat(f, Flow.empty(), Flow.range(10, 3)),
+    "start_with": lambda f: f.start_with(-2, -1),
+    "switch_if_empty": lambda f: f.filter(lambda x: x > 9).switch_if_empty(Flow.range(10, 3)),
+    "default_if_empty": lambda f: f.filter(lambda x: x > 9).default_if_empty(-1),
+    "defer": lambda f: Flow.defer(lambda: f),
+    "do_on_error": lambda f: _fails_once(f).do_on_error(lambda e: None),
+    "do_on_complete": lambda f: f.do_on_complete(lambda: None),
+    "do_finally": lambda f: f.do_finally(lambda: None),
+    "distinct": lambda f: f.map(lambda x: x // 2).distinct(),
+    "distinct_until_changed": lambda f: f.map(lambda x: x // 2).distinct_until_changed(),
+    "skip_while": lambda f: f.skip_while(lambda x: x < 2),
+    "ignore_elements": lambda f: f.ignore_elements(),
+    "count": lambda f: f.count(),
+    "element_at": lambda f: f.element_at(2),
+    "all": lambda f: f.all(lambda x: x < 3),
+    "any": lambda f: f.any(lambda x: x > 2),
+    "take_last": lambda f: f.take_last(2),
+    "skip_last": lambda f: f.skip_last(2),
 }
+
+
+def _fails_once(flow: Flow[int]) -> Flow[int]:
+    """``flow``'s first two elements then an error on the first subscription; ``flow``
+    itself on the next ones."""
+    attempts: list[int] = []
+
+    def make() -> Flow[int]:
+        attempts.append(1)
+        if len(attempts) == 1:
+            return flow.take(2).concat_with(Flow.error(RuntimeError("first attempt")))
+        return flow
+
+    return Flow.defer(make)
+
 
 SUBSCRIBERS: dict[str, Callable[[], TestSubscriber[Any]]] = {
     "bounded": lambda: TestSubscriber(2, on_next_hook=lambda ts, x: ts.request(1)),

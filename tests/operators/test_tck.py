@@ -30,7 +30,67 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "buffer": lambda n: Flow.range(0, 2 * n).buffer(2),
     "on_backpressure_buffer": lambda n: Flow.range(0, n).on_backpressure_buffer(max(1, n)),
     "limit_rate": lambda n: Flow.range(0, n).limit_rate(4),
+    # errors and recovery: the switching core (a failing first attempt where it applies)
+    "retry": lambda n: _fails_once(n).retry(2),
+    "retry_when": lambda n: _fails_once(n).retry_when(lambda e, attempt: attempt < 3),
+    "on_error_resume": lambda n: (
+        Flow.range(0, n // 2)
+        .concat_with(_boom())
+        .on_error_resume(lambda e: Flow.range(0, n - n // 2))
+    ),
+    "on_error_return": lambda n: _ends_in_error(n, 1).on_error_return(-1) if n else Flow.empty(),
+    "on_error_complete": lambda n: _ends_in_error(n, 0).on_error_complete(),
+    "concat": lambda n: Flow.concat(Flow.range(0, n // 2), Flow.empty(), Flow.range(0, n - n // 2)),
+    "start_with": lambda n: Flow.range(0, n - min(n, 2)).start_with(*range(min(n, 2))),
+    "switch_if_empty": lambda n: Flow.empty().switch_if_empty(Flow.range(0, n)),
+    "default_if_empty": lambda n: Flow.range(0, n) if n != 1 else Flow.empty().default_if_empty(7),
+    "defer": lambda n: Flow.defer(lambda: Flow.range(0, n)),
+    # breadth
+    "do_on_error": lambda n: Flow.range(0, n).do_on_error(lambda e: None),
+    "do_on_complete": lambda n: Flow.range(0, n).do_on_complete(lambda: None),
+    "do_finally": lambda n: Flow.range(0, n).do_finally(lambda: None),
+    "distinct": lambda n: Flow.range(0, 2 * n).map(lambda x: x // 2).distinct(),
+    "distinct_until_changed": lambda n: (
+        Flow.range(0, 2 * n).map(lambda x: x // 2).distinct_until_changed()
+    ),
+    "skip_while": lambda n: Flow.range(0, n + 3).skip_while(lambda x: x < 3),
+    "ignore_elements": lambda n: Flow.range(0, 5).ignore_elements().concat_with(Flow.range(0, n)),
+    "take_last": lambda n: Flow.range(0, n + 3).take_last(n),
+    "skip_last": lambda n: Flow.range(0, n + 3).skip_last(3),
 }
+
+# one element each (the kit's publisher of n elements is n of them in sequence)
+SINGLE: dict[str, Callable[[Flow[int]], Flow[Any]]] = {
+    "count": lambda f: f.count(),
+    "all": lambda f: f.all(lambda x: x < 3),
+    "any": lambda f: f.any(lambda x: x > 2),
+    "element_at": lambda f: f.element_at(2),
+}
+
+
+def _fails_once(n: int) -> Flow[int]:
+    """``n`` elements, the first subscription failing after half of them (no element
+    is repeated: the second attempt starts where the first failed)."""
+    attempts: list[int] = []
+
+    def make() -> Flow[int]:
+        attempts.append(1)
+        if len(attempts) == 1:
+            return Flow.range(0, n // 2).concat_with(_boom())
+        return Flow.range(n // 2, n)
+
+    return Flow.defer(make)
+
+
+def _ends_in_error(n: int, replaced: int) -> Flow[int]:
+    """``n - replaced`` elements, then an error."""
+    return Flow.range(0, n - replaced).concat_with(_boom())
+
+
+def _boom() -> Flow[Any]:
+    """A fresh error per subscription: a shared exception instance keeps the traceback
+    of its last raise, whose frames reach the last subscriber (rule 3.13's check)."""
+    return Flow.defer(lambda: Flow.error(RuntimeError("x")))
 
 
 @pytest.mark.parametrize("name", sorted(OPERATORS))
@@ -39,6 +99,23 @@ def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
     report = tck.run_publisher_checks(
         make,
         create_failed_publisher=lambda: Flow.error(RuntimeError("failed")).map(lambda x: x),
+        label=name,
+        max_elements=64,
+    )
+    assert not report.failures(optional=False), report.table()
+
+
+@pytest.mark.parametrize("name", sorted(SINGLE))
+def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool) -> None:
+    def make(n: int) -> Flow[Any]:
+        # the operator itself for one element; n elements: n of them in sequence
+        if n == 1:
+            return SINGLE[name](Flow.range(0, 5))
+        return Flow.concat(*(SINGLE[name](Flow.range(0, 5)) for _ in range(n)))
+
+    report = tck.run_publisher_checks(
+        make,
+        create_failed_publisher=lambda: SINGLE[name](Flow.error(RuntimeError("failed"))),
         label=name,
         max_elements=64,
     )
