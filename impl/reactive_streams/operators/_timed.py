@@ -173,7 +173,8 @@ class TimedDrain(DemandDrain[R]):
             self._next_raised(exc)
             return False
         self._delivered(emitted)
-        if self._done and not ready and self._pub is ACTIVE and self._finished():
+        ended = self._done and not ready and self._pub is ACTIVE
+        if ended and (self._error is not None or self._finished()):
             self._finish(self._error)  # rule 3.9's error instead, if one is due
         return False
 
