@@ -653,7 +653,7 @@ class ManualExecutor:
             raise ValueError(f"advance_to: the clock is at {self._now}, cannot go back to {t}")
         steps = 0
         while True:
-            steps += self.run_all(max_steps)
+            steps += self._run_queued(max_steps)
             with self._lock:
                 timed = self._timed
                 while timed and timed[0][2].task is None:
@@ -688,6 +688,20 @@ class ManualExecutor:
     def __len__(self) -> int:
         with self._lock:
             return len(self._pending)
+
+    def _run_queued(self, max_steps: int) -> int:
+        """Run the immediate queue to empty (the clock does not move)."""
+        steps = 0
+        while True:
+            with self._lock:
+                if not self._pending:
+                    return steps
+                entry = self._pending.pop(0)
+            if steps >= max_steps:
+                raise RuntimeError(f"ManualExecutor did not quiesce within {max_steps} steps")
+            steps += 1
+            self.executed += 1
+            _run_logged(entry.task)
 
     def run(self, index: int = 0) -> str:
         """Run the task at ``index`` in ``pending``; returns its label."""

@@ -15,13 +15,20 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._demand import MAX_DEMAND, add_demand
 from .api import Subscription
+from .executors import ManualExecutor
 
 if TYPE_CHECKING:
     from .api import Publisher, Subscriber
-    from .executors import ManualExecutor
     from .flow import Flow
 
-__all__ = ["Signal", "TestSubscriber", "TimedSubscriber", "expect_marbles", "marbles"]
+__all__ = [
+    "AutoClock",
+    "Signal",
+    "TestSubscriber",
+    "TimedSubscriber",
+    "expect_marbles",
+    "marbles",
+]
 
 T = TypeVar("T")
 
@@ -420,3 +427,22 @@ def expect_marbles(
     )
     assert not subscriber.violations, subscriber.violations
     return subscriber
+
+
+class AutoClock(ManualExecutor):
+    """A ``ManualExecutor`` whose clock jumps to the next timed task when no immediate
+    task is pending: ``len`` counts both, ``run_next`` runs the oldest immediate task,
+    else advances to the earliest due one. A loop of ``run_next`` drives timed code to
+    its end in virtual time (a periodic task runs until cancelled)."""
+
+    def __len__(self) -> int:
+        return super().__len__() + self.scheduled
+
+    def run(self, index: int = 0) -> str:
+        if super().__len__():
+            return super().run(index)
+        due = self.next_due()
+        if due is None:
+            raise IndexError("no pending task")
+        self.advance_to(max(due, self.now()))
+        return f"advance_to({due})"
