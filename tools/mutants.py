@@ -311,6 +311,38 @@ MUTANTS = (
         ),
         "stateful/test_reach_bridges.py",
     ),
+    # --- time: the timed operators' own tests, in virtual time
+    Mutant(
+        "timeout-not-rearmed",
+        "timeout arms its timer once, at the subscription, not again per element",
+        "timeout",
+        (
+            Patch(
+                "operators/_timed_window.py",
+                "            if source == 0:\n                self._arm(self._dt)  # per element\n",
+                "            if False:\n                self._arm(self._dt)  # per element\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "timeout",
+    ),
+    Mutant(
+        "debounce-emits-first",
+        "debounce keeps the first element of a burst instead of the last",
+        "debounce",
+        (
+            Patch(
+                "operators/_timed_window.py",
+                "        if kind == NEXT:\n            self._latest = value\n            self._has = True\n"
+                "            self._arm(self._dt)  # every element restarts the quiet period\n",
+                "        if kind == NEXT:\n            if not self._has:\n                self._latest = value\n"
+                "            self._has = True\n"
+                "            self._arm(self._dt)  # every element restarts the quiet period\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "debounce",
+    ),
 )
 
 
