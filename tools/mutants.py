@@ -343,6 +343,34 @@ MUTANTS = (
         "tests/operators/test_timed.py",
         "debounce",
     ),
+    Mutant(
+        "timed-tick-not-serial",
+        "a timed hop's event does not wait for the running drain: a tick and an element overlap",
+        "1.3",
+        (
+            Patch(
+                "operators/_timed.py",
+                "        self._signal()  # rule 1.3: only the drain signals downstream\n",
+                "        self._wip = 0  # forgets the running drain\n        self._signal()\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "never_signal",
+    ),
+    Mutant(
+        "timed-cancel-keeps-timer",
+        "a cancelled timed hop leaves its timer armed (it keeps the subscriber)",
+        "3.13",
+        (
+            Patch(
+                "operators/_timed.py",
+                "        self._disarm()  # rules 3.12, 3.13: no timer keeps the subscriber\n",
+                "        pass  # the timer stays armed\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "cancel_cancels",
+    ),
 )
 
 

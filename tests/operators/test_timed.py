@@ -345,28 +345,28 @@ def test_a_tick_and_an_upstream_element_never_signal_downstream_together(
     release = threading.Event()
 
     def hook(ts: TestSubscriber[Any], item: Any) -> None:
-        if item == "a":
+        if item == ["a"]:
             inside.set()
             assert release.wait(10.0)
 
     ts: TimedSubscriber[Any] = TimedSubscriber(ex, on_next_hook=hook)
     upstream = _Upstream()
-    Flow.from_publisher(upstream).delay(1.0, scheduler=ex).subscribe(ts)
+    Flow.from_publisher(upstream).buffer_timeout(2, 1.0, scheduler=ex).subscribe(ts)
     subscriber = upstream.subscriber
     assert subscriber is not None
     subscriber.on_next("a")
     ticker = threading.Thread(target=ex.advance_by, args=(1.0,))
     ticker.start()
-    assert inside.wait(10.0)
-    subscriber.on_next("b")  # returns at once: the drain belongs to the tick's thread
+    assert inside.wait(10.0)  # the tick's on_next(["a"]) is running on the ticker thread
+    subscriber.on_next("b")
+    subscriber.on_next("c")  # a full list, due now: recorded, the running drain sends it
     subscriber.on_complete()
     release.set()
     ticker.join(10.0)
     assert not ticker.is_alive()
-    ex.advance_by(5.0)
-    assert ts.values == ["a", "b"]
+    assert ts.values == [["a"], ["b", "c"]]
     assert ts.completions == 1
-    assert not ts.violations
+    assert not ts.violations  # no overlapping on_next (rule 1.3)
 
 
 # ------------------------------------------------------ a real scheduler, once
