@@ -135,18 +135,23 @@ class _Timed:
         self.period = period
 
     def cancel(self) -> bool:
-        cancelled = self.task is not None
-        self.task = None
+        with _timed_lock:  # atomic with ``fired``: a one-shot is cancelled or fired, once
+            cancelled = self.task is not None
+            self.task = None
         return cancelled
 
     def fired(self) -> Task | None:
         """The task to run now; a one-shot entry is spent, a periodic one re-armed."""
-        task = self.task
-        if self.period is None:
-            self.task = None
-        else:
-            self.due += self.period
+        with _timed_lock:
+            task = self.task
+            if self.period is None:
+                self.task = None
+            else:
+                self.due += self.period
         return task
+
+
+_timed_lock = threading.Lock()
 
 
 class _TimerThread:
