@@ -319,8 +319,8 @@ MUTANTS = (
         (
             Patch(
                 "operators/_timed_window.py",
-                "            if source == 0:\n                self._arm(self._dt)  # per element\n",
-                "            if False:\n                self._arm(self._dt)  # per element\n",
+                "            elif source == 0:\n                self._arm(self._dt)  # per element\n",
+                "            elif False:\n                self._arm(self._dt)  # per element\n",
             ),
         ),
         "tests/operators/test_timed.py",

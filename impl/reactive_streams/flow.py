@@ -592,15 +592,16 @@ class Flow(Generic[T]):
         dt: float,
         fallback: Publisher[T] | None = None,
         *,
+        first_only: bool = False,
         scheduler: Executor | None = None,
     ) -> Flow[T]:
-        """Each element (the first counted from the subscription) must arrive within
-        ``dt`` seconds of the previous one, demand or not. On a timeout upstream is
-        cancelled, then ``on_error(TimeoutError)``, or ``fallback`` is subscribed and asked
-        for the outstanding demand."""
+        """Each element (the first counted from the subscription; with ``first_only``,
+        the first alone) must arrive within ``dt`` seconds of the previous one, demand or
+        not. On a timeout upstream is cancelled, then ``on_error(TimeoutError)``, or
+        ``fallback`` is subscribed and asked for the outstanding demand."""
         _timed.check_seconds("timeout", dt, positive=True)
         clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock))
+        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock, first_only))
 
     def debounce(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
         """An element passes once ``dt`` seconds went by without a newer one (the pending

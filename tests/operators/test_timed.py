@@ -173,6 +173,13 @@ def test_timeout_counts_the_first_element_from_the_subscription(ex: ManualExecut
     expect_marbles(marbles("-a|", scheduler=ex).timeout(2.0, scheduler=ex), "-a|", scheduler=ex)
 
 
+def test_timeout_first_only_times_the_first_element_alone(ex: ManualExecutor) -> None:
+    source = marbles("-a-----b|", scheduler=ex)
+    expect_marbles(source.timeout(2.0, first_only=True, scheduler=ex), "-a-----b|", scheduler=ex)
+    late = marbles("---a|", scheduler=ex)
+    expect_marbles(late.timeout(2.0, first_only=True, scheduler=ex), "--#", scheduler=ex)
+
+
 def test_timeout_cancels_upstream_and_switches_to_the_fallback(ex: ManualExecutor) -> None:
     cancelled: list[float] = []
     source = marbles("-a----b|", scheduler=ex).do_on_cancel(lambda: cancelled.append(ex.now()))

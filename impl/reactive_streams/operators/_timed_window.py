@@ -193,9 +193,10 @@ class Timeout(TimedDrain[T]):
     """Each element (the first counted from the subscription) must arrive within ``dt``
     of the previous one. On a timeout upstream is cancelled, then ``on_error(TimeoutError)``
     or, with a ``fallback``, the fallback is subscribed and asked for the outstanding
-    demand (no timeout on it). Signals of a cancelled upstream are ignored."""
+    demand (no timeout on it). Signals of a cancelled upstream are ignored. ``first_only``:
+    only the first element is timed."""
 
-    __slots__ = ("_current", "_dt", "_fallback")
+    __slots__ = ("_current", "_dt", "_fallback", "_first_only")
 
     def __init__(
         self,
@@ -203,10 +204,12 @@ class Timeout(TimedDrain[T]):
         dt: float,
         fallback: Publisher[T] | None,
         scheduler: Scheduler,
+        first_only: bool = False,
     ) -> None:
         super().__init__(downstream, "timeout", scheduler)
         self._dt = dt
         self._fallback = fallback
+        self._first_only = first_only
         self._current = 0  # the source whose signals count (1: the fallback)
 
     def _opened(self) -> None:
@@ -223,7 +226,9 @@ class Timeout(TimedDrain[T]):
             return
         if kind == NEXT:
             self._ready.append(value)
-            if source == 0:
+            if source == 0 and self._first_only:
+                self._disarm()  # the first element came in time: no more timeouts
+            elif source == 0:
                 self._arm(self._dt)  # per element
         elif kind == COMPLETE:
             self._end()
