@@ -27,6 +27,7 @@ from .operators import (
     _observe_on,
     _subscribe_on,
     _timed,
+    _timed_sources,
     _timed_window,
     _transform,
     _zip,
@@ -560,14 +561,16 @@ class Flow(Generic[T]):
         first = period if initial_delay is None else initial_delay
         _timed.check_seconds("interval", first)
         clock = _timed.scheduler_of(scheduler)
-        return Flow(_timed.TimedPublisher(None, lambda d: _timed.Interval(d, period, first, clock)))
+        return Flow(
+            _timed.TimedPublisher(None, lambda d: _timed_sources.Interval(d, period, first, clock))
+        )
 
     @staticmethod
     def timer(delay: float, *, scheduler: Executor | None = None) -> Flow[int]:
         """Emits 0 after ``delay`` seconds, then completes; a due 0 waits for demand."""
         _timed.check_seconds("timer", delay)
         clock = _timed.scheduler_of(scheduler)
-        return Flow(_timed.TimedPublisher(None, lambda d: _timed.Timer(d, delay, clock)))
+        return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock)))
 
     def delay(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
         """Each element ``dt`` seconds after it arrived, in order; the completion after the
