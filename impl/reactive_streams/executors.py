@@ -476,9 +476,10 @@ class AsyncioExecutor:
 
 
 class _LoopTimer:
-    """A task on the loop's own timer (``call_later``), armed from any thread."""
+    """A task on the loop's own timer (``call_at``), armed from any thread; a periodic
+    one at a fixed rate, as the timer thread."""
 
-    __slots__ = ("_handle", "_lock", "_loop", "_period", "_task")
+    __slots__ = ("_due", "_handle", "_lock", "_loop", "_period", "_task")
 
     def __init__(
         self, loop: asyncio.AbstractEventLoop, delay: float, period: float | None, task: Task
@@ -488,12 +489,13 @@ class _LoopTimer:
         self._task: Task | None = task
         self._lock = threading.Lock()
         self._handle: asyncio.TimerHandle | None = None
-        loop.call_soon_threadsafe(self._arm, max(0.0, delay))  # RuntimeError once closed
+        self._due = loop.time() + max(0.0, delay)  # the loop's monotonic clock
+        loop.call_soon_threadsafe(self._arm)  # RuntimeError once closed
 
-    def _arm(self, delay: float) -> None:  # on the loop
+    def _arm(self) -> None:  # on the loop
         with self._lock:
             if self._task is not None:
-                self._handle = self._loop.call_later(delay, self._fire)
+                self._handle = self._loop.call_at(self._due, self._fire)
 
     def _fire(self) -> None:  # on the loop
         with self._lock:
@@ -501,7 +503,8 @@ class _LoopTimer:
             if self._period is None:
                 self._task = None
             elif task is not None:
-                self._handle = self._loop.call_later(self._period, self._fire)
+                self._due += self._period
+                self._handle = self._loop.call_at(self._due, self._fire)
         if task is not None:
             _run_logged(task)
 

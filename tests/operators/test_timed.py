@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from reactive_streams.api import Subscriber, Subscription
-from reactive_streams.executors import ManualExecutor
+from reactive_streams.executors import AsyncioExecutor, ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber, TimedSubscriber, expect_marbles, marbles
@@ -383,3 +383,19 @@ def test_timed_operators_on_the_shared_pool() -> None:
         [0, 1],
         [2],
     ]
+
+
+def test_timed_operators_on_an_asyncio_loop() -> None:
+    import asyncio
+
+    async def main() -> list[tuple[int, bool]]:
+        loop = AsyncioExecutor(asyncio.get_running_loop())  # the loop's call_at
+        here = threading.current_thread()
+        flow = Flow.interval(0.001, scheduler=loop).take(3).debounce(0.0001, scheduler=loop)
+        return [(x, threading.current_thread() is here) async for x in flow]
+
+    got = asyncio.run(asyncio.wait_for(main(), 30.0))
+    values = [x for x, _ in got]
+    assert values[-1] == 2  # debounce keeps the last (jitter may merge ticks)
+    assert values == sorted(set(values))
+    assert all(on_loop for _, on_loop in got)  # delivered on the loop's thread
