@@ -401,6 +401,66 @@ MUTANTS = (
         "tests/test_sources.py",
         "eager",
     ),
+    # --- time: the timed operators' own tests, in virtual time
+    Mutant(
+        "timeout-not-rearmed",
+        "timeout arms its timer once, at the subscription, not again per element",
+        "timeout",
+        (
+            Patch(
+                "operators/_timed_window.py",
+                "            elif source == 0:\n                self._arm(self._dt)  # per element\n",
+                "            elif False:\n                self._arm(self._dt)  # per element\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "timeout",
+    ),
+    Mutant(
+        "debounce-emits-first",
+        "debounce keeps the first element of a burst instead of the last",
+        "debounce",
+        (
+            Patch(
+                "operators/_timed_window.py",
+                "        if kind == NEXT:\n            self._latest = value\n            self._has = True\n"
+                "            self._arm(self._dt)  # every element restarts the quiet period\n",
+                "        if kind == NEXT:\n            if not self._has:\n                self._latest = value\n"
+                "            self._has = True\n"
+                "            self._arm(self._dt)  # every element restarts the quiet period\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "debounce",
+    ),
+    Mutant(
+        "timed-tick-not-serial",
+        "a timed hop's event does not wait for the running drain: a tick and an element overlap",
+        "1.3",
+        (
+            Patch(
+                "operators/_timed.py",
+                "        self._signal()  # rule 1.3: only the drain signals downstream\n",
+                "        self._wip = 0  # forgets the running drain\n        self._signal()\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "never_signal",
+    ),
+    Mutant(
+        "timed-cancel-keeps-timer",
+        "a cancelled timed hop leaves its timer armed (it keeps the subscriber)",
+        "3.13",
+        (
+            Patch(
+                "operators/_timed.py",
+                "        self._disarm()  # rules 3.12, 3.13: no timer keeps the subscriber\n",
+                "        pass  # the timer stays armed\n",
+            ),
+        ),
+        "tests/operators/test_timed.py",
+        "cancel_cancels",
+    ),
 )
 
 

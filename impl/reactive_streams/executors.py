@@ -9,15 +9,26 @@ after accepting it (a ``concurrent.futures`` pool: ``shutdown(cancel_futures=Tru
 broken pool) is a ``WatchedExecutor``: ``execute_watched(task, lost)`` calls
 ``lost(error)`` instead of the task, later. ``execute_watched(executor, task, lost)`` is
 the one way the library hands its drains to any executor.
+
+Time: every executor here is a ``Scheduler``: ``schedule(delay, task)`` and
+``schedule_periodic(initial_delay, period, task)`` return a ``Cancellable``; ``now()`` is
+its clock (``time.monotonic``, or the virtual clock of a ``ManualExecutor``). One daemon
+timer thread with a heap serves every real executor (never a thread per timer): when a
+task is due it is handed to its executor's ``execute``. ``as_scheduler`` gives a plain
+third-party ``Executor`` the same timer.
 """
 
 from __future__ import annotations
 
+import contextlib
+import heapq
+import itertools
 import logging
 import os
 import queue
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,15 +41,18 @@ if TYPE_CHECKING:  # neither is imported at runtime unless the caller already di
 
 __all__ = [
     "AsyncioExecutor",
+    "Cancellable",
     "Executor",
     "ImmediateExecutor",
     "ManualExecutor",
     "NewThreadExecutor",
     "PendingTask",
+    "Scheduler",
     "SingleThreadExecutor",
     "ThreadPoolExecutor",
     "WatchedExecutor",
     "as_executor",
+    "as_scheduler",
     "default_executor",
     "execute_watched",
 ]
@@ -79,6 +93,139 @@ def execute_watched(executor: Executor, task: Task, lost: Lost) -> None:
         watched(task, lost)
 
 
+@runtime_checkable
+class Cancellable(Protocol):
+    """A scheduled task's handle."""
+
+    def cancel(self) -> bool:
+        """Stop the task from running (again); True if this call stopped a future run."""
+        ...
+
+
+@runtime_checkable
+class Scheduler(Executor, Protocol):
+    """An executor with a clock: runs tasks later, once or periodically."""
+
+    def now(self) -> float:
+        """The scheduler's clock, in seconds (monotonic, or virtual)."""
+        ...
+
+    def schedule(self, delay: float, task: Task) -> Cancellable:
+        """Run ``task`` on this executor ``delay`` seconds from now (at once if <= 0)."""
+        ...
+
+    def schedule_periodic(self, initial_delay: float, period: float, task: Task) -> Cancellable:
+        """Run ``task`` after ``initial_delay``, then every ``period`` (fixed rate)."""
+        ...
+
+
+def _check_period(period: float) -> None:
+    if not period > 0:
+        raise ValueError(f"schedule_periodic: period must be > 0 seconds, got {period!r}")
+
+
+class _Timed:
+    """One scheduled task: ``cancel`` drops the task, so no timer keeps its owner (3.13)."""
+
+    __slots__ = ("due", "period", "task")
+
+    def __init__(self, task: Task, due: float, period: float | None) -> None:
+        self.task: Task | None = task
+        self.due = due
+        self.period = period
+
+    def cancel(self) -> bool:
+        with _timed_lock:  # atomic with ``fired``: a one-shot is cancelled or fired, once
+            cancelled = self.task is not None
+            self.task = None
+        return cancelled
+
+    def fired(self) -> Task | None:
+        """The task to run now; a one-shot entry is spent, a periodic one re-armed."""
+        with _timed_lock:
+            task = self.task
+            if self.period is None:
+                self.task = None
+            else:
+                self.due += self.period
+        return task
+
+
+_timed_lock = threading.Lock()
+
+
+class _TimerThread:
+    """The one timer thread: a heap of (due, seq, entry, executor) behind a condition."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, _Timed, Executor]] = []
+        self._seq = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._compact_at = 1024
+
+    def add(self, executor: Executor, entry: _Timed) -> _Timed:
+        with self._cond:
+            heap = self._heap
+            if len(heap) >= self._compact_at:  # drop cancelled entries: amortized O(1)
+                heap[:] = [item for item in heap if item[2].task is not None]
+                heapq.heapify(heap)
+                self._compact_at = max(1024, 2 * len(heap))
+            heapq.heappush(heap, (entry.due, next(self._seq), entry, executor))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="rs-timer", daemon=True)
+                self._thread.start()
+            elif self._heap[0][2] is entry:
+                self._cond.notify()  # an earlier deadline than the one waited for
+        return entry
+
+    def _run(self) -> None:
+        heap = self._heap
+        while True:
+            with self._cond:
+                while True:
+                    while heap and heap[0][2].task is None:
+                        heapq.heappop(heap)  # cancelled
+                    wait = heap[0][0] - time.monotonic() if heap else None
+                    if wait is not None and wait <= 0:
+                        break
+                    self._cond.wait(wait)
+                _, _, entry, executor = heapq.heappop(heap)
+                task = entry.fired()
+                if entry.task is not None:  # periodic: next run
+                    heapq.heappush(heap, (entry.due, next(self._seq), entry, executor))
+            if task is not None:
+                try:  # rule 1.4: a refused or dropped timed task is reported, never silent
+                    execute_watched(executor, task, _log_lost_timed)
+                except Exception:
+                    _log.exception("%r refused the timed task %r", executor, task)
+
+
+def _log_lost_timed(error: Exception) -> None:
+    _log.error("an executor dropped a timed task before it ran", exc_info=error)
+
+
+_timer = _TimerThread()
+
+
+class _Clock:
+    """The real executors' clock and timer: ``time.monotonic`` and the shared thread."""
+
+    __slots__ = ()
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def schedule(self, delay: float, task: Task) -> Cancellable:
+        entry = _Timed(task, time.monotonic() + max(0.0, delay), None)
+        return _timer.add(self, entry)  # type: ignore[arg-type]  # subclasses execute
+
+    def schedule_periodic(self, initial_delay: float, period: float, task: Task) -> Cancellable:
+        _check_period(period)
+        entry = _Timed(task, time.monotonic() + max(0.0, initial_delay), period)
+        return _timer.add(self, entry)  # type: ignore[arg-type]
+
+
 def _run_logged(task: Task) -> None:
     try:
         task()
@@ -86,8 +233,10 @@ def _run_logged(task: Task) -> None:
         _log.exception("executor task %r raised", task)
 
 
-class ImmediateExecutor:
-    """Runs each task at once on the calling thread."""
+class ImmediateExecutor(_Clock):
+    """Runs each task at once on the calling thread (a timed task: on the timer thread)."""
+
+    __slots__ = ()
 
     def execute(self, task: Task) -> None:
         _run_logged(task)
@@ -96,7 +245,7 @@ class ImmediateExecutor:
 _STOP = object()
 
 
-class ThreadPoolExecutor:
+class ThreadPoolExecutor(_Clock):
     """A fixed pool of daemon worker threads fed by one unbounded FIFO queue."""
 
     def __init__(self, workers: int = 4, *, name: str = "rs-pool") -> None:
@@ -186,7 +335,7 @@ class _Worker:
             _run_logged(task)
 
 
-class NewThreadExecutor:
+class NewThreadExecutor(_Clock):
     """A dedicated thread per worker: the tasks of one owner (one subscription's drain,
     the bound method's ``__self__``) run in order on one thread of their own, never a
     thread per task. An idle worker thread ends after ``keep_alive`` seconds."""
@@ -278,7 +427,7 @@ def _log_lost(error: Exception) -> None:
     _log.error("a concurrent.futures executor dropped a task before it ran", exc_info=error)
 
 
-class _FuturesExecutor:
+class _FuturesExecutor(_Clock):
     """A ``concurrent.futures.Executor`` adapted: ``execute`` is ``submit``, and the
     Future is watched, so a task dropped after ``submit`` returned is never silent."""
 
@@ -314,6 +463,86 @@ class AsyncioExecutor:
 
     def execute(self, task: Task) -> None:
         self._loop.call_soon_threadsafe(_run_logged, task)  # RuntimeError once closed
+
+    def now(self) -> float:
+        return self._loop.time()
+
+    def schedule(self, delay: float, task: Task) -> Cancellable:
+        return _LoopTimer(self._loop, delay, None, task)
+
+    def schedule_periodic(self, initial_delay: float, period: float, task: Task) -> Cancellable:
+        _check_period(period)
+        return _LoopTimer(self._loop, initial_delay, period, task)
+
+
+class _LoopTimer:
+    """A task on the loop's own timer (``call_at``), armed from any thread; a periodic
+    one at a fixed rate, as the timer thread."""
+
+    __slots__ = ("_due", "_handle", "_lock", "_loop", "_period", "_task")
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, delay: float, period: float | None, task: Task
+    ) -> None:
+        self._loop = loop
+        self._period = period
+        self._task: Task | None = task
+        self._lock = threading.Lock()
+        self._handle: asyncio.TimerHandle | None = None
+        self._due = loop.time() + max(0.0, delay)  # the loop's monotonic clock
+        loop.call_soon_threadsafe(self._arm)  # RuntimeError once closed
+
+    def _arm(self) -> None:  # on the loop
+        with self._lock:
+            if self._task is not None:
+                self._handle = self._loop.call_at(self._due, self._fire)
+
+    def _fire(self) -> None:  # on the loop
+        with self._lock:
+            task = self._task
+            if self._period is None:
+                self._task = None
+            elif task is not None:
+                self._due += self._period
+                self._handle = self._loop.call_at(self._due, self._fire)
+        if task is not None:
+            _run_logged(task)
+
+    def cancel(self) -> bool:
+        with self._lock:
+            cancelled = self._task is not None
+            self._task = None
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(RuntimeError):  # a closed loop runs nothing
+                self._loop.call_soon_threadsafe(handle.cancel)
+        return cancelled
+
+
+class _TimedExecutor(_Clock):
+    """A plain third-party ``Executor`` given the shared timer (``as_scheduler``)."""
+
+    __slots__ = ("_executor",)
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+
+    def __repr__(self) -> str:
+        return f"<{self._executor!r} with the shared timer>"
+
+    def execute(self, task: Task) -> None:
+        self._executor.execute(task)
+
+    def execute_watched(self, task: Task, lost: Lost) -> None:
+        execute_watched(self._executor, task, lost)
+
+
+def as_scheduler(executor: object) -> Scheduler:
+    """``as_executor(executor)``, given the shared timer if it has no ``schedule``."""
+    adapted = as_executor(executor)
+    if callable(getattr(adapted, "schedule", None)) and callable(getattr(adapted, "now", None)):
+        return adapted  # type: ignore[return-value]
+    return _TimedExecutor(adapted)
 
 
 def as_executor(executor: object) -> Executor:
@@ -375,12 +604,83 @@ class ManualExecutor:
 
     ``execute`` appends; ``run(i)`` runs the i-th pending task on the calling thread;
     tasks scheduled while a task runs are appended to the end of ``pending``.
+
+    Virtual time: ``now()`` starts at 0.0 and moves only in ``advance_by``/``advance_to``,
+    which run the timed tasks due by then in time order (ties: scheduling order), each
+    at its due time, and the immediate queue before each of them and at the end (what a
+    due task queues runs before the clock moves on). Hours of stream time run at once.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pending: list[PendingTask] = []
         self.executed = 0
+        self._now = 0.0
+        self._timed: list[tuple[float, int, _Timed]] = []
+        self._seq = itertools.count()
+
+    # ------------------------------------------------------------ virtual time
+    def now(self) -> float:
+        """The virtual clock, in seconds."""
+        return self._now
+
+    def schedule(self, delay: float, task: Task) -> Cancellable:
+        return self._add(_Timed(task, self._now + max(0.0, delay), None))
+
+    def schedule_periodic(self, initial_delay: float, period: float, task: Task) -> Cancellable:
+        _check_period(period)
+        return self._add(_Timed(task, self._now + max(0.0, initial_delay), period))
+
+    def _add(self, entry: _Timed) -> _Timed:
+        with self._lock:
+            heapq.heappush(self._timed, (entry.due, next(self._seq), entry))
+        return entry
+
+    @property
+    def scheduled(self) -> int:
+        """How many timed tasks wait for the clock (cancelled ones excluded)."""
+        with self._lock:
+            return sum(1 for _, _, entry in self._timed if entry.task is not None)
+
+    def next_due(self) -> float | None:
+        """The due time of the earliest live timed task, None if there is none."""
+        with self._lock:
+            live = [due for due, _, entry in self._timed if entry.task is not None]
+        return min(live) if live else None
+
+    def advance_by(self, dt: float, max_steps: int = 100_000) -> int:
+        """Move the clock ``dt`` seconds on (see ``advance_to``)."""
+        if dt < 0:
+            raise ValueError(f"advance_by: dt must be >= 0, got {dt!r}")
+        return self.advance_to(self._now + dt, max_steps)
+
+    def advance_to(self, t: float, max_steps: int = 100_000) -> int:
+        """Run everything due up to time ``t``, in time order; then ``now() == t``.
+        Returns how many tasks ran (immediate and timed)."""
+        if t < self._now:
+            raise ValueError(f"advance_to: the clock is at {self._now}, cannot go back to {t}")
+        steps = 0
+        while True:
+            steps += self._run_queued(max_steps)
+            with self._lock:
+                timed = self._timed
+                while timed and timed[0][2].task is None:
+                    heapq.heappop(timed)  # cancelled
+                if not timed or timed[0][0] > t:
+                    break
+                due, _, entry = heapq.heappop(timed)
+                task = entry.fired()
+                if entry.task is not None:  # periodic: the next run, after later ties
+                    heapq.heappush(timed, (entry.due, next(self._seq), entry))
+            if steps >= max_steps:
+                raise RuntimeError(f"ManualExecutor: more than {max_steps} tasks before t={t}")
+            self._now = max(self._now, due)
+            if task is not None:
+                self.executed += 1
+                steps += 1
+                _run_logged(task)
+        self._now = t
+        return steps
 
     def execute(self, task: Task, label: str | None = None) -> None:
         entry = PendingTask(label if label is not None else _label_of(task), task)
@@ -396,6 +696,20 @@ class ManualExecutor:
     def __len__(self) -> int:
         with self._lock:
             return len(self._pending)
+
+    def _run_queued(self, max_steps: int) -> int:
+        """Run the immediate queue to empty (the clock does not move)."""
+        steps = 0
+        while True:
+            with self._lock:
+                if not self._pending:
+                    return steps
+                entry = self._pending.pop(0)
+            if steps >= max_steps:
+                raise RuntimeError(f"ManualExecutor did not quiesce within {max_steps} steps")
+            steps += 1
+            self.executed += 1
+            _run_logged(entry.task)
 
     def run(self, index: int = 0) -> str:
         """Run the task at ``index`` in ``pending``; returns its label."""

@@ -24,12 +24,16 @@ from .operators import (
     _args,
     _backpressure,
     _breadth,
+    _delay_subscription,
     _flat_map,
     _limit,
     _observe_on,
     _recover,
     _subscribe_on,
     _tail,
+    _timed,
+    _timed_sources,
+    _timed_window,
     _transform,
     _zip,
 )
@@ -558,6 +562,107 @@ class Flow(Generic[T]):
     def on_backpressure_latest(self) -> Flow[T]:
         """Request everything upstream; keep only the latest undelivered element."""
         return self._op(lambda d: _backpressure.OnBackpressureLatest(d), "on_backpressure_latest")
+
+    # --- time: every timed operator takes ``scheduler`` (an executor with a clock; any
+    # Executor is given the shared timer thread); None: the shared pool,
+    # ``default_executor()``. In tests, a ``ManualExecutor`` runs them in virtual time.
+    @staticmethod
+    def interval(
+        period: float, initial_delay: float | None = None, *, scheduler: Executor | None = None
+    ) -> Flow[int]:
+        """0, 1, 2... every ``period`` seconds (the first after ``initial_delay``, default
+        ``period``). A tick that finds no demand ends the stream with
+        ``BufferOverflowError`` naming rule 1.1 (as Reactor's ``interval``); add
+        ``on_backpressure_drop()``/``latest()`` to drop ticks instead."""
+        _timed.check_seconds("interval", period, positive=True)
+        first = period if initial_delay is None else initial_delay
+        _timed.check_seconds("interval", first)
+        clock = _timed.scheduler_of(scheduler)
+        return Flow(
+            _timed.TimedPublisher(None, lambda d: _timed_sources.Interval(d, period, first, clock))
+        )
+
+    @staticmethod
+    def timer(delay: float, *, scheduler: Executor | None = None) -> Flow[int]:
+        """Emits 0 after ``delay`` seconds, then completes; a due 0 waits for demand."""
+        _timed.check_seconds("timer", delay)
+        clock = _timed.scheduler_of(scheduler)
+        return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock)))
+
+    def delay(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+        """Each element ``dt`` seconds after it arrived, in order; the completion after the
+        last element; an error at once (elements still waiting are dropped). Upstream is
+        asked for what downstream asks, so a due element always finds demand."""
+        _timed.check_seconds("delay", dt)
+        clock = _timed.scheduler_of(scheduler)
+        return self._timed(lambda d: _timed.Delay(d, dt, clock))
+
+    def delay_subscription(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+        """Subscribe upstream ``dt`` seconds after the subscriber (which gets
+        ``on_subscribe`` at once; its requests wait and are forwarded in order)."""
+        _timed.check_seconds("delay_subscription", dt)
+        return Flow(
+            _delay_subscription.DelaySubscriptionPublisher(
+                self._source, dt, _timed.scheduler_of(scheduler)
+            )
+        )
+
+    def timeout(
+        self,
+        dt: float,
+        fallback: Publisher[T] | None = None,
+        *,
+        first_only: bool = False,
+        scheduler: Executor | None = None,
+    ) -> Flow[T]:
+        """Each element (the first counted from the subscription; with ``first_only``,
+        the first alone) must arrive within ``dt`` seconds of the previous one, demand or
+        not. On a timeout upstream is cancelled, then ``on_error(TimeoutError)``, or
+        ``fallback`` is subscribed and asked for the outstanding demand."""
+        _timed.check_seconds("timeout", dt, positive=True)
+        clock = _timed.scheduler_of(scheduler)
+        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock, first_only))
+
+    def debounce(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+        """An element passes once ``dt`` seconds went by without a newer one (the pending
+        one is emitted on completion). Upstream is unbounded; a value due with no demand
+        waits, and a newer due value replaces it (latest)."""
+        _timed.check_seconds("debounce", dt, positive=True)
+        clock = _timed.scheduler_of(scheduler)
+        return self._timed(lambda d: _timed_window.Debounce(d, dt, clock))
+
+    def sample(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+        """Every ``dt`` seconds, the latest element since the previous tick, if any (the
+        pending one is emitted on completion). Upstream is unbounded; a sampled value with
+        no demand waits, and a newer one replaces it (latest)."""
+        _timed.check_seconds("sample", dt, positive=True)
+        clock = _timed.scheduler_of(scheduler)
+        return self._timed(lambda d: _timed_window.Sample(d, dt, clock))
+
+    def throttle_latest(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+        """``sample(dt)``."""
+        return self.sample(dt, scheduler=scheduler)
+
+    def throttle_first(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+        """An element passes, then the others are dropped for ``dt`` seconds. Upstream is
+        unbounded; an element that finds no demand is dropped and opens no window."""
+        _timed.check_seconds("throttle_first", dt, positive=True)
+        clock = _timed.scheduler_of(scheduler)
+        return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock))
+
+    def buffer_timeout(
+        self, count: int, dt: float, *, scheduler: Executor | None = None
+    ) -> Flow[list[T]]:
+        """Lists of up to ``count`` elements, emitted full or ``dt`` seconds after their
+        first element. Upstream is asked for ``count`` per requested list; a list due
+        with no demand waits for it (bounded by what was requested upstream)."""
+        _check_positive("buffer_timeout count", count)
+        _timed.check_seconds("buffer_timeout", dt, positive=True)
+        clock = _timed.scheduler_of(scheduler)
+        return self._timed(lambda d: _timed_window.BufferTimeout(d, count, dt, clock))
+
+    def _timed(self, make: Callable[[Subscriber[R]], _timed.TimedDrain[R]]) -> Flow[R]:
+        return Flow(_timed.TimedPublisher(self._source, make))
 
     # ====================================================== async boundaries
     def observe_on(self, executor: Executor, prefetch: int = 128) -> Flow[T]:

@@ -10,6 +10,10 @@
 ``manual()``               runs tasks only when told to: deterministic tests
 ``thread_pool(workers)``   a dedicated pool
 ========================  ============================================================
+
+Each is also a ``Scheduler`` (the timed operators' ``scheduler=``): ``schedule(delay,
+task)``, ``schedule_periodic(initial_delay, period, task)`` and ``now()``; the real ones
+share one timer thread, ``manual()`` has a virtual clock (``advance_by``/``advance_to``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from .executors import (
     ImmediateExecutor,
     ManualExecutor,
     NewThreadExecutor,
+    Scheduler,
     SingleThreadExecutor,
     ThreadPoolExecutor,
     default_executor,
@@ -26,6 +31,7 @@ from .executors import (
 
 __all__ = [
     "Executor",
+    "Scheduler",
     "immediate",
     "manual",
     "new_thread",

@@ -1,17 +1,34 @@
-"""``TestSubscriber``: records every signal and checks the subscriber-side rules itself."""
+"""``TestSubscriber``: records every signal and checks the subscriber-side rules itself.
+
+Time without sleeping: ``marbles("-a-b--c|", scheduler=ex)`` is a cold source on a
+``ManualExecutor``'s virtual clock; ``TimedSubscriber`` records (time, signal) pairs and
+draws them back as a diagram; ``expect_marbles`` runs the clock and compares.
+"""
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._demand import add_demand
+from ._demand import MAX_DEMAND, add_demand
 from .api import Subscription
+from .executors import ManualExecutor
 
-__all__ = ["Signal", "TestSubscriber"]
+if TYPE_CHECKING:
+    from .api import Publisher, Subscriber
+    from .flow import Flow
+
+__all__ = [
+    "AutoClock",
+    "Signal",
+    "TestSubscriber",
+    "TimedSubscriber",
+    "expect_marbles",
+    "marbles",
+]
 
 T = TypeVar("T")
 
@@ -282,3 +299,150 @@ def spec103_serial_signals_inv(events: list[dict[str, object]]) -> list[str]:
                 problems.append(f"{sig} without a matching begin: {event}")
             active[sub] = None
     return problems
+
+
+# ================================================================ marbles
+# A diagram is read one frame per character: ``-`` nothing, ``|`` complete, ``#`` error,
+# any other character an element (``values[c]``, else the character itself), ``( )`` a
+# group of signals in one frame (the group takes one frame), spaces are ignored.
+
+
+def _parse(diagram: str) -> list[list[str]]:
+    frames: list[list[str]] = []
+    group: list[str] | None = None
+    for c in diagram:
+        if c == " ":
+            continue
+        if c == "(":
+            if group is not None:
+                raise ValueError(f"marbles: nested group in {diagram!r}")
+            group = []
+        elif c == ")":
+            if group is None:
+                raise ValueError(f"marbles: ')' without '(' in {diagram!r}")
+            frames.append(group)
+            group = None
+        elif group is not None:
+            group.append(c)
+        else:
+            frames.append([] if c == "-" else [c])
+    if group is not None:
+        raise ValueError(f"marbles: unclosed group in {diagram!r}")
+    return frames
+
+
+def marbles(
+    diagram: str,
+    *,
+    scheduler: ManualExecutor,
+    frame: float = 1.0,
+    values: Mapping[str, Any] | None = None,
+    error: BaseException | None = None,
+) -> Flow[Any]:
+    """A cold source: each subscription plays ``diagram`` on ``scheduler``'s clock from
+    its subscription time (frame ``i`` at ``+ i * frame``). An element due with no
+    demand waits for it (rule 1.1); ``#`` signals ``error`` (default ``RuntimeError``)."""
+    from .flow import Flow
+    from .operators._marbles import Marbles
+    from .operators._timed import TimedPublisher
+
+    events: list[tuple[float, str]] = []
+    for i, group in enumerate(_parse(diagram)):
+        events.extend((i * frame, c) for c in group)
+    table = dict(values or {})
+    failure = error if error is not None else RuntimeError(f"marbles {diagram!r}: #")
+
+    def make(downstream: Subscriber[Any]) -> Marbles:
+        return Marbles(downstream, events, table, failure, scheduler)
+
+    return Flow(TimedPublisher(None, make))
+
+
+class TimedSubscriber(TestSubscriber[T]):
+    """A ``TestSubscriber`` that also records when each signal arrived on ``scheduler``'s
+    clock (``timeline``: (time, kind, value)), relative to its creation."""
+
+    __test__ = False
+
+    def __init__(
+        self,
+        scheduler: ManualExecutor,
+        initial_request: int = MAX_DEMAND,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(initial_request, **kwargs)
+        self._clock = scheduler
+        self._origin = scheduler.now()
+        self.timeline: list[tuple[float, str, object]] = []
+
+    def _begin(self, kind: str, value: object) -> None:
+        super()._begin(kind, value)
+        if kind != "on_subscribe":
+            self.timeline.append((self._clock.now() - self._origin, kind, value))
+
+    def diagram(self, frame: float = 1.0, values: Mapping[str, Any] | None = None) -> str:
+        """The timeline as a marble diagram (``values`` maps characters to elements)."""
+        names = {repr(v): c for c, v in (values or {}).items()}
+        frames: dict[int, list[str]] = {}
+        for time, kind, value in self.timeline:
+            if kind == "on_next":
+                c = names.get(repr(value), str(value))
+                if len(c) != 1:
+                    raise ValueError(f"diagram: name {value!r} with one character in values")
+            else:
+                c = "|" if kind == "on_complete" else "#"
+            index = round(time / frame)
+            if abs(index * frame - time) > 1e-9 * max(1.0, abs(time)):
+                raise ValueError(f"diagram: {kind}({value!r}) at {time} is between frames")
+            frames.setdefault(index, []).append(c)
+        if not frames:
+            return ""
+        out = []
+        for i in range(max(frames) + 1):
+            group = frames.get(i, [])
+            out.append("-" if not group else group[0] if len(group) == 1 else f"({''.join(group)})")
+        return "".join(out)
+
+
+def expect_marbles(
+    flow: Publisher[Any],
+    expected: str,
+    *,
+    scheduler: ManualExecutor,
+    frame: float = 1.0,
+    values: Mapping[str, Any] | None = None,
+    request: int = MAX_DEMAND,
+    duration: float | None = None,
+) -> TimedSubscriber[Any]:
+    """Subscribe, run ``scheduler``'s clock for ``duration`` (default: the diagram's
+    length plus 10 frames), and assert the signals drew ``expected`` (trailing ``-``
+    ignored) without a rule violation. Returns the subscriber for further checks."""
+    subscriber: TimedSubscriber[Any] = TimedSubscriber(scheduler, request)
+    flow.subscribe(subscriber)
+    span = duration if duration is not None else (len(_parse(expected)) + 10) * frame
+    scheduler.advance_by(span)
+    got = subscriber.diagram(frame, values)
+    assert got.rstrip("-") == expected.replace(" ", "").rstrip("-"), (
+        f"expected {expected!r}, got {got!r}: {subscriber.timeline}"
+    )
+    assert not subscriber.violations, subscriber.violations
+    return subscriber
+
+
+class AutoClock(ManualExecutor):
+    """A ``ManualExecutor`` whose clock jumps to the next timed task when no immediate
+    task is pending: ``len`` counts both, ``run_next`` runs the oldest immediate task,
+    else advances to the earliest due one. A loop of ``run_next`` drives timed code to
+    its end in virtual time (a periodic task runs until cancelled)."""
+
+    def __len__(self) -> int:
+        return super().__len__() + self.scheduled
+
+    def run(self, index: int = 0) -> str:
+        if super().__len__():
+            return super().run(index)
+        due = self.next_due()
+        if due is None:
+            raise IndexError("no pending task")
+        self.advance_to(max(due, self.now()))
+        return f"advance_to({due})"

@@ -14,7 +14,7 @@ from reactive_streams import sources
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.operators import set_fusion
-from reactive_streams.testing import TestSubscriber
+from reactive_streams.testing import AutoClock, TestSubscriber, marbles
 from reactive_streams.trace.format import Header, write_trace
 from reactive_streams.trace.validate import validate_files
 from reactive_streams.tracing import tracing
@@ -68,6 +68,20 @@ CATALOGUE: dict[str, Build] = {
     "any": lambda f: f.any(lambda x: x > 2),
     "take_last": lambda f: f.take_last(2),
     "skip_last": lambda f: f.skip_last(2),
+    # time: an AutoClock (a ManualExecutor) jumps to the next timer when nothing else runs
+    "interval": lambda f: Flow.interval(1.0, scheduler=AutoClock()).take(4),
+    "timer": lambda f: f.concat_map(lambda x: Flow.timer(1.0, scheduler=AutoClock())),
+    "delay": lambda f: f.delay(1.0, scheduler=AutoClock()),
+    "delay_subscription": lambda f: f.delay_subscription(1.0, scheduler=AutoClock()),
+    "timeout": lambda f: f.timeout(1.0, scheduler=AutoClock()),
+    "timeout_fallback": lambda f: Flow.timer(9.0, scheduler=AutoClock()).timeout(
+        1.0, f, scheduler=AutoClock()
+    ),
+    "debounce": lambda f: f.debounce(1.0, scheduler=AutoClock()),
+    "sample": lambda f: f.sample(1.0, scheduler=AutoClock()),
+    "throttle_first": lambda f: f.throttle_first(1.0, scheduler=AutoClock()),
+    "buffer_timeout": lambda f: f.buffer_timeout(4, 1.0, scheduler=AutoClock()),
+    "marbles": lambda f: marbles("-a-b-(cd)|", scheduler=AutoClock()).take(3),
 }
 
 

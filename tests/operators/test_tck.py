@@ -128,3 +128,32 @@ def test_publisher_checks_pass_for_observe_on() -> None:
 
     report = tck.run_publisher_checks(make, label="observe_on", max_elements=64)
     assert not report.failures(optional=False), report.table()
+
+
+# time, on the shared pool and its timer thread (the kit's executor has no clock); the
+# kit judges absence by a quiet period here, so these run once, not per fusion mode
+TIMED: dict[str, Callable[[int], Flow[Any]]] = {
+    "interval": lambda n: Flow.interval(0.0005).on_backpressure_drop().take(n),
+    "timer": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.timer(0.0001).map(lambda _: x)),
+    "delay": lambda n: Flow.range(0, n).delay(0.0005),
+    "delay_subscription": lambda n: Flow.range(0, n).delay_subscription(0.001),
+    "timeout": lambda n: Flow.range(0, n).timeout(30.0),
+    "timeout_fallback": lambda n: Flow.timer(30.0).timeout(0.001, Flow.range(0, n)),
+    "debounce": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).debounce(0.0001)),
+    "sample": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).sample(30.0)),
+    "throttle_first": lambda n: Flow.range(0, n).concat_map(
+        lambda x: Flow.just(x).throttle_first(30.0)
+    ),
+    "buffer_timeout": lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TIMED))
+def test_publisher_checks_pass_for_timed_operator(name: str) -> None:
+    report = tck.run_publisher_checks(
+        TIMED[name],
+        create_failed_publisher=lambda: Flow.error(RuntimeError("failed")).delay(0.001),
+        label=name,
+        max_elements=64,
+    )
+    assert not report.failures(optional=False), report.table()
