@@ -40,7 +40,7 @@ VARIABLES
     srcDone,    \* the source completed (or a disconnect asked for completion)
     disc,       \* "no" or the strategy applied by disconnect()
     term,       \* every subscriber got its terminal signal; late arrivals get it at once
-    joined      \* ghost: elements that had left the buffer when s arrived
+    joined      \* ghost: elements that had left the buffer when s arrived (0 once exempt)
 
 vars == <<st, demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term, joined>>
 
@@ -101,7 +101,8 @@ RequestUnbounded(s) ==  \* request(2^63-1): rule 3.17
 Leave(s) ==  \* cancel(); the connection removes it before the next element
     /\ st[s] = "active"
     /\ st' = [st EXCEPT ![s] = "left"]
-    /\ UNCHANGED <<joined, demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term>>
+    /\ joined' = [joined EXCEPT ![s] = 0]    \* exempt from PublishNoLossInv now
+    /\ UNCHANGED <<demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term>>
 
 -----------------------------------------------------------------------------
 (* The connection and the source *)
@@ -159,7 +160,9 @@ Disconnect ==
          [] Strategy = "none" ->       \* nothing more, references dropped
               /\ st' = [s \in Subs |-> IF st[s] = "active" THEN "dropped" ELSE st[s]]
               /\ taken' = upSent /\ term' = TRUE /\ srcDone' = srcDone
-    /\ UNCHANGED <<joined, demand, requested, delivered, upReq, upSent>>
+    /\ joined' = IF Strategy = "complete" THEN joined     \* the others are exempt now
+                 ELSE [s \in Subs |-> IF st[s] = "active" THEN 0 ELSE joined[s]]
+    /\ UNCHANGED <<demand, requested, delivered, upReq, upSent>>
 
 Next ==
     \/ \E s \in Subs :
