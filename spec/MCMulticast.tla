@@ -28,21 +28,21 @@ Mut_UpRequestMax(k) ==
     /\ disc = "no" /\ ~srcDone
     /\ upReq + k <= taken + MaxDemand + B
     /\ upReq' = upReq + k
-    /\ UNCHANGED <<st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
 
 \* Upstream requests run ahead of the buffer: the whole source at once.
 Mut_UpRequestAhead(k) ==
     /\ disc = "no" /\ ~srcDone
     /\ upReq + k <= N + B
     /\ upReq' = upReq + k
-    /\ UNCHANGED <<st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
 
 \* The connection accepts elements it did not request.
 Mut_UpEmitUnrequested ==
     /\ disc = "no" /\ ~srcDone
     /\ upSent < N
     /\ upSent' = upSent + 1
-    /\ UNCHANGED <<st, demand, requested, delivered, upReq, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upReq, taken, srcDone, disc, term>>
 
 \* Dispatch when some subscriber has demand, not every one (1.1).
 Mut_CanDispatchAny == \E s \in Active : demand[s] > 0
@@ -56,5 +56,31 @@ Mut_DispatchKeepsDemand ==
     /\ CanDispatch
     /\ delivered' = [s \in Subs |-> IF s \in Active THEN delivered[s] + 1 ELSE delivered[s]]
     /\ taken' = taken + 1
-    /\ UNCHANGED <<st, demand, requested, upReq, upSent, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, upReq, upSent, srcDone, disc, term>>
+
+\* Lossy lockstep: an element goes only to the subscribers with demand; the
+\* slow ones miss it.
+Mut_DispatchLossy ==
+    /\ Buf > 0 /\ ~term /\ disc \in {"no", "complete"}
+    /\ \E s \in Active : demand[s] > 0
+    /\ LET R == {s \in Active : demand[s] > 0} IN
+       /\ delivered' = [s \in Subs |-> IF s \in R THEN delivered[s] + 1 ELSE delivered[s]]
+       /\ demand' = [s \in Subs |-> IF s \in R /\ demand[s] # Inf
+                                      THEN demand[s] - 1 ELSE demand[s]]
+    /\ taken' = taken + 1
+    /\ UNCHANGED <<joined, st, requested, upReq, upSent, srcDone, disc, term>>
+
+\* Completion does not wait for the buffer to drain.
+Mut_CompleteEarly ==
+    /\ srcDone /\ ~term /\ disc \in {"no", "complete"}
+    /\ st' = [s \in Subs |-> IF st[s] = "active" THEN "done" ELSE st[s]]
+    /\ term' = TRUE
+    /\ UNCHANGED <<joined, demand, requested, delivered, upReq, upSent, taken, srcDone, disc>>
+
+\* A subscriber arriving after termination stays active and is never terminated.
+Mut_ArriveAlwaysActive(s) ==
+    /\ st[s] = "absent"
+    /\ st' = [st EXCEPT ![s] = "active"]
+    /\ joined' = [joined EXCEPT ![s] = taken]
+    /\ UNCHANGED <<demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term>>
 =============================================================================

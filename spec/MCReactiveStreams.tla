@@ -215,4 +215,93 @@ Mut_FairnessNoCancelAfterRaise ==
                       End(s, th, sig, raised))
         /\ WF_vars(\E th \in Threads : EndRequest(s, th) \/ EndCancel(s, th))
 
+
+-----------------------------------------------------------------------------
+(* Readings of the rules from an independent review (issue 29).            *)
+
+\* 1.3: a signal may begin directly inside another signal on its thread,
+\* with no request()/cancel() between them.
+Mut_CanBeginNested(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames \cup SigNames)
+    /\ \A o \in Threads \ {th} : ~InSignal(s, o)
+    /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
+\* 2.7: request()/cancel() may begin directly inside an open request()/cancel().
+Mut_CanCallNested(s, th) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, SigNames \cup CallNames)
+    /\ \A o \in Threads \ {th} : ~InCall(s, o)
+
+\* End with the fault it records replaced by `fault`.
+EndWith(s, th, sig, raised, fault) ==
+    /\ TopIn(s, th, {sig})
+    /\ raised => Raises
+    /\ stack' = PopOn(s, th)
+    /\ faulted' = [faulted EXCEPT ![s] = @ \/ fault]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   up, sent, delivered, cancels, calls>>
+\* 2.13: a raising on* method is not recorded as a fault, so no cancel is owed.
+Mut_EndNoFault(s, th, sig, raised) == EndWith(s, th, sig, raised, FALSE)
+\* 2.13: only a raising onNext obliges the cancel.
+Mut_EndFaultOnNextOnly(s, th, sig, raised) ==
+    EndWith(s, th, sig, raised, raised /\ sig = "onNext")
+\* 2.13: the cancel owed after a raise may be made twice.
+Mut_CanFaultCancelTwice(s, th) ==
+    /\ faulted[s]
+    /\ TopIn(s, th, {"request"})
+    /\ \A o \in Threads \ {th} : ~InCall(s, o)
+
+\* Cancel with the test "this cancel() sends a message" replaced by `sends`.
+CancelSending(s, th, sends) ==
+    /\ delivered[s] >= 1
+    /\ cancels[s] < MaxCancels
+    /\ CanCancel(s, th)
+    /\ SyncQuiet(s)
+    /\ cancels' = [cancels EXCEPT ![s] = @ + 1]
+    /\ stack' = Push(s, th, "cancel")
+    /\ up' = IF sends THEN [up EXCEPT ![s] = Append(@, [type |-> "cancel", n |-> 0])] ELSE up
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   sent, delivered, calls, faulted>>
+\* 3.7: every cancel() on a live Subscription sends a cancel, not only the first.
+Mut_CancelAlwaysSends(s, th) == CancelSending(s, th, pub[s] \notin Done)
+\* 3.7: a cancel() after the terminal signal is still sent and observed.
+Mut_CancelAfterTerminalSends(s, th) == CancelSending(s, th, cancels[s] = 0)
+
+\* 3.17: saturate when n > MaxDemand - d instead of >=.  Equivalent: for
+\* n = MaxDemand - d the ELSE branch yields d + n = MaxDemand as well.
+Mut_SatAddStrict(d, n) == IF d = MaxDemand \/ n > MaxDemand - d THEN MaxDemand ELSE d + n
+
+\* Too strict, 3.2/3.3: the depth bound counts every signal frame, so the
+\* RangePublisher's onSubscribe -> request -> onNext is refused at Depth 1.
+Mut_CanBeginDepthCountsAllSignals(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ \A o \in Threads \ {th} : ~InSignal(s, o)
+    /\ sig = "onNext" => Frames(s, th, SigNames) < Depth
+\* Too strict, 2.8/1.8: no onNext committed once cancel() was called, even
+\* before the Publisher received the cancel.
+Mut_SendOnNextNotAfterCancelCall(s) ==
+    OnNextWhen(s, pub[s] = "active" /\ ~Cancelled(s), TRUE, TRUE)
+
+-----------------------------------------------------------------------------
+(* Reachability witnesses: legal situations the spec must allow.  A witness *)
+(* model checks one of them alone and must be violated (expect =           *)
+(* "violation"); a stricter spec that forbids the situation passes it, and *)
+(* the kill table counts that as caught.                                   *)
+
+\* 3.2, 3.3: RangePublisher nesting at Depth 1: onSubscribe -> request -> onNext.
+RangePublisherNestingWitness ==
+    ~(\E s \in Subs, th \in Threads : stack[s][th] = <<"onSubscribe", "request", "onNext">>)
+\* 2.8, 1.8: an onNext committed after cancel() was called, before the
+\* Publisher received the cancel (an action: the state does not keep the order).
+OnNextAfterCancelCallWitness ==
+    [][\A s \in Subs :
+          Cancelled(s) /\ pub[s] = "active" => Count(sent'[s], "onNext") = NextCount(s)]_vars
+\* 1.3 is about running, not committing: two signals in flight at once.
+TwoSignalsInFlightWitness == ~(\E s \in Subs : InFlight(s) >= 2)
+\* 3.2: a request made inside onNext.
+RequestInsideOnNextWitness ==
+    ~(\E s \in Subs, th \in Threads : \E i \in 2..Len(stack[s][th]) :
+         stack[s][th][i - 1] = "onNext" /\ stack[s][th][i] = "request")
+\* 2.13: an onSubscribe that raised, answered by the cancel owed for it (the
+\* only signal begun is onSubscribe, so the fault is its raise).
+OnSubscribeRaisedWitness == ~(\E s \in Subs : faulted[s] /\ delivered[s] = 1 /\ Cancelled(s))
+
 =============================================================================

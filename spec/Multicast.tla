@@ -39,9 +39,10 @@ VARIABLES
     taken,      \* elements that left the buffer (delivered to all, or dropped)
     srcDone,    \* the source completed (or a disconnect asked for completion)
     disc,       \* "no" or the strategy applied by disconnect()
-    term        \* every subscriber got its terminal signal; late arrivals get it at once
+    term,       \* every subscriber got its terminal signal; late arrivals get it at once
+    joined      \* ghost: elements that had left the buffer when s arrived (0 once exempt)
 
-vars == <<st, demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term>>
+vars == <<st, demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term, joined>>
 
 Demand == 0..MaxReq \cup {Inf}
 Buf == upSent - taken
@@ -64,6 +65,7 @@ TypeOK ==
     /\ upReq \in Nat /\ upSent \in 0..N /\ taken \in 0..upSent
     /\ srcDone \in BOOLEAN /\ term \in BOOLEAN
     /\ disc \in {"no", "error", "complete", "none"}
+    /\ joined \in [Subs -> 0..N]
 
 Init ==
     /\ st = [s \in Subs |-> "absent"]
@@ -72,6 +74,7 @@ Init ==
     /\ delivered = [s \in Subs |-> 0]
     /\ upReq = 0 /\ upSent = 0 /\ taken = 0
     /\ srcDone = FALSE /\ disc = "no" /\ term = FALSE
+    /\ joined = [s \in Subs |-> 0]
 
 -----------------------------------------------------------------------------
 (* Subscribers *)
@@ -79,6 +82,7 @@ Init ==
 Arrive(s) ==
     /\ st[s] = "absent"
     /\ st' = [st EXCEPT ![s] = IF term THEN "done" ELSE "active"]
+    /\ joined' = [joined EXCEPT ![s] = taken]
     /\ UNCHANGED <<demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term>>
 
 Request(s, n) ==
@@ -86,17 +90,18 @@ Request(s, n) ==
     /\ requested[s] # Inf /\ requested[s] + n <= MaxReq
     /\ demand' = [demand EXCEPT ![s] = IF @ = Inf THEN Inf ELSE @ + n]
     /\ requested' = [requested EXCEPT ![s] = @ + n]
-    /\ UNCHANGED <<st, delivered, upReq, upSent, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, delivered, upReq, upSent, taken, srcDone, disc, term>>
 
 RequestUnbounded(s) ==  \* request(2^63-1): rule 3.17
     /\ st[s] = "active" /\ requested[s] # Inf
     /\ demand' = [demand EXCEPT ![s] = Inf]
     /\ requested' = [requested EXCEPT ![s] = Inf]
-    /\ UNCHANGED <<st, delivered, upReq, upSent, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, delivered, upReq, upSent, taken, srcDone, disc, term>>
 
 Leave(s) ==  \* cancel(); the connection removes it before the next element
     /\ st[s] = "active"
     /\ st' = [st EXCEPT ![s] = "left"]
+    /\ joined' = [joined EXCEPT ![s] = 0]    \* exempt from PublishNoLossInv now
     /\ UNCHANGED <<demand, requested, delivered, upReq, upSent, taken, srcDone, disc, term>>
 
 -----------------------------------------------------------------------------
@@ -107,18 +112,18 @@ UpRequest(k) ==
     /\ disc = "no" /\ ~srcDone
     /\ upReq + k <= taken + B
     /\ upReq' = upReq + k
-    /\ UNCHANGED <<st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
 
 UpEmit ==  \* the source obeys rule 1.1
     /\ disc = "no" /\ ~srcDone
     /\ upSent < upReq /\ upSent < N
     /\ upSent' = upSent + 1
-    /\ UNCHANGED <<st, demand, requested, delivered, upReq, taken, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upReq, taken, srcDone, disc, term>>
 
 UpComplete ==
     /\ disc = "no" /\ ~srcDone /\ upSent = N
     /\ srcDone' = TRUE
-    /\ UNCHANGED <<st, demand, requested, delivered, upReq, upSent, taken, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upReq, upSent, taken, disc, term>>
 
 CanDispatch == \A s \in Counted : demand[s] > 0
 
@@ -130,19 +135,19 @@ Dispatch ==
     /\ demand' = [s \in Subs |-> IF s \in Active /\ demand[s] \notin {0, Inf}
                                    THEN demand[s] - 1 ELSE demand[s]]
     /\ taken' = taken + 1
-    /\ UNCHANGED <<st, requested, upReq, upSent, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, requested, upReq, upSent, srcDone, disc, term>>
 
 \* Nobody listens: the element is dropped (a late subscriber sees only later ones).
 Drop ==
     /\ Buf > 0 /\ Counted = {} /\ disc = "no"
     /\ taken' = taken + 1
-    /\ UNCHANGED <<st, demand, requested, delivered, upReq, upSent, srcDone, disc, term>>
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upReq, upSent, srcDone, disc, term>>
 
 Complete ==  \* completion waits until the buffer has drained
     /\ srcDone /\ Buf = 0 /\ ~term /\ disc \in {"no", "complete"}
     /\ st' = [s \in Subs |-> IF st[s] = "active" THEN "done" ELSE st[s]]
     /\ term' = TRUE
-    /\ UNCHANGED <<demand, requested, delivered, upReq, upSent, taken, srcDone, disc>>
+    /\ UNCHANGED <<joined, demand, requested, delivered, upReq, upSent, taken, srcDone, disc>>
 
 Disconnect ==
     /\ disc = "no" /\ ~term
@@ -155,6 +160,8 @@ Disconnect ==
          [] Strategy = "none" ->       \* nothing more, references dropped
               /\ st' = [s \in Subs |-> IF st[s] = "active" THEN "dropped" ELSE st[s]]
               /\ taken' = upSent /\ term' = TRUE /\ srcDone' = srcDone
+    /\ joined' = IF Strategy = "complete" THEN joined     \* the others are exempt now
+                 ELSE [s \in Subs |-> IF st[s] = "active" THEN 0 ELSE joined[s]]
     /\ UNCHANGED <<demand, requested, delivered, upReq, upSent>>
 
 Next ==
@@ -175,6 +182,19 @@ UpstreamLeqMinDemandPlusBufferInv == upReq - taken <= MinDemand + B
 
 \* Rule 1.1, for each subscriber: never more elements than it requested.
 Spec101_DeliveredLeqRequestedInv == \A s \in Subs : delivered[s] <= requested[s]
+
+\* publish() loses nothing: an active subscriber has every element that left the
+\* buffer since it arrived, in order (lockstep: a count says it); a subscriber
+\* completed normally has every element the source sent since it arrived.
+\* Those that cancelled, were dropped or got the disconnect error are exempt.
+PublishNoLossInv ==
+    \A s \in Subs :
+        /\ st[s] = "active" => joined[s] + delivered[s] = taken
+        /\ st[s] = "done" /\ disc # "error" => joined[s] + delivered[s] = upSent
+
+\* Once the connection terminated, nobody is left active: a late subscriber
+\* gets the terminal signal at once.
+PublishLateSubscriberTerminatedInv == term => Active = {}
 
 \* The buffer holds at most B elements.
 BufferBoundedInv == Buf <= B

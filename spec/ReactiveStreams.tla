@@ -439,10 +439,14 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 Spec101_DeliveredLeqRequestedInv ==
     \A s \in Subs : NextCount(s) <= requested[s]
 
-\* Rule 1.3: signals are serial: at most one thread runs on* calls of s
-\* (nested calls on one thread are not concurrent).
+\* Rule 1.3: signals are serial: at most one thread runs on* calls of s, and
+\* on that thread a signal begins only at the bottom of the stack or directly
+\* inside a request()/cancel() call (3.2), never directly inside another signal.
 Spec103_SerialSignalsInv ==
-    \A s \in Subs : Cardinality({th \in Threads : InSignal(s, th)}) <= 1
+    \A s \in Subs :
+        /\ Cardinality({th \in Threads : InSignal(s, th)}) <= 1
+        /\ \A th \in Threads : \A i \in 2..Len(stack[s][th]) :
+              stack[s][th][i] \in SigNames => stack[s][th][i - 1] \in CallNames
 
 \* Rule 1.7: nothing follows onComplete or onError, whatever the cancel state.
 Spec107_NothingAfterTerminalInv ==
@@ -456,6 +460,16 @@ Spec109_OnSubscribeFirstInv ==
 \* is inside them at a time (nesting on one thread is serial).
 SerialCallsInv ==
     \A s \in Subs : Cardinality({th \in Threads : InCall(s, th)}) <= 1
+
+\* Rule 2.7: a request()/cancel() call begins at the bottom of its stack or
+\* directly inside an on* method (the Subscriber's own code), never directly
+\* inside another request()/cancel(); the one exception is the cancel the
+\* implementation makes inside request() after an on* method raised (2.13).
+Spec207_NoNestedCallsInv ==
+    \A s \in Subs : \A th \in Threads : \A i \in 2..Len(stack[s][th]) :
+        stack[s][th][i] \in CallNames /\ stack[s][th][i - 1] \in CallNames =>
+            /\ stack[s][th][i - 1] = "request" /\ stack[s][th][i] = "cancel"
+            /\ faulted[s]
 
 \* Rule 2.12: onSubscribe at most once (per Subscription = per Subscriber here).
 Spec212_OnSubscribeOnceInv ==
@@ -471,6 +485,14 @@ Spec306_RequestAfterCancelNopInv ==
         /\ \A i, j \in DOMAIN up[s] :
               i < j /\ up[s][i].type = "cancel" => up[s][j].type # "request"
         /\ pub[s] = "cancelled" => \A i \in DOMAIN up[s] : up[s][i].type # "request"
+
+\* Rule 3.7: only the first cancel() sends anything: at most one cancel is in
+\* flight, and none once the Publisher is done (a cancel() after the
+\* terminal signal is a no-op as well).
+Spec307_RepeatedCancelNopInv ==
+    \A s \in Subs :
+        /\ Cardinality({i \in DOMAIN up[s] : up[s][i].type = "cancel"}) <= 1
+        /\ pub[s] \in Done => \A i \in DOMAIN up[s] : up[s][i].type # "cancel"
 
 \* Rule 3.8: every valid request(n) adds n to the demand (saturating, 3.17):
 \* the Publisher's counter is what was requested minus what was signalled.
@@ -525,6 +547,16 @@ Spec109_OnSubscribeEventuallyProp ==
 \* Rule 2.13: after an on* method raised, the Subscription is cancelled.
 Spec213_FaultCancelsProp ==
     \A s \in Subs : faulted[s] ~> Cancelled(s)
+
+\* Rule 2.13: the cancel owed after an on* method raised is made once: a
+\* cancel() begun directly inside request() (not from the Subscriber's own
+\* code, 2.7) is the first cancel of s, and an on* method has raised.
+Spec213_FaultCancelOnceProp ==
+    [][\A s \in Subs, th \in Threads :
+          (/\ cancels'[s] > cancels[s]
+           /\ TopIn(s, th, {"request"})
+           /\ stack'[s][th] = Append(stack[s][th], "cancel"))
+          => faulted[s] /\ ~Cancelled(s)]_vars
 
 \* Rule 3.8 (no lost wake-up): demand with elements left is never ignored forever.
 Spec308_DemandServedProp ==

@@ -371,8 +371,10 @@ Spec212_OnSubscribeOnceInv ==
 Spec101_DeliveredLeqRequestedInv == \A s \in TraceSubs : emitted[s] <= requested[s]
 Spec103_SerialSignalsInv            == RS!Spec103_SerialSignalsInv
 SerialCallsInv                      == RS!SerialCallsInv
+Spec207_NoNestedCallsInv            == RS!Spec207_NoNestedCallsInv
 Spec303_BoundedRecursionInv         == RS!Spec303_BoundedRecursionInv
 Spec306_RequestAfterCancelNopInv    == RS!Spec306_RequestAfterCancelNopInv
+Spec307_RepeatedCancelNopInv        == RS!Spec307_RepeatedCancelNopInv
 Spec317_DemandSaturatesInv          == RS!Spec317_DemandSaturatesInv
 
 \* Rule 3.8: the Publisher's demand is what was requested minus what was signalled.

@@ -16,8 +16,13 @@ The manifest has three kinds of tables:
   hand-written .cfg instead.  TLC checks for deadlock unless the entry says
   `deadlock = true` with a `deadlock_reason`.
 - `[[mutation]]`: one deliberate defect (`override`, normative operator -> Mut_*
-  operator of the MC module) and the model that must catch it.  The model keeps every
-  invariant and property of its spec; any violation or deadlock counts as caught.
+  operator of the MC module) and the model that must catch it.  A passing kill model
+  keeps every invariant and property of its spec; any violation or deadlock counts as
+  caught.  A witness model (expect = "violation" of a `~(legal situation)` witness)
+  catches a stricter spec: the mutation is caught when the witness is no longer
+  violated (TLC passes, or deadlocks).  A mutation with `equivalent = "<reason>"` is
+  a reading shown equivalent: it must pass with the unmutated model's recorded
+  state count.
 
 A model passes when
 - expect = "pass": TLC finishes with "No error has been found" (exit status 0);
@@ -134,6 +139,7 @@ class Mutation:
     what: str
     model: str
     override: Mapping[str, str]
+    equivalent: str = ""  # the reason it is equivalent ("": it must be caught)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,6 +239,7 @@ def load_manifest(path: Path) -> Manifest:
             what=entry.get("what", ""),
             model=entry["model"],
             override=dict(entry["override"]),
+            equivalent=entry.get("equivalent", ""),
         )
         if mut.model not in names:
             raise ManifestError(f"mutation {mut.name}: unknown model {mut.model}")
@@ -461,14 +468,34 @@ def record_states(manifest: Path, counts: dict[str, int]) -> None:
     manifest.write_text("".join(lines))
 
 
+def mutation_verdict(mut: Mutation, model: Model, outcome: Outcome, exit_code: int) -> str:
+    """What caught `mut` on `model`, "" if it survived; for an equivalent mutation a
+    non-empty verdict says the equivalence held (pass, same state count)."""
+    if mut.equivalent:
+        same = outcome.result == "pass" and exit_code == EXIT_OK
+        if same and outcome.distinct is not None and outcome.distinct == model.states:
+            return f"equivalent ({outcome.distinct:,} states, as unmutated)"
+        return ""
+    if model.expect == "violation":  # a witness: a stricter spec no longer reaches it
+        if outcome.result == "pass" and exit_code == EXIT_OK:
+            return f"{model.violates} unreachable"
+        if outcome.result == "deadlock":
+            return "deadlock"
+        return ""
+    return caught_by(outcome, exit_code)
+
+
 def check_kill_model(model: Model, manifest: Manifest) -> str:
-    """Why `model` cannot judge mutations ("" if it can): it must check everything."""
+    """Why `model` cannot judge mutations ("" if it can): it must check everything,
+    or be a rendered witness model (expect = "violation")."""
     if model.cfg:
         return "a hand-written cfg"
-    if model.expect != "pass":
-        return "not a passing model"
     if "ci" not in model.sets:
         return "not a ci model"
+    if model.expect == "violation":
+        return "" if model.violates else "a witness model names no witness"
+    if model.expect != "pass":
+        return "not a passing model"
     defaults = manifest.specs[model.spec]
     invs, props = checked(model, manifest.specs)
     if set(invs) != set(defaults.invariants) or set(props) != set(defaults.properties):
@@ -549,7 +576,7 @@ def print_coverage(coverage: Mapping[str, Mapping[str, int]]) -> int:
 def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Mutation]) -> int:
     print()
     print("Spec-mutation kill table (every invariant and property of the model enabled)")
-    header = f"{'mutation':<38} {'rule':<5} {'model':<20} {'caught by':<36} {'states':>8} {'s':>5}"
+    header = f"{'mutation':<38} {'rule':<5} {'model':<36} {'caught by':<44} {'states':>8} {'s':>5}"
     print(header)
     print("-" * len(header))
     failures = 0
@@ -570,23 +597,29 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
         )
 
     for mut, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
-        who = caught_by(outcome, code)
+        who = mutation_verdict(mut, manifest.model(mut.model), outcome, code)
         states = "-" if outcome.distinct is None else f"{outcome.distinct:,}"
         if who:
             shown = who
-        elif outcome.result == "pass":
+        elif mut.equivalent:
+            shown = f"NOT EQUIVALENT ({outcome.result}, {states} states)"
+        elif outcome.result in ("pass", "violation"):
             shown = "SURVIVED"
         else:
             shown = f"ERROR ({outcome.detail})"
         mark = "" if who else "  <-- MISMATCH"
         print(
-            f"{mut.name:<38} {mut.rule:<5} {mut.model:<20} {shown:<36} {states:>8} {secs:5.1f}"
+            f"{mut.name:<38} {mut.rule:<5} {mut.model:<36} {shown:<44} {states:>8} {secs:5.1f}"
             + mark
         )
         sys.stdout.flush()
         if not who:
             failures += 1
-    print(f"{len(chosen) - failures}/{len(chosen)} mutations caught")
+    equivalent = sum(1 for mut in chosen if mut.equivalent)
+    print(
+        f"{len(chosen) - failures}/{len(chosen)} mutations caught"
+        + (f" ({equivalent} shown equivalent)" if equivalent else "")
+    )
     return failures
 
 

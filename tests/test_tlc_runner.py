@@ -258,6 +258,66 @@ def test_record_states_rewrites_only_the_named_model(tmp_path: Path) -> None:
     assert states == {"a": 10, "b": 25}
 
 
+def _witness(states: int = 0) -> object:
+    return tlc.Model("w", "ReactiveStreams", "", ("ci",), "violation", "SomeWitness", states)
+
+
+def _mutation(equivalent: str = "") -> object:
+    return tlc.Mutation("m", "3.3", "what", "w", {"CanBegin": "Mut_X"}, equivalent)
+
+
+def test_a_stricter_spec_that_passes_a_witness_model_is_caught() -> None:
+    # The witness is a legal situation; a mutation that makes it unreachable is stricter.
+    passed = tlc.parse_output(PASS_OUTPUT, 0)
+    verdict = tlc.mutation_verdict(_mutation(), _witness(), passed, 0)
+    assert verdict == "SomeWitness unreachable"
+    still = tlc.Outcome("violation", "SomeWitness", 12, "Error: Invariant SomeWitness ...")
+    assert tlc.mutation_verdict(_mutation(), _witness(), still, tlc.EXIT_SAFETY) == ""
+    deadlock = tlc.Outcome("deadlock", "", 7, "Error: Deadlock reached.")
+    assert tlc.mutation_verdict(_mutation(), _witness(), deadlock, tlc.EXIT_DEADLOCK) == "deadlock"
+    crashed = tlc.Outcome("error", "", None, "Error: parse")
+    assert tlc.mutation_verdict(_mutation(), _witness(), crashed, 150) == ""
+
+
+def test_a_witness_model_is_a_fit_kill_model_and_a_passing_one_still_must_check_all() -> None:
+    witness = MANIFEST.model("rs_witness_range_nesting")
+    assert witness.expect == "violation"
+    assert tlc.check_kill_model(witness, MANIFEST) == ""
+    safety = MANIFEST.model("rs_async_safety")  # properties = false
+    assert tlc.check_kill_model(safety, MANIFEST) == "does not check every invariant and property"
+
+
+def test_an_equivalent_mutation_must_pass_with_the_recorded_state_count() -> None:
+    passing = tlc.Outcome("pass", "", 2144, "")
+    model = tlc.Model("k", "ReactiveStreams", "", ("ci",), "pass", "", 2144)
+    verdict = tlc.mutation_verdict(_mutation("same value"), model, passing, 0)
+    assert verdict.startswith("equivalent (2,144 states")
+    other = tlc.Outcome("pass", "", 2145, "")
+    assert tlc.mutation_verdict(_mutation("same value"), model, other, 0) == ""
+    caught = tlc.Outcome("violation", "TypeOK", 3, "Error: Invariant TypeOK is violated.")
+    assert tlc.mutation_verdict(_mutation("same value"), model, caught, tlc.EXIT_SAFETY) == ""
+
+
+def test_every_stricter_mutation_is_judged_by_a_witness_model() -> None:
+    names = {m.name for m in MANIFEST.mutations if MANIFEST.model(m.model).expect == "violation"}
+    assert {"depth_counts_every_signal", "no_on_next_after_cancel_call"} <= names
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
+@pytest.mark.skipif(not JAR.is_file(), reason="TLC jar missing: run tools/bootstrap.sh")
+def test_real_tlc_run_of_a_stricter_mutation_against_its_witness(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = tlc.main(
+        ["--jar", str(JAR), "--workers", "1", "--mutation", "depth_counts_every_signal"]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "RangePublisherNestingWitness unreachable" in out
+    assert "1/1 mutations caught" in out
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
 @pytest.mark.skipif(not JAR.is_file(), reason="TLC jar missing: run tools/bootstrap.sh")

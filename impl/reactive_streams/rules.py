@@ -131,7 +131,12 @@ RULES: tuple[Rule, ...] = (
         "A Subscriber that already has an active Subscription cancels any new one given to onSubscribe.",
     ),
     Rule("2.6", "MUST", "A Subscriber cancels its Subscription when it no longer needs it."),
-    Rule("2.7", "MUST", "A Subscriber calls request and cancel serially."),
+    Rule(
+        "2.7",
+        "MUST",
+        "A Subscriber calls request and cancel serially.",
+        tla=("Spec207_NoNestedCallsInv",),
+    ),
     Rule("2.8", "MUST", "A Subscriber is prepared for onNext after it called cancel."),
     Rule(
         "2.9",
@@ -156,7 +161,7 @@ RULES: tuple[Rule, ...] = (
         "2.13",
         "MUST",
         "Signal methods return normally, except on null arguments (TypeError); a failing Subscriber makes the Publisher cancel it.",
-        tla=("Spec213_FaultCancelsProp",),
+        tla=("Spec213_FaultCancelsProp", "Spec213_FaultCancelOnceProp"),
     ),
     # --- 3. Subscription ----------------------------------------------------------------------
     Rule("3.1", "MUST", "request and cancel are only called inside the Subscriber's context."),
@@ -179,7 +184,12 @@ RULES: tuple[Rule, ...] = (
         "After the Subscription is cancelled, further request(n) are no-ops.",
         tla=("Spec306_RequestAfterCancelNopInv",),
     ),
-    Rule("3.7", "MUST", "After the Subscription is cancelled, further cancel() calls are no-ops."),
+    Rule(
+        "3.7",
+        "MUST",
+        "After the Subscription is cancelled, further cancel() calls are no-ops.",
+        tla=("Spec307_RepeatedCancelNopInv",),
+    ),
     Rule(
         "3.8",
         "MUST",

@@ -14,9 +14,12 @@ real-thread tests, the conformance kit and the trace CLI share one definition.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
-from .model import SubState
+from .model import SubState, any_cancel_queued
 from .transitions import DONE, MAX_DEMAND
+
+_CALLS = ("request", "cancel")
 
 __all__ = [
     "INVARIANTS",
@@ -29,9 +32,12 @@ __all__ = [
     "spec108_cancel_stops_prop",
     "spec109_on_subscribe_eventually_prop",
     "spec109_on_subscribe_first_inv",
+    "spec207_no_nested_calls_inv",
     "spec212_on_subscribe_once_inv",
+    "spec213_fault_cancel_once_prop",
     "spec303_bounded_recursion_inv",
     "spec306_request_after_cancel_nop_inv",
+    "spec307_repeated_cancel_nop_inv",
     "spec308_request_adds_demand_inv",
     "spec309_invalid_request_errors_prop",
     "spec309_invalid_request_no_complete_inv",
@@ -62,6 +68,17 @@ def spec109_on_subscribe_first_inv(s: SubState) -> bool:
     return s.first_sent in (None, "onSubscribe")
 
 
+def spec207_no_nested_calls_inv(s: SubState) -> bool:
+    """Rule 2.7: request()/cancel() never begins directly inside another open call on
+    its thread, except the fault cancel inside request() after a raise (rule 2.13)."""
+    for stack in s.stacks.values():
+        for outer, inner in pairwise(stack):
+            nested = outer.sig in _CALLS and inner.sig in _CALLS
+            if nested and not (outer.sig == "request" and inner.sig == "cancel" and s.faulted):
+                return False
+    return True
+
+
 def spec212_on_subscribe_once_inv(s: SubState) -> bool:
     """Rule 2.12: onSubscribe at most once per subscription."""
     return s.count("onSubscribe") <= 1
@@ -75,6 +92,13 @@ def spec303_bounded_recursion_inv(s: SubState) -> bool:
 def spec306_request_after_cancel_nop_inv(s: SubState) -> bool:
     """Rule 3.6: a request made after cancel never reaches the Publisher."""
     return s.up_late == 0 and not (s.pub == "cancelled" and s.up_requests > 0)
+
+
+def spec307_repeated_cancel_nop_inv(s: SubState) -> bool:
+    """Rule 3.7: only the first cancel() sends: at most one cancel in flight, none once
+    the Publisher is done."""
+    cancels = sum(1 for msg in s.up if msg.kind == "cancel")
+    return cancels <= 1 and (s.pub not in DONE or not any_cancel_queued(s))
 
 
 def spec308_request_adds_demand_inv(s: SubState) -> bool:
@@ -103,9 +127,11 @@ INVARIANTS: dict[str, Callable[[SubState], bool]] = {
     "Spec103_SerialSignalsInv": spec103_serial_signals_inv,
     "Spec107_NothingAfterTerminalInv": spec107_nothing_after_terminal_inv,
     "Spec109_OnSubscribeFirstInv": spec109_on_subscribe_first_inv,
+    "Spec207_NoNestedCallsInv": spec207_no_nested_calls_inv,
     "Spec212_OnSubscribeOnceInv": spec212_on_subscribe_once_inv,
     "Spec303_BoundedRecursionInv": spec303_bounded_recursion_inv,
     "Spec306_RequestAfterCancelNopInv": spec306_request_after_cancel_nop_inv,
+    "Spec307_RepeatedCancelNopInv": spec307_repeated_cancel_nop_inv,
     "Spec308_RequestAddsDemandInv": spec308_request_adds_demand_inv,
     "Spec309_InvalidRequestNoCompleteInv": spec309_invalid_request_no_complete_inv,
     "Spec312_SilentAfterCancelInv": spec312_silent_after_cancel_inv,
@@ -130,6 +156,17 @@ def spec108_cancel_stops_prop(s: SubState) -> bool:
 def spec109_on_subscribe_eventually_prop(s: SubState) -> bool:
     """Rule 1.9 at rest: subscribe was answered by onSubscribe."""
     return s.pub != "subscribed" and (s.pub == "idle" or s.delivered >= 1)
+
+
+def spec213_fault_cancel_once_prop(s: SubState) -> bool:
+    """Rule 2.13 (an action property in the spec): a cancel() directly inside request()
+    is the implementation's one fault cancel. In a state: such a cancel frame is open
+    only after a raise; the replay refuses a second one as a step (``_call``)."""
+    for stack in s.stacks.values():
+        for outer, inner in pairwise(stack):
+            if outer.sig == "request" and inner.sig == "cancel" and not s.faulted:
+                return False
+    return True
 
 
 def spec309_invalid_request_errors_prop(s: SubState) -> bool:
