@@ -18,12 +18,12 @@ Two modes:
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from ._core.downstream import ACTIVE, SUBSCRIBED, Downstream, null_from
 from ._demand import MAX_DEMAND, take
+from ._exact import exact_end
 from .executors import Executor
 
 if TYPE_CHECKING:
@@ -116,8 +116,10 @@ class IteratorSubscription(Downstream[T]):
         if self._answer_bad_request():
             return False
         if self._requested == 0:
-            if self._exact and operator.length_hint(it) == 0:
-                self._finish(None)
+            if self._exact:
+                ended, error = exact_end(it)
+                if ended:
+                    self._finish(error)  # rules 1.4, 1.5: the end is known, no demand needed
             return False
         if self._tracer is not None:
             return self._emit_traced(it)
@@ -191,8 +193,12 @@ class IteratorSubscription(Downstream[T]):
             self._requested = take(self._requested, sent)  # rule 3.17: unbounded stays
         if self._answer_bad_request():  # rule 3.9
             return False
-        if exhausted or (self._exact and operator.length_hint(it) == 0):
+        if exhausted:
             self._finish(None)
+        elif self._exact:
+            ended, error = exact_end(it)
+            if ended:
+                self._finish(error)  # rules 1.4, 1.5: completion or the recorded error
         return False
 
     def _emit_traced(self, it: Iterator[T]) -> bool:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.factory import Items, Named
-from ._exact import exact_end
 from ._subscription import IteratorSubscription, exact_length_types
 from .executors import Executor, as_executor
 
@@ -39,20 +38,6 @@ T_co = TypeVar("T_co", covariant=True)
 S = TypeVar("S")
 
 DEFAULT_BATCH_SIZE = 256
-
-
-class _SourceSubscription(IteratorSubscription[T]):
-    """The core subscription, ending an exact iterator as it ended: when its length
-    says 0, ``exact_end`` tells completion from a recorded error, so ``generate``'s
-    ``sink.error`` is signalled as eagerly as ``sink.complete`` (rules 1.4, 1.5)."""
-
-    __slots__ = ()
-
-    def _finish(self, error: BaseException | None) -> bool:
-        it = self._it
-        if error is None and it is not None and self._exact:
-            error = exact_end(it)[1]
-        return super()._finish(error)
 
 
 class IterablePublisher(Generic[T_co]):
@@ -83,7 +68,7 @@ class IterablePublisher(Generic[T_co]):
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        _SourceSubscription(
+        IteratorSubscription(
             subscriber,
             self._factory,
             self._executor,
