@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-source-big bench bench-smoke mutants docs clean kit-load
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-source-big bench bench-smoke mutants docs clean kit-load kit-operators
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -71,6 +71,11 @@ unit: $(SETUP)
 ## core busy (CPU burners started and stopped by the test); slow, not in CI
 kit-load: $(SETUP)
 	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py tests/tck/test_load_subscriber.py
+
+## kit-operators: the conformance kit's publisher checks on every operator, fusion on and
+## off (make test runs the core operators and one of each newer family); slow, not in CI
+kit-operators: $(SETUP)
+	RS_SLOW=1 $(PY) -m pytest -q -p no:cacheprovider tests/operators/test_tck.py
 
 ## bench: every workload in its own subprocess (peers in .bench/ venvs) -> docs/benchmarks.md
 bench: $(SETUP)
