@@ -736,8 +736,10 @@ def extra_spec101_generated_request_sequences_never_over_deliver(
                 expected = min(n, total)
                 child.wait_until(
                     lambda: len(probe.values) >= expected or probe.terminated,  # noqa: B023
-                    f"rule 3.8: after requests {requests[: i + 1]} on pub({n}), "
-                    f"{len(probe.values)} of {expected} elements delivered",
+                    lambda: (
+                        f"rule 3.8: after requests {requests[: i + 1]} on pub({n}), "  # noqa: B023
+                        f"{len(probe.values)} of {expected} elements delivered"  # noqa: B023
+                    ),
                     "3.8",
                 )
                 child.verify()
@@ -803,8 +805,10 @@ def extra_spec308_concurrent_requests_add_up_exactly(env: Env, s: PublisherSubje
 
             env.wait_until(
                 arrived,
-                f"rule 3.8: round {r + 1}: {want} elements requested from {workers} threads, "
-                f"{len(probe.values)} delivered",
+                lambda: (
+                    f"rule 3.8: round {r + 1}: {want} elements requested "  # noqa: B023
+                    f"from {workers} threads, {len(probe.values)} delivered"
+                ),
                 "3.8",
             )
     except threading.BrokenBarrierError as exc:
@@ -958,7 +962,7 @@ def extra_spec305_generated_concurrent_request_and_cancel_keep_the_invariants(
                 expected = min(n, total)
                 child.wait_until(
                     lambda: len(probe.values) >= expected or probe.terminated,
-                    f"rule 3.8: {len(probe.values)} of {expected} elements delivered",
+                    lambda: f"rule 3.8: {len(probe.values)} of {expected} elements delivered",
                     "3.8",
                 )
                 child.settle()
@@ -1078,7 +1082,10 @@ def extra_spec108_signals_stop_once_cancel_is_called_from_a_signal(
 
         env.wait_until(
             cancelled,
-            f"rule 3.8: {name}: fewer than 2 of {n} elements arrived under unbounded demand",
+            lambda: (
+                f"rule 3.8: {name}: {len(probe.values)} of {n} elements "  # noqa: B023
+                "arrived under unbounded demand, and the cancel() inside a signal never returned"
+            ),
             "3.8",
         )
         env.settle("1.8")
