@@ -531,6 +531,29 @@ OPERATOR_MUTANTS = (
         PIPE,
         "map-unfused or scan",
     ),
+    Mutant(
+        "kit-settles-on-one-quiet-period",
+        "the kit's settle: one wall-clock quiet period, starved threads ignored, not scaled",
+        "3.12",
+        (
+            Patch(
+                "tck/_env.py",
+                "            if _starved(before, _run_queue_waits(), window):\n",
+                "            if False:\n",
+            ),
+            Patch(
+                "tck/_env.py",
+                "        while counted < self.config.quiet_windows:\n",
+                "        while counted < 1:\n",
+            ),
+            Patch(
+                "tck/_env.py",
+                "        return max(quiet, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))\n",
+                "        return quiet\n",
+            ),
+        ),
+        "tests/tck/test_settle_under_load.py",
+    ),
 )
 
 
