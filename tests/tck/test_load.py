@@ -195,6 +195,6 @@ def test_absence_verdicts_do_not_flip_under_load() -> None:
     burners = max(8, 4 * (os.cpu_count() or 2))
     started = time.monotonic()
     with burning(burners):
-        rows = absence_table(ABSENCE_RUNS, burners, 10**6)
+        rows = absence_table(ABSENCE_RUNS, burners, 100_000)
     print(f"{time.monotonic() - started:.0f}s in all")
     assert all(good == n for _, n, good, _ in rows), rows

@@ -84,10 +84,13 @@ class Config:
     """Timed mode only: consecutive quiet windows, each with every thread of the process
     having had the chance to run, before "settled" (a repeated observation)."""
     signal_pause: float | None = 0.0
-    """Seconds the probe subscriber yields the interpreter inside every signal it receives
+    """Seconds the probe subscriber yields the interpreter inside a signal it receives
     (``time.sleep``; 0 still yields; None: never), so a race that needs a thread switch
     inside a signal (two emitters in on_next, rule 1.3; a request lost while on_next
     runs, rule 3.8) happens."""
+    paused_signals: int = 2_000
+    """Signals per probe that yield; after these, one in 64 does (a yield costs a
+    system call, and long streams are about stopping, not about races)."""
     max_elements: int = MAX_DEMAND - 1
     """The largest stream the publisher factory can create (JVM maxElementsFromPublisher)."""
     bounded_depth: int = 1

@@ -9,9 +9,11 @@ Python mapping: Java's ``NullPointerException`` is ``TypeError``, its
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -782,9 +784,11 @@ def extra_spec101_generated_request_sequences_never_over_deliver(
 
 @check(P, status="required", threads=2)
 def extra_spec308_concurrent_requests_add_up_exactly(env: Env, s: PublisherSubject) -> None:
-    """pub(400), 50 rounds: four threads released together each call request(1); after
-    every round all requested elements must arrive, no more (a lost update delivers fewer
-    or more, a missed wake-up leaves the round's last request unserved)."""
+    """pub(400), 50 rounds: four threads released together each call request(1), after
+    0-3 yields (staggered by round and thread); after every round all requested elements
+    must arrive, no more (a lost update delivers fewer or more, a missed wake-up leaves
+    the round's last request unserved). The probe yields inside each on_next, so requests
+    land while a signal runs, and a second emitter there overlaps it (rule 1.3)."""
     n = s.cap(400)
     if n < 201:
         raise Skip("needs a publisher of at least 201 elements")
@@ -794,14 +798,16 @@ def extra_spec308_concurrent_requests_add_up_exactly(env: Env, s: PublisherSubje
     done = threading.Barrier(workers + 1, timeout=env.config.timeout)
     rounds = 50
 
-    def worker() -> None:
-        for _ in range(rounds):
+    def worker(i: int) -> None:
+        for r in range(rounds):
             start.wait()
+            for _ in range((r + i) % workers):  # staggered: some land as the emitter leaves
+                time.sleep(0)
             probe.request(1)
             done.wait()
 
     for i in range(workers):
-        env.spawn(worker, f"tck-request-{i}")
+        env.spawn(functools.partial(worker, i), f"tck-request-{i}")
     try:
         for r in range(rounds):
             start.wait()
