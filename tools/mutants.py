@@ -552,7 +552,60 @@ OPERATOR_MUTANTS = (
                 "        return quiet\n",
             ),
         ),
-        "tests/tck/test_settle_under_load.py",
+        "tests/tck/test_settle.py",
+    ),
+    Mutant(
+        "kit-probe-never-yields-in-a-signal",
+        "the probe subscriber holds the interpreter through every signal it receives",
+        "1.3",
+        (
+            Patch(
+                "tck/probes.py",
+                "            time.sleep(pause)  # yield inside the signal: provoke a racing one\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/tck/test_provoking_probes.py",
+    ),
+    Mutant(
+        "kit-probe-raises-into-the-publisher",
+        "a hook's failure (cancel() raised, rule 3.15) is raised into the implementation",
+        "3.15",
+        (
+            Patch(
+                "tck/probes.py",
+                "            self.env.flop(failure.rule, str(failure))\n",
+                "            raise\n",
+            ),
+        ),
+        "tests/tck/test_right_rule.py",
+        "3_15",
+    ),
+    Mutant(
+        "kit-317-stall-cited-as-3.8",
+        "the 3.17 checks cite rule 3.8 when a wrapped demand stalls delivery",
+        "3.17",
+        (
+            Patch("tck/publisher.py", 'expect_elements(3, "3.17")', "expect_elements(3)", count=2),
+            Patch("tck/publisher.py", 'expect_elements(11, "3.17")', "expect_elements(11)"),
+            Patch("tck/publisher.py", 'expect_elements(n, "3.17")', "expect_elements(n)"),
+        ),
+        "tests/tck/test_right_rule.py",
+        "3_17",
+    ),
+    Mutant(
+        "kit-317-waits-out-an-ignored-cancel",
+        "required_spec317 sets no limit on signals after cancel (runs to its cap)",
+        "3.12",
+        (
+            Patch(
+                "tck/publisher.py",
+                "        limit_after_cancel=_IGNORED_CANCEL,",
+                "        limit_after_cancel=None,",
+            ),
+        ),
+        "tests/tck/test_right_rule.py",
+        "ignored_cancel",
     ),
 )
 
