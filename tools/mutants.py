@@ -548,8 +548,9 @@ OPERATOR_MUTANTS = (
             ),
             Patch(
                 "tck/_env.py",
-                "        return max(quiet, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))\n",
-                "        return quiet\n",
+                "        share = self.config.quiet / max(1, self.config.quiet_windows)\n"
+                "        return max(share, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))\n",
+                "        return self.config.quiet\n",
             ),
         ),
         "tests/tck/test_settle.py",

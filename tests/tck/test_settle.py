@@ -17,7 +17,7 @@ from reactive_streams.tck._env import Config, Env
 
 
 def _timed(**overrides: float) -> Env:
-    return Env(Config(**{"quiet": 0.02, "timeout": 5.0, **overrides}), mode="timed")  # type: ignore[arg-type]
+    return Env(Config(**{"quiet": 0.04, "timeout": 5.0, **overrides}), mode="timed")  # type: ignore[arg-type]
 
 
 def test_a_window_in_which_a_thread_starved_does_not_count(

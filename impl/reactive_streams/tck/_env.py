@@ -78,8 +78,9 @@ class Config:
     check_cap: float | None = None
     """Absolute bound, in seconds, for one check (default: 5 x ``check_timeout``)."""
     quiet: float = 0.1
-    """Timed mode only: the shortest quiet window (no signal or call) that counts towards
-    "settled"; it grows with the slowest signal the check saw (see ``Env.settle``)."""
+    """Timed mode only: the shortest time without any signal or call that counts as
+    "settled", split into ``quiet_windows`` windows; a window grows with the slowest
+    signal the check saw (see ``Env.settle``)."""
     quiet_windows: int = 2
     """Timed mode only: consecutive quiet windows, each with every thread of the process
     having had the chance to run, before "settled" (a repeated observation)."""
@@ -498,10 +499,10 @@ class Env:
         raise self.fail(f"rule {code}: {why}", code)
 
     def window(self) -> float:
-        """One quiet window: ``quiet``, or ``_GAP_FACTOR`` times the slowest owed signal
-        seen (at most a quarter of ``timeout``, and never below ``quiet``)."""
-        quiet = self.config.quiet
-        return max(quiet, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))
+        """One quiet window: ``quiet`` shared by the ``quiet_windows``, or ``_GAP_FACTOR``
+        times the slowest owed signal seen (at most a quarter of ``timeout``)."""
+        share = self.config.quiet / max(1, self.config.quiet_windows)
+        return max(share, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))
 
     def _quiet(self) -> bool:
         """Timed mode: True after ``quiet_windows`` consecutive windows in which nothing
