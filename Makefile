@@ -67,8 +67,9 @@ typecheck: $(SETUP)
 unit: $(SETUP)
 	$(PY) -m pytest -q -p no:cacheprovider
 
-## kit-load: the conformance kit on correct asynchronous subjects, 100 runs each, with every
-## core busy (CPU burners started and stopped by the test); slow, not in CI
+## kit-load: the conformance kit on correct asynchronous subjects, 100 runs each, and an
+## ignored cancel vs its control, 20 runs each, with every core busy (CPU burners started
+## and stopped by the test); slow, not in CI
 kit-load: $(SETUP)
 	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py tests/tck/test_load_subscriber.py
 

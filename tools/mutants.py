@@ -778,6 +778,83 @@ OPERATOR_MUTANTS = (
         "tests/operators/test_error_operators.py",
         "retry or resume or concat",
     ),
+    Mutant(
+        "kit-settles-on-one-quiet-period",
+        "the kit's settle: one wall-clock quiet period, starved threads ignored, not scaled",
+        "3.12",
+        (
+            Patch(
+                "tck/_env.py",
+                "            if _starved(before, _run_queue_waits(), window):\n",
+                "            if False:\n",
+            ),
+            Patch(
+                "tck/_env.py",
+                "        while counted < self.config.quiet_windows:\n",
+                "        while counted < 1:\n",
+            ),
+            Patch(
+                "tck/_env.py",
+                "        share = self.config.quiet / max(1, self.config.quiet_windows)\n"
+                "        return max(share, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))\n",
+                "        return self.config.quiet\n",
+            ),
+        ),
+        "tests/tck/test_settle.py",
+    ),
+    Mutant(
+        "kit-probe-never-yields-in-a-signal",
+        "the probe subscriber holds the interpreter through every signal it receives",
+        "1.3",
+        (
+            Patch(
+                "tck/probes.py",
+                "            time.sleep(pause)  # yield inside the signal: provoke a racing one\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/tck/test_provoking_probes.py",
+    ),
+    Mutant(
+        "kit-probe-raises-into-the-publisher",
+        "a hook's failure (cancel() raised, rule 3.15) is raised into the implementation",
+        "3.15",
+        (
+            Patch(
+                "tck/probes.py",
+                "            self.env.flop(failure.rule, str(failure))\n",
+                "            raise\n",
+            ),
+        ),
+        "tests/tck/test_right_rule.py",
+        "3_15",
+    ),
+    Mutant(
+        "kit-317-stall-cited-as-3.8",
+        "the 3.17 checks cite rule 3.8 when a wrapped demand stalls delivery",
+        "3.17",
+        (
+            Patch("tck/publisher.py", 'expect_elements(3, "3.17")', "expect_elements(3)", count=2),
+            Patch("tck/publisher.py", 'expect_elements(11, "3.17")', "expect_elements(11)"),
+            Patch("tck/publisher.py", 'expect_elements(n, "3.17")', "expect_elements(n)"),
+        ),
+        "tests/tck/test_right_rule.py",
+        "3_17",
+    ),
+    Mutant(
+        "kit-317-waits-out-an-ignored-cancel",
+        "required_spec317 sets no limit on signals after cancel (runs to its cap)",
+        "3.12",
+        (
+            Patch(
+                "tck/publisher.py",
+                "        limit_after_cancel=_IGNORED_CANCEL,",
+                "        limit_after_cancel=None,",
+            ),
+        ),
+        "tests/tck/test_right_rule.py",
+        "ignored_cancel",
+    ),
 )
 
 

@@ -1,7 +1,13 @@
 """Flakiness under load (``make kit-load``; not in CI): each correct asynchronous subject
 runs the whole kit RUNS times (default 100, ``RS_LOAD_RUNS``) while one CPU-burning
 process per core, started and stopped here, saturates the machine. Every run must give
-the expected verdicts; the figures (runs, failures, seconds) are printed (``-s``)."""
+the expected verdicts; the figures (runs, failures, seconds) are printed (``-s``).
+
+``test_absence_verdicts_do_not_flip_under_load``: an asynchronous publisher that ignores
+cancel() (gallery P51) and its correct control, ``ABSENCE_RUNS`` (20) times each under
+4 CPU burners per core: the broken one must fail every run on rule 3.12 or 1.8 (a
+starved emitter must not pass for a stopped one), the correct one pass every run.
+``tests/tck/test_settle_under_load.py`` runs a 3-run version in the normal suite."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -21,6 +28,7 @@ from reactive_streams.tck import (
     run_publisher_checks,
     run_subscriber_blackbox_checks,
 )
+from reactive_streams.tck.gallery.publishers import ThreadedPublisher
 
 from . import factories as f
 from .reference import async_iterable_publisher as ai
@@ -29,11 +37,69 @@ from .reference import verdicts as v
 from .test_reference import compare
 
 RUNS = int(os.environ.get("RS_LOAD_RUNS", "100"))
+ABSENCE_RUNS = int(os.environ.get("RS_LOAD_ABSENCE_RUNS", "20"))
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(os.environ.get("RS_LOAD") != "1", reason="load test: make kit-load"),
 ]
+
+ABSENCE_CHECKS = (
+    "extra_spec312_cancel_stops_emission_with_outstanding_demand",
+    "extra_spec108_signals_stop_once_cancel_is_called_from_a_signal",
+    "required_spec312_cancel_must_make_the_publisher_to_eventually_stop_signaling",
+)
+"""The checks that conclude "nothing more will come" after a cancel."""
+
+
+@contextmanager
+def burning(count: int) -> Iterator[int]:
+    """``count`` busy-looping processes for the duration of the block."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield count
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait(10)
+
+
+def absence_run(bug: str | None, max_elements: int) -> Report:
+    """One run of ``ABSENCE_CHECKS`` on a ThreadedPublisher (``bug``: P51 or None)."""
+    return run_publisher_checks(
+        lambda n: ThreadedPublisher(n, bug),
+        only=lambda c: c.name in ABSENCE_CHECKS,
+        max_elements=max_elements,
+        label=f"threaded publisher {bug or 'correct'}",
+    )
+
+
+def absence_table(runs: int, burners: int, max_elements: int) -> list[tuple[str, int, int, str]]:
+    """(subject, runs, runs with the expected verdict, what the others gave), printed."""
+    rows: list[tuple[str, int, int, str]] = []
+    logging.disable(logging.CRITICAL)
+    try:
+        for bug in ("P51", None):
+            good = 0
+            wrong: list[str] = []
+            for run in range(runs):
+                report = absence_run(bug, max_elements)
+                violated = {r.violated for r in report.failures()}
+                expected = bool(violated & {"3.12", "1.8"}) if bug else report.ok
+                good += expected
+                if not expected:
+                    wrong.append(f"run {run + 1}: " + "; ".join(_clean(report)) or "passed")
+            rows.append((f"ThreadedPublisher {bug or 'correct'}", runs, good, " | ".join(wrong)))
+    finally:
+        logging.disable(logging.NOTSET)
+    cores = os.cpu_count()
+    print(f"\n| subject ({burners} CPU burners, {cores} cores) | runs | expected verdict |")
+    print("|---|---|---|")
+    for name, n, good, _ in rows:
+        print(f"| {name} | {n} | {good} of {n} |")
+    return rows
+
 
 Subject = Callable[[Any], list[str]]
 
@@ -122,3 +188,13 @@ def test_correct_subjects_pass_every_run_under_load(name: str, burners: int) -> 
     seconds = time.monotonic() - started
     print(f"\n{name}: {RUNS} runs, {len(failures)} failed, {seconds:.0f}s ({burners} CPU burners)")
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.timeout(3 * 3600)
+def test_absence_verdicts_do_not_flip_under_load() -> None:
+    burners = max(8, 4 * (os.cpu_count() or 2))
+    started = time.monotonic()
+    with burning(burners):
+        rows = absence_table(ABSENCE_RUNS, burners, 100_000)
+    print(f"{time.monotonic() - started:.0f}s in all")
+    assert all(good == n for _, n, good, _ in rows), rows

@@ -7,10 +7,11 @@ Evidence of "never" and "eventually" comes from quiescence, not from sleeping:
 * ``synchronous`` mode: the implementation declares that it signals only on the threads
   that call ``subscribe``/``request``/``cancel``; when those calls have returned, nothing
   else can happen (the probes check the declaration: a signal on a foreign thread fails);
-* ``timed`` mode (anything else): absence is judged by a quiet period, as the JVM TCK
-  does, except that the period restarts with every signal or call the kit sees: the
-  implementation is settled once nothing has happened for ``Config.quiet`` seconds.
-  Results carry ``evidence="timed"``.
+* ``timed`` mode (anything else): absence is judged by quiet windows, as the JVM TCK
+  does with one quiet period, except that a window restarts with every signal or call
+  the kit sees, and a window counts only if the process's threads had the chance to run
+  in it (a starved emitter is silent, not stopped): see ``Env.settle``. Results carry
+  ``evidence="timed"``.
 
 Nothing else is judged by elapsed time: every positive wait ("an element must arrive",
 "n elements must arrive") returns as soon as its condition holds and fails only when the
@@ -21,6 +22,7 @@ check is bounded by ``Config.check_timeout``, so a deadlock fails instead of han
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 import weakref
@@ -76,7 +78,20 @@ class Config:
     check_cap: float | None = None
     """Absolute bound, in seconds, for one check (default: 5 x ``check_timeout``)."""
     quiet: float = 0.1
-    """Timed mode only: seconds without any signal or call that count as "settled"."""
+    """Timed mode only: the shortest time without any signal or call that counts as
+    "settled", split into ``quiet_windows`` windows; a window grows with the slowest
+    signal the check saw (see ``Env.settle``)."""
+    quiet_windows: int = 2
+    """Timed mode only: consecutive quiet windows, each with every thread of the process
+    having had the chance to run, before "settled" (a repeated observation)."""
+    signal_pause: float | None = 0.0
+    """Seconds the probe subscriber yields the interpreter inside a signal it receives
+    (``time.sleep``; 0 still yields; None: never), so a race that needs a thread switch
+    inside a signal (two emitters in on_next, rule 1.3; a request lost while on_next
+    runs, rule 3.8) happens."""
+    paused_signals: int = 2_000
+    """Signals per probe that yield; after these, one in 64 does (a yield costs a
+    system call, and long streams are about stopping, not about races)."""
     max_elements: int = MAX_DEMAND - 1
     """The largest stream the publisher factory can create (JVM maxElementsFromPublisher)."""
     bounded_depth: int = 1
@@ -182,6 +197,38 @@ class KitExecutor:
             self._cond.notify_all()
 
 
+_GAP_FACTOR = 2.0  # a quiet window lasts at least this many times the slowest signal
+
+
+def _run_queue_waits() -> dict[int, int] | None:
+    """Nanoseconds each thread of this process (but the caller) has spent runnable and
+    waiting for a CPU (Linux ``/proc/self/task/*/schedstat``); None where unavailable."""
+    me = threading.get_native_id()
+    try:
+        names = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    waits: dict[int, int] = {}
+    for name in names:
+        if name == str(me):
+            continue
+        try:
+            with open(f"/proc/self/task/{name}/schedstat", encoding="ascii") as stat:
+                waits[int(name)] = int(stat.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # the thread ended meanwhile
+    return waits
+
+
+def _starved(before: dict[int, int] | None, after: dict[int, int] | None, window: float) -> int:
+    """How many threads spent at least half of ``window`` waiting for a CPU (0 when it
+    cannot be measured): such a thread may be an emitter that had no chance to signal."""
+    if before is None or after is None:
+        return 0
+    floor = window * 1e9 / 2
+    return sum(1 for tid, wait in after.items() if wait - before.get(tid, wait) >= floor)
+
+
 @dataclass
 class Flop:
     rule: str | None
@@ -203,6 +250,11 @@ class Env:
     caller_threads: set[int] = field(default_factory=set)
     parent: Env | None = None
     last_activity: float = field(default_factory=time.monotonic)
+    max_gap: float = 0.0
+    """Timed mode: the longest the subject took to deliver a signal it owed (demand
+    outstanding); quiet windows scale with it (a slow or starved emitter needs longer)."""
+    windows: int = 0
+    """Quiet windows observed by settles of this check (counted or not)."""
     cancellers: list[weakref.WeakMethod[Callable[[], None]]] = field(default_factory=list)
     """Called when the check ends: cancel every subscription it left open."""
     _helpers: list[threading.Thread] = field(default_factory=list)
@@ -232,6 +284,13 @@ class Env:
         with self.cond:
             self._touch()
             self.cond.notify_all()
+
+    def note_gap(self, seconds: float) -> None:
+        """The subject took ``seconds`` to deliver a signal it owed (see ``max_gap``)."""
+        env: Env | None = self
+        while env is not None:
+            env.max_gap = max(env.max_gap, seconds)
+            env = env.parent
 
     def _touch(self) -> None:
         now = time.monotonic()
@@ -340,32 +399,56 @@ class Env:
         with self.cond:
             self.cond.wait(timeout)
 
-    def wait_until(self, predicate: Callable[[], bool], what: str, rule: str | None = None) -> None:
+    def first_flop(self) -> CheckFailure | None:
+        """The earliest violation recorded so far, as a failure to raise (None if none)."""
+        with self.cond:
+            if not self.flops:
+                return None
+            first = self.flops[0]
+        return CheckFailure(first.message, first.rule)
+
+    def wait_until(
+        self,
+        predicate: Callable[[], bool],
+        what: str | Callable[[], str],
+        rule: str | None = None,
+        *,
+        stop_on_flop: bool = True,
+    ) -> None:
         """Wait (driving the manual executor) until ``predicate()``; fail once nothing has
         happened for ``timeout`` seconds (the deadline moves with every signal or call, so
-        a slow publisher that keeps making progress is never failed by it).
+        a slow publisher that keeps making progress is never failed by it). ``what`` (or
+        its value, computed when the wait fails, so the counts it states are current)
+        is the failure's message.
 
         In deterministic modes, with nothing left to run and no helper thread alive,
-        the wait fails at once: nothing can make the predicate true any more.
+        the wait fails at once: nothing can make the predicate true any more. A recorded
+        violation ends the wait too: the earliest violation is the check's verdict (a
+        later "did not arrive" is often its consequence).
         """
         started = time.monotonic()
+
+        def failure(why: str) -> CheckFailure:
+            return self.fail(f"{what() if callable(what) else what} ({why})", rule)
+
         while True:
             self.check_abort()
             if predicate():
                 return
+            recorded = self.first_flop() if stop_on_flop else None
+            if recorded is not None:
+                raise recorded
             executor = self.executor
             if executor is not None and executor.threads == 0:
                 if executor.run_one():
                     continue
                 if self.mode == "executor" and not self._helpers_alive():
-                    raise self.fail(f"{what} (nothing left to run)", rule)
+                    raise failure("nothing left to run")
             elif self.mode == "synchronous" and not self._helpers_alive():
-                raise self.fail(f"{what} (the synchronous publisher returned)", rule)
+                raise failure("the synchronous publisher returned")
             remaining = max(started, self.last_activity) + self.config.timeout - time.monotonic()
             if remaining <= 0:
-                raise self.fail(
-                    f"{what} (deadline: nothing happened for {self.config.timeout}s)", rule
-                )
+                raise failure(f"deadline: nothing happened for {self.config.timeout}s")
             with self.cond:
                 if not predicate():
                     self.cond.wait(min(remaining, 0.05))
@@ -374,7 +457,7 @@ class Env:
         """Like ``wait_until`` but without failing: True once ``predicate()`` holds, False
         when the deadline passes (or, in deterministic modes, nothing is left to run)."""
         try:
-            self.wait_until(predicate, "")
+            self.wait_until(predicate, "", stop_on_flop=False)
         except CheckFailure:
             return False
         return True
@@ -405,8 +488,8 @@ class Env:
             self.timed = True
             if not self._quiet():
                 why = (
-                    f"signals kept arriving: no quiet period of {self.config.quiet}s "
-                    f"(deadline: {self.config.check_timeout}s)"
+                    f"signals kept arriving: no {self.config.quiet_windows} quiet windows of "
+                    f"{self.window():.3g}s (deadline: {self.config.check_timeout}s)"
                 )
         if not why:
             return True
@@ -415,22 +498,60 @@ class Env:
         code = rule or "1.8"
         raise self.fail(f"rule {code}: {why}", code)
 
+    def window(self) -> float:
+        """One quiet window: ``quiet`` shared by the ``quiet_windows``, or ``_GAP_FACTOR``
+        times the slowest owed signal seen (at most a quarter of ``timeout``)."""
+        share = self.config.quiet / max(1, self.config.quiet_windows)
+        return max(share, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))
+
     def _quiet(self) -> bool:
-        """Timed mode: wait until nothing has happened for ``quiet`` seconds."""
-        quiet = self.config.quiet
+        """Timed mode: True after ``quiet_windows`` consecutive windows in which nothing
+        happened and no thread of the process starved (spent half the window waiting for
+        a CPU: an emitter that never ran is silent, not stopped); False at the deadline.
+
+        A starved window restarts the count; after ``timeout`` seconds of starvation the
+        windows count by time alone (the machine gives the process no CPU to judge by).
+        """
         deadline = time.monotonic() + self.config.check_timeout  # a long tail may be slow
         with self.cond:  # the window starts now at the earliest: a call just made counts
             self.last_activity = max(self.last_activity, time.monotonic())
-        while True:
-            self.check_abort()
+        counted = 0
+        starving_since: float | None = None
+        while counted < self.config.quiet_windows:
+            window = self.window()
+            before = _run_queue_waits()
+            quiet = self._silent_for(window, deadline)
+            if quiet is None:
+                return False
+            self.windows += 1
+            if not quiet:
+                counted = 0
+                continue
             now = time.monotonic()
-            with self.cond:
-                idle = now - self.last_activity
-                if idle >= quiet:
-                    return True
-                if now > deadline:
+            if _starved(before, _run_queue_waits(), window):
+                starving_since = now if starving_since is None else starving_since
+                if now - starving_since < self.config.timeout:
+                    counted = 0  # rule 1.8 is about signals, and a starved emitter sent none
+                    continue
+            counted += 1
+        return True
+
+    def _silent_for(self, window: float, deadline: float) -> bool | None:
+        """Watch one window: True if nothing happened in it, False on activity (the
+        window ends there), None past ``deadline``."""
+        start = time.monotonic()
+        with self.cond:
+            seen = self.last_activity
+            while True:
+                self.check_abort()
+                now = time.monotonic()
+                if self.last_activity != seen:
                     return False
-                self.cond.wait(quiet - idle)
+                if now > deadline:
+                    return None
+                if now - start >= window:
+                    return True
+                self.cond.wait(window - (now - start))
 
     def close(self) -> None:
         if self.executor is not None:

@@ -6,12 +6,18 @@ signalling (rule 1.3), recursion depth (3.3), calls after a terminal signal on a
 (2.3, 2.4) and overlapping subscription calls (2.7) are observed, not guessed from
 stack frames or time windows. Violations are "flopped" into the check's ``Env`` and
 reported when the check ends, so a probe never raises into the implementation's threads
-(except ``CheckAborted`` after the deadline).
+(except ``CheckAborted`` after the deadline): a failure inside a hook (a ``cancel()``
+that raised, rule 3.15) is recorded and the signal returns normally, since the
+implementation would swallow it (rule 2.13) and the check would fail on a consequence.
+
+The probe subscriber yields the interpreter inside every signal (``Config.signal_pause``):
+a race that needs a thread switch while a signal runs is provoked, not left to luck.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,6 +96,7 @@ class ProbeSubscriber:
         self.cancel_returned: int | None = None  # len(records) when the first cancel() returned
         self._limit_after_cancel = limit_after_cancel
         self._limit_rule = limit_rule
+        self._owed_since: float | None = None  # when the subject started owing a signal
         env.cancellers.append(weakref.WeakMethod(self._cancel_at_end))  # 3.13 checks need it weak
 
     # ------------------------------------------------------------- bookkeeping
@@ -133,15 +140,43 @@ class ProbeSubscriber:
                     "implementation was declared synchronous",
                 )
             self.records.append(Record(kind, value, tid, clock, depth))
+            count = len(self.records)
+            owed_since, self._owed_since = self._owed_since, None
+        if owed_since is not None and kind != "on_subscribe":
+            env.note_gap(time.monotonic() - owed_since)
+        pause = env.config.signal_pause
+        if pause is not None and (count <= env.config.paused_signals or count % 64 == 0):
+            time.sleep(pause)  # yield inside the signal: provoke a racing one
         return tid
+
+    def _owe(self) -> None:
+        """Start the clock on the next element if the subject owes one (demand is
+        outstanding, nothing cancelled or ended); ``Env.max_gap`` takes the wait."""
+        with self._lock:
+            owes = self.requested > len(self.values) and not (
+                self.cancelled or self.completions or self.errors
+            )
+            self._owed_since = time.monotonic() if owes else None
 
     def _end(self, tid: int, kind: str = "") -> None:
         with self._lock:
             self._active[tid] -= 1
             if kind == "on_next":
                 self._next_depth[tid] -= 1
+        self._owe()
         self.env.notify()
         self.env.check_abort()
+
+    def _hook(self, index: int, value: object) -> None:
+        """Run a hook inside a signal; its failure is recorded, never raised into the
+        implementation (which must swallow it, rule 2.13, and would hide the rule)."""
+        hook = self._hooks[index]
+        if hook is None:
+            return
+        try:
+            hook(self, value)
+        except CheckFailure as failure:
+            self.env.flop(failure.rule, str(failure))
 
     # -------------------------------------------------------------- Subscriber
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -152,9 +187,7 @@ class ProbeSubscriber:
                 return
             if self.subscription is None:
                 self.subscription = subscription
-            hook = self._hooks[0]
-            if hook is not None:
-                hook(self, subscription)
+            self._hook(0, subscription)
         finally:
             self._end(tid)
 
@@ -174,9 +207,7 @@ class ProbeSubscriber:
                     elif len(self.values) > self.requested + _OVERFLOW_ABORT:
                         self.env.aborted = True  # stop an endless over-delivery
                         self.env.notify()
-            hook = self._hooks[1]
-            if hook is not None:
-                hook(self, item)
+            self._hook(1, item)
         finally:
             self._end(tid, "on_next")
 
@@ -187,9 +218,7 @@ class ProbeSubscriber:
                 self._flop("2.13", "the publisher signalled on_error(None)")
             with self._lock:
                 self.errors.append(error)
-            hook = self._hooks[2]
-            if hook is not None:
-                hook(self, error)
+            self._hook(2, error)
         finally:
             self._end(tid)
 
@@ -198,9 +227,7 @@ class ProbeSubscriber:
         try:
             with self._lock:
                 self.completions += 1
-            hook = self._hooks[2]
-            if hook is not None:
-                hook(self, None)
+            self._hook(2, None)
         finally:
             self._end(tid)
 
@@ -216,6 +243,7 @@ class ProbeSubscriber:
         if check_request(n) is None:
             with self._lock:
                 self.requested = add_demand(self.requested, n)
+        self._owe()
         self.env.notify()  # a call is activity: a quiet period starts after it
         try:
             subscription.request(n)
@@ -237,9 +265,10 @@ class ProbeSubscriber:
             subscription.cancel()
         except Exception as exc:
             raise CheckFailure(f"rule 3.15: {self.name}: cancel() raised {exc!r}", "3.15") from exc
-        with self._lock:
-            if self.cancel_returned is None:
-                self.cancel_returned = len(self.records)  # later signals began after it
+        finally:  # returned or raised: later signals began after it
+            with self._lock:
+                if self.cancel_returned is None:
+                    self.cancel_returned = len(self.records)
 
     def _cancel_at_end(self) -> None:
         subscription = self.subscription
@@ -273,14 +302,17 @@ class ProbeSubscriber:
         self.env.wait_until(lambda: self.subscribed, f"rule 1.9: {self.name}: no on_subscribe")
         return self
 
-    def expect_next(self) -> object:
-        """The next element not yet taken; fails on end-of-stream or timeout."""
+    def expect_next(self, rule: str = "3.8") -> object:
+        """The next element not yet taken; fails on end-of-stream or timeout (citing
+        ``rule``: 3.8, or 3.17 where the demand is the point)."""
         index = self.consumed
         self.env.wait_until(
             lambda: len(self.values) > index or self.terminated,
-            f"rule 3.8: {self.name}: expected element {index + 1}, none arrived "
-            f"(demand {self.requested})",
-            "3.8",
+            lambda: (
+                f"rule {rule}: {self.name}: expected element {index + 1}, "
+                f"{len(self.values)} arrived (demand {self.requested})"
+            ),
+            rule,
         )
         if len(self.values) <= index:
             raise self.env.fail(
@@ -291,13 +323,13 @@ class ProbeSubscriber:
         self.consumed = index + 1
         return self.values[index]
 
-    def expect_elements(self, count: int) -> list[object]:
-        return [self.expect_next() for _ in range(count)]
+    def expect_elements(self, count: int, rule: str = "3.8") -> list[object]:
+        return [self.expect_next(rule) for _ in range(count)]
 
     def expect_complete(self) -> None:
         self.env.wait_until(
             lambda: self.terminated,
-            f"rule 1.5: {self.name}: no on_complete after {len(self.values)} elements",
+            lambda: f"rule 1.5: {self.name}: no on_complete after {len(self.values)} elements",
         )
         if self.errors:
             raise self.env.fail(
@@ -309,7 +341,7 @@ class ProbeSubscriber:
         element beyond ``count`` may follow (the probe flags one beyond demand, 1.1)."""
         self.env.wait_until(
             lambda: len(self.values) >= count or self.terminated,
-            f"rule {rule}: {self.name}: {len(self.values)} of {count} elements arrived",
+            lambda: f"rule {rule}: {self.name}: {len(self.values)} of {count} elements arrived",
             rule,
         )
         self.env.settle()

@@ -5,6 +5,10 @@ saturating at 2**63 - 1, rule 3.17; references dropped at the end, rule 3.13).
 ``GalleryPublisher(n, bug="P02")`` has exactly one mutation, named by its id in the
 bug-class catalogue (docs/conformance.md). Several mutations widen a race window with a
 tiny sleep: they model the bug, they are not evidence of anything.
+
+``ThreadedPublisher(n)`` is a correct asynchronous one: each subscription is drained on
+a thread of its own, one drain at a time (a work-in-progress counter); its mutations
+(P51-P53) are bugs that only show when a thread switch lands inside a signal.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 from ..._demand import MAX_DEMAND, check_request
 from ...api import Subscriber
 
-__all__ = ["FailedPublisher", "FailingPublisher", "GalleryPublisher"]
+__all__ = ["FailedPublisher", "FailingPublisher", "GalleryPublisher", "ThreadedPublisher"]
 
 _log = logging.getLogger("reactive_streams.tck.gallery")
 
@@ -52,6 +56,9 @@ class GalleryPublisher:
 
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
         bug = self.bug
+        if bug in _THREADED:
+            ThreadedPublisher(self.n, bug).subscribe(subscriber)
+            return
         if subscriber is None:
             if bug == "P31":
                 return
@@ -452,3 +459,136 @@ class _FailingSubscription(_Subscription):
             return
         self.bad = "ValueError:the source failed"
         self._fail_request()
+
+
+# ------------------------------------------------------------------ asynchronous publisher
+_THREADED = ("P51", "P52", "P53")
+
+
+class ThreadedPublisher:
+    """Publishes ``0..n-1``; each subscription's signals come from a drain thread (started
+    when there is work, at most one at a time: rule 1.3); requests made inside a signal
+    are folded in by the running drain (rule 3.3). ``bug``: P51 ignores cancel(), P52
+    starts a drain per request (no serialisation: two threads in on_next), P53 stores
+    the demand it read before on_next (a request from another thread meanwhile is lost)."""
+
+    def __init__(self, n: int, bug: str | None = None) -> None:
+        self.n = n
+        self.bug = bug
+
+    def __repr__(self) -> str:
+        return f"<threaded publisher {self.bug or 'correct'} n={self.n}>"
+
+    def subscribe(self, subscriber: Subscriber[Any]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(None)")
+        _Drained(self.n, subscriber, self.bug).schedule()  # on_subscribe comes first (1.9)
+
+
+class _Drained:
+    def __init__(self, n: int, subscriber: Subscriber[Any], bug: str | None) -> None:
+        self.n = n
+        self.subscriber: Subscriber[Any] | None = subscriber
+        self.bug = bug
+        self.lock = threading.Lock()
+        self.demand = 0
+        self.pending = 0  # requested from inside a signal, on the drain thread
+        self.next = 0
+        self.bad: str | None = None
+        self.cancelled = False
+        self.subscribed = False
+        self.wip = 0
+        self.drainer: int | None = None
+
+    def request(self, n: int) -> None:
+        message = check_request(n)
+        mine = threading.get_ident() == self.drainer
+        with self.lock:
+            if message is not None:
+                self.bad = self.bad or message
+            elif mine:
+                self.pending = min(self.pending + n, MAX_DEMAND)  # the drain folds it in
+            else:
+                self.demand = min(self.demand + n, MAX_DEMAND)  # rule 3.17: saturates
+        if not mine:
+            self.schedule()
+
+    def cancel(self) -> None:
+        if self.bug == "P51":
+            return  # the bug: the emitter never hears of it
+        self.cancelled = True
+        if threading.get_ident() != self.drainer:
+            self.schedule()
+
+    def schedule(self) -> None:
+        if self.bug != "P52":  # P52: no work-in-progress guard
+            with self.lock:
+                self.wip += 1
+                if self.wip != 1:
+                    return
+        threading.Thread(target=self._drain, name="gallery-drain", daemon=True).start()
+
+    def _drain(self) -> None:
+        me = self.drainer = threading.get_ident()
+        try:
+            missed = 1
+            while True:
+                self._emit()
+                if self.bug == "P52":
+                    return
+                with self.lock:
+                    self.wip -= missed
+                    missed = self.wip
+                    if missed == 0:
+                        self.drainer = None  # a later thread may get this ident
+                        return
+        except BaseException:  # the kit aborts an overdue check by raising into its probes
+            self.subscriber = None
+        finally:
+            if self.drainer == me and self.bug == "P52":
+                self.drainer = None
+
+    def _emit(self) -> None:
+        while True:
+            subscriber = self.subscriber
+            if subscriber is None:
+                return
+            if not self.subscribed:
+                self.subscribed = True
+                if not self._signal(subscriber, "on_subscribe", self):
+                    return
+                continue
+            with self.lock:
+                self.demand = min(self.demand + self.pending, MAX_DEMAND)
+                self.pending = 0
+                bad, self.bad = self.bad, None
+                if self.cancelled:
+                    self.subscriber = None  # rule 3.13
+                    return
+                if bad is None and self.next < self.n and self.demand <= 0:
+                    return
+                seen = self.demand
+                if self.demand != MAX_DEMAND and self.bug != "P53":
+                    self.demand -= 1
+                item = self.next
+                self.next += 1
+            if bad is not None or item >= self.n:
+                self.subscriber = None  # rule 3.13: terminal
+                terminal = ("on_error", ValueError(bad)) if bad is not None else ("on_complete",)
+                self._signal(subscriber, *terminal)
+                return
+            if not self._signal(subscriber, "on_next", item):
+                return
+            if self.bug == "P53" and seen != MAX_DEMAND:
+                with self.lock:
+                    self.demand = seen - 1  # the bug: overwrites a request made meanwhile
+
+    def _signal(self, subscriber: Subscriber[Any], method: str, *args: object) -> bool:
+        try:
+            getattr(subscriber, method)(*args)
+        except Exception:
+            _log.exception("%s raised; cancelling (rule 2.13)", method)
+            self.cancelled = True
+            self.subscriber = None
+            return False
+        return True
