@@ -16,8 +16,9 @@ from .. import sources
 from ..api import Processor, Publisher, Subscription
 from ._checks import Check, Suite, check, checks_of
 from ._env import Config, Env, Skip
+from ._manual import ManualPublisher
 from ._runner import accepts_executor, mode_for, run_checks
-from .probes import ManualPublisher, ProbeSubscriber, WhiteboxProbe, WhiteboxPuppet, subscribe_probe
+from .probes import ProbeSubscriber, WhiteboxProbe, WhiteboxPuppet, subscribe_probe
 from .publisher import PublisherSubject
 from .report import Report
 from .subscriber import SubscriberSubject
