@@ -407,6 +407,12 @@ class Builder(Protocol):
     def new_executor(self, role: str) -> Executor: ...
 
 
+#: the error-recovery, joining, relay and single-result operators (issue 24)
+RECOVERY = ("retry", "on_error_resume", "on_error_return", "on_error_complete")
+JOINING = ("concat_with", "start_with", "default_if_empty")
+RELAYS = ("distinct", "distinct_until_changed", "skip_while", "skip_last")
+TAILS = ("take_last", "count")
+
 OPERATORS = (
     "map",
     "filter",
@@ -433,6 +439,10 @@ OPERATORS = (
     "publish",
     "replay",
     "ref_count",
+    *RECOVERY,
+    *JOINING,
+    *RELAYS,
+    *TAILS,
 )
 
 
@@ -657,7 +667,149 @@ def _apply_op(
         return out_flow, expect
     if name in ("publish", "replay", "ref_count"):
         return _multicast(op, flow, expect, machine)
+    if name in RECOVERY:
+        return _recovery(op, flow, expect, machine)
+    if name in JOINING:
+        return _joining(op, flow, expect, machine)
+    if name in RELAYS + TAILS:
+        return _relay(op, flow, expect)
     raise AssertionError(f"unknown operator {name}")
+
+
+def _exact(expect: Expect) -> bool:
+    """A list model with one end and no cut-in: its values all come before that end."""
+    return expect.order == "list" and not expect.anytime and len(expect.ends) == 1
+
+
+def _unknown(expect: Expect, ends: frozenset[str]) -> Expect:
+    """Values no longer modelled, nor their number."""
+    return Expect((), ends, "none", most=None)
+
+
+def _recovery(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect]:
+    """retry(k): an end by error E after P (the same on every attempt: a cold upstream)
+    gives P * (k + 1), then E. on_error_resume(g): P + g's values, then complete.
+    on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
+    name = op.name
+    failed = COMPLETE not in expect.ends
+    if name == "retry":
+        out_flow = flow.retry(op.k)
+        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
+            return out_flow, expect
+        if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
+            return out_flow, replace(expect, values=expect.values * (op.k + 1), count=None)
+        return out_flow, _unknown(expect, expect.ends | {COMPLETE})
+    tail: tuple[Any, ...] = ()
+    if name == "on_error_resume":
+        tail = tuple(("r", j) for j in range(op.other))
+        ex = machine.new_executor("resume") if op.manual else None
+        out_flow = flow.on_error_resume(lambda e: from_iterable(list(tail), executor=ex))
+    elif name == "on_error_return":
+        tail = (("e", op.k),)
+        out_flow = flow.on_error_return(tail[0])
+    else:
+        out_flow = flow.on_error_complete()
+    done = frozenset({COMPLETE})
+    if expect.ends == done and not expect.anytime:
+        return out_flow, expect
+    if _exact(expect) and failed:
+        return out_flow, Expect(expect.values + tail, done)
+    return out_flow, _unknown(expect, done)
+
+
+def _joining(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect]:
+    """concat_with(o): the values, then o's once they completed. start_with(*items):
+    items, then the values. default_if_empty(v): the values, or (v,) when none."""
+    name = op.name
+    if name == "concat_with":
+        tail = tuple(("c", j) for j in range(op.other))
+        ex = machine.new_executor("concat-other") if op.manual else None
+        out_flow = flow.concat_with(from_iterable(list(tail), executor=ex))
+        if COMPLETE not in expect.ends:  # an error ends it before the other starts
+            return out_flow, expect
+        if expect.order == "list":
+            return out_flow, replace(expect, values=expect.values + tail, count=None)
+        count = None if expect.count is None else expect.count + len(tail)
+        most = None if expect.most is None else expect.most + len(tail)
+        return out_flow, replace(expect, values=expect.values + tail, count=count, most=most)
+    if name == "start_with":
+        head = tuple(("s", j) for j in range(op.k))
+        out_flow = flow.start_with(*head)
+        most = None if expect.most is None else expect.most + len(head)
+        if expect.order in ("list", "subseq"):
+            return out_flow, replace(expect, values=head + expect.values, count=None, most=most)
+        count = None if expect.count is None else expect.count + len(head)
+        return out_flow, replace(expect, values=head + expect.values, count=count, most=most)
+    fallback = ("d", op.k)
+    out_flow = flow.default_if_empty(fallback)
+    most = None if expect.most is None else max(expect.most, 1)
+    if COMPLETE not in expect.ends:
+        return out_flow, expect
+    if expect.order == "list":
+        values = expect.values or (fallback,)
+        return out_flow, replace(expect, values=values, count=None, most=most)
+    if expect.order == "bag" and expect.count is not None and expect.count > 0:
+        return out_flow, expect
+    return out_flow, replace(expect, values=(*expect.values, fallback), count=None, most=most)
+
+
+def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expect]:
+    """distinct / distinct_until_changed (key: the value, or a coarse one for variant
+    a): first occurrences / runs collapsed; skip_while: the prefix dropped; skip_last(n):
+    v[:-n]; take_last(n): v[-n:] at completion; count: (len(v),). Off a list model
+    each output is a subsequence of its input (count: one element at most)."""
+    name = op.name
+    n = op.k
+    coarse = op.variant == "a"
+
+    def key(x: Any) -> Any:
+        return _stable(x) % 3 if coarse else _key(x)
+
+    values = expect.values
+    out_flow: Flow[Any]
+    if name == "distinct":
+        out_flow = flow.distinct(key)
+        seen: set[Any] = set()
+        kept = []
+        for v in values:
+            if key(v) not in seen:
+                seen.add(key(v))
+                kept.append(v)
+        out = tuple(kept)
+    elif name == "distinct_until_changed":
+        out_flow = flow.distinct_until_changed(key)
+        out = tuple(v for i, v in enumerate(values) if i == 0 or key(values[i - 1]) != key(v))
+    elif name == "skip_while":
+        target = _pick_target(expect, op.fault)  # dropped up to this one (None: all)
+        stop = _key(target) if target is not None else None
+        out_flow = flow.skip_while(lambda x: _key(x) != stop)
+        keys = [_key(v) for v in values]
+        out = values[keys.index(stop) :] if stop in keys else ()
+    elif name == "skip_last":
+        out_flow = flow.skip_last(n)
+        out = values[: max(0, len(values) - n)]
+    elif name == "take_last":
+        out_flow = flow.take_last(n)
+        out = values[max(0, len(values) - n) :] if n else ()
+        most = n if expect.most is None else min(n, expect.most)
+        if expect.order == "list":
+            return out_flow, replace(expect, values=out, count=None, most=most)
+        count = None if expect.count is None else min(n, expect.count)
+        return out_flow, replace(expect, count=count, most=most)
+    else:
+        out_flow = flow.count()
+        if expect.order == "list":
+            return out_flow, replace(expect, values=(len(values),), count=None, most=1)
+        if expect.order == "bag" and expect.count is not None:
+            return out_flow, replace(expect, values=(expect.count,), order="list", count=None)
+        return out_flow, _unknown(expect, expect.ends)
+    if expect.order == "list":
+        return out_flow, replace(expect, values=out, count=None)
+    return out_flow, replace(expect, count=None)
 
 
 def _if(flag: bool) -> set[str]:
