@@ -770,6 +770,8 @@ def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expe
         return _stable(x) % 3 if coarse else _key(x)
 
     values = expect.values
+    if name in TAILS and COMPLETE not in expect.ends:
+        values = ()  # their one emission comes at completion: none on an error
     out_flow: Flow[Any]
     if name == "distinct":
         out_flow = flow.distinct(key)
@@ -803,7 +805,8 @@ def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expe
     else:
         out_flow = flow.count()
         if expect.order == "list":
-            return out_flow, replace(expect, values=(len(values),), count=None, most=1)
+            out = (len(values),) if COMPLETE in expect.ends else ()
+            return out_flow, replace(expect, values=out, count=None, most=1)
         if expect.order == "bag" and expect.count is not None:
             return out_flow, replace(expect, values=(expect.count,), order="list", count=None)
         return out_flow, _unknown(expect, expect.ends)
