@@ -412,6 +412,8 @@ RECOVERY = ("retry", "on_error_resume", "on_error_return", "on_error_complete")
 JOINING = ("concat_with", "start_with", "default_if_empty")
 RELAYS = ("distinct", "distinct_until_changed", "skip_while", "skip_last")
 TAILS = ("take_last", "count")
+#: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
+TIMED = ("delay", "timeout", "debounce")
 
 OPERATORS = (
     "map",
@@ -443,6 +445,7 @@ OPERATORS = (
     *JOINING,
     *RELAYS,
     *TAILS,
+    *TIMED,
 )
 
 
@@ -673,6 +676,8 @@ def _apply_op(
         return _joining(op, flow, expect, machine)
     if name in RELAYS + TAILS:
         return _relay(op, flow, expect)
+    if name in TIMED:
+        return _timed(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
 
 
@@ -813,6 +818,22 @@ def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expe
     if expect.order == "list":
         return out_flow, replace(expect, values=out, count=None)
     return out_flow, replace(expect, count=None)
+
+
+def _timed(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect]:
+    """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
+    elements dropped); timeout(dt): the same list unless a TimeoutError cuts in (the
+    clock moves while no element comes); debounce(dt): a subsequence."""
+    clock = machine.new_executor("timer")
+    dt = 0.5 * (op.k + 1)
+    if op.name == "delay":
+        errors = expect.ends - {COMPLETE}
+        return flow.delay(dt, scheduler=clock), replace(expect, anytime=expect.anytime | errors)
+    if op.name == "timeout":
+        return flow.timeout(1.0 + op.k, scheduler=clock), expect.cut_in("TimeoutError")
+    return flow.debounce(dt, scheduler=clock), _lossy(expect)
 
 
 def _if(flag: bool) -> set[str]:
@@ -1319,6 +1340,19 @@ class PipelineMachine(TracedMachine):
             self.running = "test"
         self.check_all()
 
+    @precondition(lambda self: any(ex.scheduled for role, ex in self.executors if role == "timer"))
+    @rule(data=st.data(), dt=st.sampled_from((0.5, 1.0, 2.5)))
+    def advance(self, data: st.DataObject, dt: float) -> None:
+        """Move one timed operator's virtual clock on: what falls due runs, in time order."""
+        timers = [ex for role, ex in self.executors if role == "timer" and ex.scheduled]
+        ex = data.draw(st.sampled_from(timers), label="timer")
+        self.running = "timer"
+        try:
+            ex.advance_by(dt)
+        finally:
+            self.running = "test"
+        self.check_all()
+
     @precondition(lambda self: bool(self.stages) and len(self.probes) < 4)
     @rule(data=st.data(), initial=st.one_of(st.none(), st.integers(1, 3)))
     def join(self, data: st.DataObject, initial: Any) -> None:
@@ -1483,6 +1517,9 @@ class PipelineMachine(TracedMachine):
     def _quiet(self) -> bool:
         if any(len(ex) for _, ex in self.executors):
             return False
+        self.no_timer_left_prop()
+        if any(ex.scheduled for _, ex in self.executors):
+            return False  # a timer still to fire is work pending
         for stage in self.stages:
             if stage.hub is not None:
                 _settle(stage.hub.connection)
@@ -1511,6 +1548,19 @@ class PipelineMachine(TracedMachine):
                 )
         self.upstream_released_prop()
         self._failed = False
+
+    def no_timer_left_prop(self) -> None:
+        """Once the probe stopped (cancel, fault, terminal) and no task is queued, no
+        timed operator keeps a timer (rule 3.13: nothing refers to the subscriber)."""
+        main = self.main
+        if main is None or not main.stopped or self.stages:
+            return
+        left = [(role, ex.scheduled) for role, ex in self.executors if ex.scheduled]
+        self._failed = bool(left)
+        assert not left, (
+            f"at rest: {main!r} stopped, yet timers are still scheduled: {left} (rule 3.13)"
+            f"\npipeline: {self.description}"
+        )
 
     def upstream_released_prop(self) -> None:
         """Once the probe stopped (cancel, fault, terminal) and nothing is queued, every
@@ -1561,7 +1611,15 @@ class PipelineMachine(TracedMachine):
                 for _ in range(10_000):
                     busy = [(role, ex) for role, ex in self.executors if len(ex)]
                     if not busy:
-                        break
+                        due = [ex for _, ex in self.executors if ex.scheduled]
+                        if not due:
+                            break
+                        clock = due[0]
+                        when = clock.next_due()
+                        self.running = "timer"
+                        clock.advance_to(max(clock.now(), when or 0.0))
+                        self.running = "test"
+                        continue
                     self.running = busy[0][0]
                     busy[0][1].run(0)
                     self.running = "test"
