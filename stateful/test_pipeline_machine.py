@@ -1346,6 +1346,7 @@ class PipelineMachine(TracedMachine):
         """Move one timed operator's virtual clock on: what falls due runs, in time order."""
         timers = [ex for role, ex in self.executors if role == "timer" and ex.scheduled]
         ex = data.draw(st.sampled_from(timers), label="timer")
+        COVERAGE[("clock-advance", fusion_enabled())] += 1  # listed in the coverage table
         self.running = "timer"
         try:
             ex.advance_by(dt)
