@@ -413,7 +413,7 @@ MUTANTS = (
                 "            elif False:\n                self._arm(self._dt)  # per element\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "stateful/test_pipeline_machine.py",
         "timeout",
     ),
     Mutant(
@@ -430,7 +430,7 @@ MUTANTS = (
                 "            self._arm(self._dt)  # every element restarts the quiet period\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "stateful/test_pipeline_machine.py",
         "debounce",
     ),
     Mutant(
