@@ -413,7 +413,7 @@ MUTANTS = (
                 "            elif False:\n                self._arm(self._dt)  # per element\n",
             ),
         ),
-        "stateful/test_pipeline_machine.py",
+        "tests/operators/test_timed.py",
         "timeout",
     ),
     Mutant(
