@@ -714,7 +714,8 @@ def _recovery(
         if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
             return out_flow, expect
         if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
-            return out_flow, replace(expect, values=expect.values * (op.k + 1), count=None)
+            out = replace(expect, values=expect.values * (op.k + 1), count=None, most=None)
+            return out_flow, out
         return out_flow, _unknown(expect, expect.ends | {COMPLETE})
     tail: tuple[Any, ...] = ()
     if name == "on_error_resume":
