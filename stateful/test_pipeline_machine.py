@@ -747,10 +747,10 @@ def _joining(
         out_flow = flow.concat_with(from_iterable(list(tail), executor=ex))
         if COMPLETE not in expect.ends:  # an error ends it before the other starts
             return out_flow, expect
-        if expect.order == "list":
-            return out_flow, replace(expect, values=expect.values + tail, count=None)
-        count = None if expect.count is None else expect.count + len(tail)
         most = None if expect.most is None else expect.most + len(tail)
+        if expect.order == "list":
+            return out_flow, replace(expect, values=expect.values + tail, count=None, most=most)
+        count = None if expect.count is None else expect.count + len(tail)
         return out_flow, replace(expect, values=expect.values + tail, count=count, most=most)
     if name == "start_with":
         head = tuple(("s", j) for j in range(op.k))
