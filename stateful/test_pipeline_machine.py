@@ -7,10 +7,13 @@ included, with fusion on or off. Rules: the downstream probe requests (valid and
 invalid ``n``), cancels, or is armed to request, cancel or raise from inside its next
 signal; ``run_task`` runs one queued task of one of the pipeline's executors (the
 machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
-multicast stage. flat_map, concat_map and zip also draw inner sources that emit on a
-thread of their own (``ThreadedInner``: every call on its subscription is checked for
-overlap, rule 2.7) and inner sources whose ``subscribe`` raises (rule 1.9); the coverage
-table lists them as ``inner-thread`` and ``inner-subscribe-raises``.
+multicast stage; ``advance`` moves the virtual clock (``ManualExecutor.advance_by``) of
+a timed operator (delay, timeout, debounce: drawn only where forced), whose scheduled
+timers count as pending work, and none may be left once the probe stopped (3.13).
+flat_map, concat_map and zip also draw inner sources that emit on a thread of their own
+(``ThreadedInner``: every call on its subscription is checked for overlap, rule 2.7) and
+inner sources whose ``subscribe`` raises (rule 1.9); the coverage table lists them as
+``inner-thread`` and ``inner-subscribe-raises``.
 
 Checks after every step:
 
