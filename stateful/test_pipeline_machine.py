@@ -7,10 +7,13 @@ included, with fusion on or off. Rules: the downstream probe requests (valid and
 invalid ``n``), cancels, or is armed to request, cancel or raise from inside its next
 signal; ``run_task`` runs one queued task of one of the pipeline's executors (the
 machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
-multicast stage. flat_map, concat_map and zip also draw inner sources that emit on a
-thread of their own (``ThreadedInner``: every call on its subscription is checked for
-overlap, rule 2.7) and inner sources whose ``subscribe`` raises (rule 1.9); the coverage
-table lists them as ``inner-thread`` and ``inner-subscribe-raises``.
+multicast stage; ``advance`` moves the virtual clock (``ManualExecutor.advance_by``) of
+a timed operator (delay, timeout, debounce: drawn only where forced), whose scheduled
+timers count as pending work, and none may be left once the probe stopped (3.13).
+flat_map, concat_map and zip also draw inner sources that emit on a thread of their own
+(``ThreadedInner``: every call on its subscription is checked for overlap, rule 2.7) and
+inner sources whose ``subscribe`` raises (rule 1.9); the coverage table lists them as
+``inner-thread`` and ``inner-subscribe-raises``.
 
 Checks after every step:
 
@@ -119,6 +122,7 @@ class Expect:
     count: int | None = None
     most: int | None = None
     anytime: frozenset[str] = frozenset()  # errors that may cut in at any element
+    keeps_last: bool = False  # at completion the last value was delivered (debounce)
 
     def __post_init__(self) -> None:
         if self.order in ("list",) and self.count is None:
@@ -165,6 +169,10 @@ def check_values(
     elif expect.order == "subseq":
         assert _is_subsequence(keys, want), (
             f"{who}: delivered {got!r}, not a subsequence of {list(expect.values)!r}"
+        )
+    if completed and expect.keeps_last and want:
+        assert keys[-1:] == want[-1:], (
+            f"{who}: completed after {got!r}, the last value {expect.values[-1]!r} is due"
         )
     if completed:
         assert COMPLETE in expect.ends, (
@@ -407,6 +415,14 @@ class Builder(Protocol):
     def new_executor(self, role: str) -> Executor: ...
 
 
+#: the error-recovery, joining, relay and single-result operators (issue 24)
+RECOVERY = ("retry", "on_error_resume", "on_error_return", "on_error_complete")
+JOINING = ("concat_with", "start_with", "default_if_empty")
+RELAYS = ("distinct", "distinct_until_changed", "skip_while", "skip_last")
+TAILS = ("take_last", "count")
+#: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
+TIMED = ("delay", "timeout", "debounce")
+
 OPERATORS = (
     "map",
     "filter",
@@ -433,8 +449,17 @@ OPERATORS = (
     "publish",
     "replay",
     "ref_count",
+    *RECOVERY,
+    *JOINING,
+    *RELAYS,
+    *TAILS,
+    *TIMED,
 )
 
+
+#: the neighbours drawn at random: the timed operators need the machine's virtual clock
+#: (the threaded pipelines draw these too), so they come only where forced
+UNTIMED = tuple(name for name in OPERATORS if name not in TIMED)
 
 #: how flat_map/concat_map/zip's inner sources are drawn: plain (synchronous or on a
 #: ManualExecutor), emitting on a thread of their own (``ThreadedInner``), or (the failing
@@ -445,7 +470,7 @@ INNER_KINDS = ("plain", "plain", "thread", "raises")
 def op_specs(name: str | None = None) -> st.SearchStrategy[OpSpec]:
     return st.builds(
         OpSpec,
-        name=st.just(name) if name is not None else st.sampled_from(OPERATORS),
+        name=st.just(name) if name is not None else st.sampled_from(UNTIMED),
         k=st.integers(0, 4),
         fault=st.one_of(st.none(), st.none(), st.integers(0, 3)),
         variant=st.sampled_from(["a", "b", "c"]),
@@ -467,7 +492,8 @@ def apply_op(
 ) -> tuple[Flow[Any], Expect]:
     """Build ``op`` on ``flow``; returns the new flow and the model of its output."""
     out_flow, out = _apply_op(op, flow, expect, machine)
-    return out_flow, replace(out, anytime=out.anytime | expect.anytime)
+    keeps_last = out.keeps_last and op.name == "debounce"  # dropped by any later stage
+    return out_flow, replace(out, anytime=out.anytime | expect.anytime, keeps_last=keeps_last)
 
 
 def _apply_op(
@@ -657,7 +683,196 @@ def _apply_op(
         return out_flow, expect
     if name in ("publish", "replay", "ref_count"):
         return _multicast(op, flow, expect, machine)
+    if name in RECOVERY:
+        return _recovery(op, flow, expect, machine)
+    if name in JOINING:
+        return _joining(op, flow, expect, machine)
+    if name in RELAYS + TAILS:
+        return _relay(op, flow, expect)
+    if name in TIMED:
+        return _timed(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
+
+
+def _exact(expect: Expect) -> bool:
+    """A list model with one end and no cut-in: its values all come before that end."""
+    return expect.order == "list" and not expect.anytime and len(expect.ends) == 1
+
+
+def _unknown(expect: Expect, ends: frozenset[str]) -> Expect:
+    """Values no longer modelled, nor their number."""
+    return Expect((), ends, "none", most=None)
+
+
+def _recovery(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect]:
+    """retry(k): an end by error E after P (the same on every attempt: a cold upstream)
+    gives P * (k + 1), then E. on_error_resume(g): P + g's values, then complete.
+    on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
+    name = op.name
+    failed = COMPLETE not in expect.ends
+    if name == "retry":
+        out_flow = flow.retry(op.k)
+        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
+            return out_flow, expect
+        if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
+            out = replace(expect, values=expect.values * (op.k + 1), count=None, most=None)
+            return out_flow, out
+        return out_flow, _unknown(expect, expect.ends | {COMPLETE})
+    tail: tuple[Any, ...] = ()
+    if name == "on_error_resume":
+        tail = tuple(("r", j) for j in range(op.other))
+        ex = machine.new_executor("resume") if op.manual else None
+        out_flow = flow.on_error_resume(lambda e: from_iterable(list(tail), executor=ex))
+    elif name == "on_error_return":
+        tail = (("e", op.k),)
+        out_flow = flow.on_error_return(tail[0])
+    else:
+        out_flow = flow.on_error_complete()
+    done = frozenset({COMPLETE})
+    if expect.ends == done and not expect.anytime:
+        return out_flow, expect
+    if _exact(expect) and failed:
+        return out_flow, Expect(expect.values + tail, done)
+    return out_flow, _unknown(expect, done)
+
+
+def _joining(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect]:
+    """concat_with(o): the values, then o's once they completed. start_with(*items):
+    items, then the values. default_if_empty(v): the values, or (v,) when none."""
+    name = op.name
+    if name == "concat_with":
+        tail = tuple(("c", j) for j in range(op.other))
+        ex = machine.new_executor("concat-other") if op.manual else None
+        out_flow = flow.concat_with(from_iterable(list(tail), executor=ex))
+        if COMPLETE not in expect.ends:  # an error ends it before the other starts
+            return out_flow, expect
+        most = None if expect.most is None else expect.most + len(tail)
+        if expect.order == "list":
+            return out_flow, replace(expect, values=expect.values + tail, count=None, most=most)
+        count = None if expect.count is None else expect.count + len(tail)
+        return out_flow, replace(expect, values=expect.values + tail, count=count, most=most)
+    if name == "start_with":
+        head = tuple(("s", j) for j in range(op.k))
+        out_flow = flow.start_with(*head)
+        most = None if expect.most is None else expect.most + len(head)
+        if expect.order in ("list", "subseq"):
+            return out_flow, replace(expect, values=head + expect.values, count=None, most=most)
+        count = None if expect.count is None else expect.count + len(head)
+        return out_flow, replace(expect, values=head + expect.values, count=count, most=most)
+    fallback = ("d", op.k)
+    out_flow = flow.default_if_empty(fallback)
+    most = None if expect.most is None else max(expect.most, 1)
+    if COMPLETE not in expect.ends:
+        return out_flow, expect
+    if expect.order == "list":
+        values = expect.values or (fallback,)
+        return out_flow, replace(expect, values=values, count=None, most=most)
+    if expect.order == "bag" and expect.count is not None and expect.count > 0:
+        return out_flow, expect
+    return out_flow, replace(expect, values=(*expect.values, fallback), count=None, most=most)
+
+
+def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expect]:
+    """distinct / distinct_until_changed (key: the value, or a coarse one for variant
+    a): first occurrences / runs collapsed; skip_while: the prefix dropped; skip_last(n):
+    v[:-n]; take_last(n): v[-n:] at completion; count: (len(v),). Off a list model
+    each output is a subsequence of its input (count: one element at most)."""
+    name = op.name
+    n = op.k
+    coarse = op.variant == "a"
+
+    def key(x: Any) -> Any:
+        return _stable(x) % 3 if coarse else _key(x)
+
+    values = expect.values
+    if name in TAILS and COMPLETE not in expect.ends:
+        values = ()  # their one emission comes at completion: none on an error
+    out_flow: Flow[Any]
+    if name == "distinct":
+        out_flow = flow.distinct(key)
+        seen: set[Any] = set()
+        kept = []
+        for v in values:
+            if key(v) not in seen:
+                seen.add(key(v))
+                kept.append(v)
+        out = tuple(kept)
+    elif name == "distinct_until_changed":
+        out_flow = flow.distinct_until_changed(key)
+        out = tuple(v for i, v in enumerate(values) if i == 0 or key(values[i - 1]) != key(v))
+    elif name == "skip_while":
+        target = _pick_target(expect, op.fault)  # dropped up to this one (None: all)
+        stop = _key(target) if target is not None else None
+        out_flow = flow.skip_while(lambda x: _key(x) != stop)
+        keys = [_key(v) for v in values]
+        out = values[keys.index(stop) :] if stop in keys else ()
+    elif name == "skip_last":
+        out_flow = flow.skip_last(n)
+        out = values[: max(0, len(values) - n)]
+    elif name == "take_last":
+        out_flow = flow.take_last(n)
+        out = values[max(0, len(values) - n) :] if n else ()
+        most = n if expect.most is None else min(n, expect.most)
+        if expect.order == "list":
+            return out_flow, replace(expect, values=out, count=None, most=most)
+        count = None if expect.count is None else min(n, expect.count)
+        return out_flow, replace(expect, count=count, most=most)
+    else:
+        out_flow = flow.count()
+        if expect.order == "list":
+            out = (len(values),) if COMPLETE in expect.ends else ()
+            return out_flow, replace(expect, values=out, count=None, most=1)
+        if expect.order == "bag" and expect.count is not None:
+            return out_flow, replace(expect, values=(expect.count,), order="list", count=None)
+        return out_flow, _unknown(expect, expect.ends)
+    if expect.order == "list":
+        return out_flow, replace(expect, values=out, count=None)
+    return out_flow, replace(expect, count=None)
+
+
+def _timed(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect]:
+    """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
+    elements dropped); timeout(dt) (after a delay(0.5) but for variant c): the same
+    list unless a TimeoutError cuts in (the clock moves while no element comes);
+    debounce(dt): a subsequence, its last value delivered at completion."""
+    clock = machine.new_executor("timer")
+    assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
+    dt = 0.5 * (op.k + 1)
+    errors = expect.ends - {COMPLETE}
+    if op.name == "delay":
+        return flow.delay(dt, scheduler=clock), replace(expect, anytime=expect.anytime | errors)
+    if op.name == "timeout":
+        if op.variant != "c":  # elements reach timeout after its start: the clock tells
+            flow = flow.delay(0.5, scheduler=clock)
+            expect = replace(expect, anytime=expect.anytime | errors)
+        return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
+    # the pending value goes out at completion: the last of a list is always delivered
+    out = replace(_lossy(expect), keeps_last=expect.order == "list")
+    return flow.debounce(dt, scheduler=clock), out
+
+
+def _timeout(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
+    """timeout(dt), its TimeoutError checked against the clock: it may fire only dt
+    after the last element that reached it (or after the start)."""
+    stamps = [0.0]
+
+    def arrived(x: Any) -> None:
+        stamps.append(clock.now())
+
+    def fired(error: BaseException) -> None:
+        quiet = clock.now() - stamps[-1]
+        if isinstance(error, TimeoutError) and quiet < dt:
+            INNER_PROBLEMS.append(
+                f"timeout({dt}) fired at t={clock.now()}, {quiet} s after the last element"
+            )
+
+    return flow.do_on_next(arrived).timeout(dt, scheduler=clock).do_on_error(fired)
 
 
 def _if(flag: bool) -> set[str]:
@@ -749,7 +964,7 @@ def _inner_fail(values: list[Any]) -> Iterator[Any]:
 
 
 #: rule 2.7 seen by the threaded inners (two calls at once on one inner subscription),
-#: judged after every step
+#: and a timeout fired early (``_timeout``): judged after every step
 INNER_PROBLEMS: list[str] = []
 _EMIT_WAIT = 10.0  # seconds a request waits for its inner's thread (a hang is a failure)
 
@@ -1164,6 +1379,20 @@ class PipelineMachine(TracedMachine):
             self.running = "test"
         self.check_all()
 
+    @precondition(lambda self: any(ex.scheduled for role, ex in self.executors if role == "timer"))
+    @rule(data=st.data(), dt=st.sampled_from((0.5, 0.5, 1.0, 2.5)))
+    def advance(self, data: st.DataObject, dt: float) -> None:
+        """Move one timed operator's virtual clock on: what falls due runs, in time order."""
+        timers = [ex for role, ex in self.executors if role == "timer" and ex.scheduled]
+        ex = data.draw(st.sampled_from(timers), label="timer")
+        COVERAGE[("clock-advance", fusion_enabled())] += 1  # listed in the coverage table
+        self.running = "timer"
+        try:
+            ex.advance_by(dt)
+        finally:
+            self.running = "test"
+        self.check_all()
+
     @precondition(lambda self: bool(self.stages) and len(self.probes) < 4)
     @rule(data=st.data(), initial=st.one_of(st.none(), st.integers(1, 3)))
     def join(self, data: st.DataObject, initial: Any) -> None:
@@ -1328,6 +1557,9 @@ class PipelineMachine(TracedMachine):
     def _quiet(self) -> bool:
         if any(len(ex) for _, ex in self.executors):
             return False
+        self.no_timer_left_prop()
+        if any(ex.scheduled for _, ex in self.executors):
+            return False  # a timer still to fire is work pending
         for stage in self.stages:
             if stage.hub is not None:
                 _settle(stage.hub.connection)
@@ -1356,6 +1588,19 @@ class PipelineMachine(TracedMachine):
                 )
         self.upstream_released_prop()
         self._failed = False
+
+    def no_timer_left_prop(self) -> None:
+        """Once the probe stopped (cancel, fault, terminal) and no task is queued, no
+        timed operator keeps a timer (rule 3.13: nothing refers to the subscriber)."""
+        main = self.main
+        if main is None or not main.stopped or self.stages:
+            return
+        left = [(role, ex.scheduled) for role, ex in self.executors if ex.scheduled]
+        self._failed = bool(left)
+        assert not left, (
+            f"at rest: {main!r} stopped, yet timers are still scheduled: {left} (rule 3.13)"
+            f"\npipeline: {self.description}"
+        )
 
     def upstream_released_prop(self) -> None:
         """Once the probe stopped (cancel, fault, terminal) and nothing is queued, every
@@ -1406,7 +1651,15 @@ class PipelineMachine(TracedMachine):
                 for _ in range(10_000):
                     busy = [(role, ex) for role, ex in self.executors if len(ex)]
                     if not busy:
-                        break
+                        due = [ex for _, ex in self.executors if ex.scheduled]
+                        if not due:
+                            break
+                        clock = due[0]
+                        when = clock.next_due()
+                        self.running = "timer"
+                        clock.advance_to(max(clock.now(), when or 0.0))
+                        self.running = "test"
+                        continue
                     self.running = busy[0][0]
                     busy[0][1].run(0)
                     self.running = "test"

@@ -430,7 +430,7 @@ MUTANTS = (
                 "            self._arm(self._dt)  # every element restarts the quiet period\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "stateful/test_pipeline_machine.py",
         "debounce",
     ),
     Mutant(
@@ -775,8 +775,8 @@ OPERATOR_MUTANTS = (
                 "                    requested = max(0, requested)  # the delivered ones asked again\n",
             ),
         ),
-        "tests/operators/test_error_operators.py",
-        "retry or resume or concat",
+        PIPE,
+        "retry",
     ),
     Mutant(
         "kit-settles-on-one-quiet-period",
