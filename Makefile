@@ -74,7 +74,8 @@ kit-load: $(SETUP)
 	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py tests/tck/test_load_subscriber.py
 
 ## kit-operators: the conformance kit's publisher checks on every operator, fusion on and
-## off (make test runs the core operators and one of each newer family); slow, not in CI
+## off, in timed mode as an undeclared third party would run them, and on every timed
+## operator (make test runs the synchronous ones in synchronous mode); slow, not in CI
 kit-operators: $(SETUP)
 	RS_SLOW=1 $(PY) -m pytest -q -p no:cacheprovider tests/operators/test_tck.py
 

@@ -1,9 +1,12 @@
 """The conformance kit's publisher checks on every operator (skipped only if the kit is
 not importable).
 
-``make test`` runs the kit on the core operators and on one operator of each newer family
-(the switching core, the single-value relays, the timed drain); ``make kit-operators``
-(``RS_SLOW=1``) runs it on every operator.
+Every operator over a synchronous source is a synchronous publisher: ``make test`` runs
+the kit on each in its synchronous mode (absence decided when the calls into the
+implementation have returned; a signal from a thread that never called in fails). ``make
+kit-operators`` (``RS_SLOW=1``) runs every operator again the way a third party would,
+undeclared, in timed mode (absence judged by quiet windows), and every timed operator;
+``make test`` runs two of those.
 """
 
 from __future__ import annotations
@@ -99,26 +102,25 @@ def _boom() -> Flow[Any]:
     return Flow.defer(lambda: Flow.error(RuntimeError("x")))
 
 
-# run in make test; every other new operator runs under RS_SLOW=1 (make kit-operators)
-SAMPLED = frozenset({"retry", "distinct", "count", "delay", "debounce"})
-CORE = frozenset(list(OPERATORS)[:14])  # the operators before the newer families
+SLOW = os.environ.get("RS_SLOW") == "1"
+SYNCHRONOUS = not SLOW  # make test: synchronous mode; make kit-operators: timed mode
+TIMED_SAMPLE = frozenset({"delay", "debounce"})  # the timed operators make test runs
 
 
-def _slow_unless_sampled(names: Iterable[str]) -> list[Any]:
-    """``names`` as parameters; those outside the CI sample are skipped unless RS_SLOW=1."""
-    slow = os.environ.get("RS_SLOW") != "1"
+def _timed_params(names: Iterable[str]) -> list[Any]:
+    """``names`` as parameters; outside ``TIMED_SAMPLE`` skipped unless RS_SLOW=1."""
     return [
         pytest.param(
             name,
             marks=pytest.mark.skipif(
-                slow and name not in SAMPLED | CORE, reason="every operator: make kit-operators"
+                not SLOW and name not in TIMED_SAMPLE, reason="every operator: make kit-operators"
             ),
         )
         for name in sorted(names)
     ]
 
 
-@pytest.mark.parametrize("name", _slow_unless_sampled(OPERATORS))
+@pytest.mark.parametrize("name", sorted(OPERATORS))
 def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
     make = OPERATORS[name]
     report = tck.run_publisher_checks(
@@ -126,11 +128,12 @@ def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
         create_failed_publisher=lambda: Flow.error(RuntimeError("failed")).map(lambda x: x),
         label=name,
         max_elements=64,
+        synchronous=SYNCHRONOUS,
     )
     assert not report.failures(optional=False), report.table()
 
 
-@pytest.mark.parametrize("name", _slow_unless_sampled(SINGLE))
+@pytest.mark.parametrize("name", sorted(SINGLE))
 def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool) -> None:
     def make(n: int) -> Flow[Any]:
         # the operator itself for one element; n elements: n of them in sequence
@@ -143,6 +146,7 @@ def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool
         create_failed_publisher=lambda: SINGLE[name](Flow.error(RuntimeError("failed"))),
         label=name,
         max_elements=64,
+        synchronous=SYNCHRONOUS,
     )
     assert not report.failures(optional=False), report.table()
 
@@ -173,7 +177,7 @@ TIMED: dict[str, Callable[[int], Flow[Any]]] = {
 }
 
 
-@pytest.mark.parametrize("name", _slow_unless_sampled(TIMED))
+@pytest.mark.parametrize("name", _timed_params(TIMED))
 def test_publisher_checks_pass_for_timed_operator(name: str) -> None:
     report = tck.run_publisher_checks(
         TIMED[name],
