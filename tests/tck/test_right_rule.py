@@ -130,3 +130,19 @@ def test_an_ignored_cancel_ends_the_3_17_check_on_3_12_without_its_cap() -> None
     assert result.failed, result
     assert result.violated == "3.12", result
     assert "after cancel" in result.message, result.message
+
+
+def test_an_emitter_that_goes_on_after_its_end_stops_the_317_check_on_1_7() -> None:
+    """Gallery P25 completes, then serves more on request: with the 3.17 check's unbounded
+    demand it emits for ever inside request(). The probe records 1.7 and, past the
+    over-delivery limit, aborts the emission, so the check ends on 1.7 instead of running
+    to its cap (600 s, beyond this test's timeout)."""
+    report = run_publisher_checks(
+        lambda n: GalleryPublisher(n, "P25"),
+        only=lambda check: check.name.startswith("required_spec317_must_support_a_cumulative"),
+        synchronous=True,
+    )
+    [result] = [r for r in report.results if r.outcome != "skipped"]
+    assert result.failed
+    assert result.violated == "1.7", result.message
+    assert "deadline" not in result.message

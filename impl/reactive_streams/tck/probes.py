@@ -98,6 +98,7 @@ class ProbeSubscriber:
         self._limit_after_cancel = limit_after_cancel
         self._limit_rule = limit_rule
         self._owed_since: float | None = None  # when the subject started owing a signal
+        self._after_terminal = 0  # signals seen after the terminal one (rule 1.7)
         env.cancellers.append(weakref.WeakMethod(self._cancel_at_end))  # 3.13 checks need it weak
 
     # ------------------------------------------------------------- bookkeeping
@@ -126,6 +127,9 @@ class ProbeSubscriber:
                 self._flop("1.9", "on_subscribe called a second time (see also 2.12)")
             elif terminal:
                 self._flop("1.7", f"{kind} after a terminal signal")
+                self._after_terminal += 1
+                if self._after_terminal > _OVERFLOW_ABORT:
+                    env.aborted = True  # stop an emitter that goes on after its end (1.7)
             limit = self._limit_after_cancel
             if (
                 limit is not None
