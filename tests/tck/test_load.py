@@ -159,15 +159,8 @@ def burners() -> Iterator[int]:
     """One busy-looping process per core for the whole module (``RS_LOAD_BURNERS`` to
     change the count, e.g. when several subjects run in parallel processes); stopped at
     the end."""
-    count = int(os.environ.get("RS_LOAD_BURNERS", "0")) or os.cpu_count() or 2
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-    try:
+    with burning(int(os.environ.get("RS_LOAD_BURNERS", "0")) or os.cpu_count() or 2) as count:
         yield count
-    finally:
-        for proc in procs:
-            proc.kill()
-        for proc in procs:
-            proc.wait(10)
 
 
 @pytest.mark.timeout(6 * 3600)

@@ -6,13 +6,12 @@ made from it) passes the whitebox and blackbox checks RUNS times (default 100,
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 
+from .test_load import burning
 from .test_subscriber_fixture import run_async_subscriber_once
 
 RUNS = int(os.environ.get("RS_LOAD_RUNS", "100"))
@@ -26,14 +25,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def burners() -> Iterator[int]:
     count = int(os.environ.get("RS_LOAD_BURNERS", "0")) or max(4, 4 * (os.cpu_count() or 1))
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-    try:
+    with burning(count):
         yield count
-    finally:
-        for proc in procs:
-            proc.kill()
-        for proc in procs:
-            proc.wait(10)
 
 
 @pytest.mark.timeout(6 * 3600)
