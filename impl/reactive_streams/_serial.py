@@ -170,7 +170,7 @@ class SerialQueue(DrainLoop, Generic[M]):
                 handler(message)
             except Exception:
                 _log.exception("serial queue handler raised")
-        self._budget = budget - handled  # spent: the loop re-schedules the rest
+        self._spend(handled)  # the loop re-schedules the rest once it is spent
         return False
 
     def __len__(self) -> int:

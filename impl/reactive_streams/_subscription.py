@@ -188,7 +188,7 @@ class IteratorSubscription(Downstream[T]):
         return self._after_batch(it, sent, exhausted)
 
     def _after_batch(self, it: Iterator[T], sent: int, exhausted: bool) -> bool:
-        self._budget -= sent  # the drain loop re-schedules the task once it is spent
+        self._spend(sent)  # the drain loop re-schedules the task once it is spent
         with self._lock:
             self._requested = take(self._requested, sent)  # rule 3.17: unbounded stays
         if self._answer_bad_request():  # rule 3.9

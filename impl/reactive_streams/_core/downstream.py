@@ -255,7 +255,7 @@ class Downstream(DrainLoop, Generic[T]):
         """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays) and
         from the task's budget (fairness: the drain loop yields when it is spent)."""
         if k:
-            self._budget -= k
+            self._spend(k)
             with self._lock:
                 self._requested = take(self._requested, k)
 

@@ -135,7 +135,7 @@ class _ObserveOn(DemandDrain[T]):
         limit = self._limit
         consumed = self._consumed
         # rule 3.17: unbounded demand is not counted down; the task's budget bounds both
-        cap = self._budget if self._requested == MAX_DEMAND else min(self._requested, self._budget)
+        cap = min(self._requested, self._budget)
         emitted = 0
         try:
             while emitted != cap:
