@@ -196,13 +196,14 @@ class _TimerThread:
                     heapq.heappush(heap, (entry.due, next(self._seq), entry, executor))
             if task is not None:
                 try:  # rule 1.4: a refused or dropped timed task is reported, never silent
-                    execute_watched(executor, task, _log_lost_timed)
+                    execute_watched(executor, task, _log_lost)
                 except Exception:
                     _log.exception("%r refused the timed task %r", executor, task)
 
 
-def _log_lost_timed(error: Exception) -> None:
-    _log.error("an executor dropped a timed task before it ran", exc_info=error)
+def _log_lost(error: Exception) -> None:
+    """A task (a timer's, or one given to plain ``execute``) was dropped before it ran."""
+    _log.error("an executor dropped a task before it ran", exc_info=error)
 
 
 _timer = _TimerThread()
@@ -421,10 +422,6 @@ class _Submitted:
             else:
                 error = RuntimeError(f"rule 1.4: {self.owner!r} dropped the task: {failure!r}")
         default_executor().execute(partial(self.lost, error))
-
-
-def _log_lost(error: Exception) -> None:
-    _log.error("a concurrent.futures executor dropped a task before it ran", exc_info=error)
 
 
 class _FuturesExecutor(_Clock):
