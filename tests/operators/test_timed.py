@@ -399,3 +399,48 @@ def test_timed_operators_on_an_asyncio_loop() -> None:
     assert values[-1] == 2  # debounce keeps the last (jitter may merge ticks)
     assert values == sorted(set(values))
     assert all(on_loop for _, on_loop in got)  # delivered on the loop's thread
+
+
+class _RefusingClock(ManualExecutor):
+    """A scheduler whose timers cannot be set (a closed loop, a shut-down timer)."""
+
+    def schedule(self, delay: float, task: Any) -> Any:
+        raise RuntimeError("the scheduler is closed")
+
+    def schedule_periodic(self, initial_delay: float, period: float, task: Any) -> Any:
+        raise RuntimeError("the scheduler is closed")
+
+
+class _RaisingSource:
+    def subscribe(self, subscriber: Any) -> None:
+        raise RuntimeError("subscribe raised")
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda c: Flow.interval(1.0, scheduler=c),
+        lambda c: Flow.timer(1.0, scheduler=c),
+        lambda c: Flow.range(0, 3).delay(1.0, scheduler=c),
+        lambda c: Flow.range(0, 3).delay_subscription(1.0, scheduler=c),
+        lambda c: Flow.range(0, 3).debounce(1.0, scheduler=c),
+    ],
+    ids=["interval", "timer", "delay", "delay_subscription", "debounce"],
+)
+def test_spec109_a_refusing_scheduler_is_on_error(build: Callable[[Any], Flow[Any]]) -> None:
+    """Rules 1.9, 1.4: on_subscribe, then the scheduler's error; nothing escapes subscribe."""
+    clock = _RefusingClock()
+    probe: TimedSubscriber[Any] = TimedSubscriber(clock, 10)
+    build(clock).subscribe(probe)
+    clock.run_all()
+    assert [k for _, k, _ in probe.timeline] == ["on_error"], probe.timeline
+    assert isinstance(probe.timeline[-1][2], RuntimeError)
+
+
+def test_spec109_delay_subscription_of_a_raising_source_is_on_error() -> None:
+    clock = ManualExecutor()
+    probe: TimedSubscriber[Any] = TimedSubscriber(clock, 10)
+    source: Flow[Any] = Flow.from_publisher(_RaisingSource())
+    source.delay_subscription(1.0, scheduler=clock).subscribe(probe)
+    clock.advance_by(1.0)
+    assert [k for _, k, _ in probe.timeline] == ["on_error"], probe.timeline

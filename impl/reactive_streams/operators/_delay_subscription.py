@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from .._core.downstream import ACTIVE, NOOP
 from .._core.relay import Relay
 from .._serial import SerialSubscription
+from .._subscribing import subscribe_or_fail
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -37,14 +38,18 @@ class _DelaySubscription(Relay[T, T]):
     def start(self, dt: float, scheduler: Scheduler) -> None:
         self._out = self._downstream
         if self._deliver_subscribe():  # rule 1.9: first, now
-            self._timer = scheduler.schedule(dt, self._subscribe_upstream)
+            try:
+                self._timer = scheduler.schedule(dt, self._subscribe_upstream)
+            except Exception as exc:  # rules 1.9, 1.4: the scheduler refused (a closed loop)
+                self._finish(exc)
+                return
             if self._pub is not ACTIVE:  # cancelled meanwhile
                 self._timer.cancel()
 
     def _subscribe_upstream(self) -> None:
         source, self._source = self._source, None
         if source is not None and self._pub is ACTIVE:
-            source.subscribe(self)
+            subscribe_or_fail(source, self, self._finish)  # rule 1.9: a raise is on_error
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:

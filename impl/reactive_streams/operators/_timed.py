@@ -112,11 +112,17 @@ class TimedDrain(DemandDrain[R]):
         """(Re-)arm the one timer, ``delay`` seconds from now."""
         self._disarm()
         self._due = self._scheduler.now() + delay
-        self._timer = self._scheduler.schedule(delay, self._fire)
+        try:
+            self._timer = self._scheduler.schedule(delay, self._fire)
+        except Exception as exc:  # rules 1.9, 1.4: the scheduler refused (a closed loop)
+            self._fail_now(exc, 0)
 
     def _arm_periodic(self, initial: float, period: float) -> None:
         self._disarm()
-        self._timer = self._scheduler.schedule_periodic(initial, period, self._fire)
+        try:
+            self._timer = self._scheduler.schedule_periodic(initial, period, self._fire)
+        except Exception as exc:  # rules 1.9, 1.4: the scheduler refused
+            self._fail_now(exc, 0)
 
     def _disarm(self) -> None:
         timer, self._timer = self._timer, None
