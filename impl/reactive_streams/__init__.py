@@ -13,6 +13,9 @@ The protocol-level pieces stay in their modules: the raw publishers in
 
 import logging as _logging
 
+# The package's version: pyproject.toml reads it from here ([tool.hatch.version]).
+__version__ = "0.1.0"
+
 from . import schedulers
 from ._demand import MAX_DEMAND
 from ._emitter import Emitter
