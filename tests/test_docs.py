@@ -51,6 +51,31 @@ def test_the_pages_have_python_blocks() -> None:
     assert {"README.md", "docs/asyncio.md", "docs/operators.md", "docs/multicast.md"} <= pages
 
 
+@pytest.mark.timeout(120)
+def test_the_api_reference_builds_without_warnings(tmp_path: Path) -> None:
+    """``make docs``'s API reference (tools/apidocs.py, pdoc): a warning fails the build."""
+    pytest.importorskip("pdoc")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "apidocs.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        env=env,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "0 warnings" in result.stderr
+    for page in (
+        "reactive_streams.html",
+        "reactive_streams/flow.html",
+        "reactive_streams/tck.html",
+    ):
+        assert (tmp_path / page).is_file(), page
+    flow = (tmp_path / "reactive_streams" / "flow.html").read_text(encoding="utf-8")
+    assert "observe_on" in flow
+
+
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize(("page", "line", "code"), BLOCKS)
 def test_docs_block_runs_as_a_program(page: str, line: int, code: str) -> None:
