@@ -54,7 +54,8 @@ def test_the_pages_have_python_blocks() -> None:
         if BLOCK.search(page.read_text(encoding="utf-8"))
     }
     assert {"README.md", "docs/asyncio.md", "docs/operators.md", "docs/multicast.md"} <= pages
-    assert {"docs/install.md", "docs/tutorial.md"} <= pages
+    assert {"docs/install.md", "docs/tutorial.md", "docs/coming-from-rxpy.md"} <= pages
+    assert "docs/coming-from-reactor.md" in pages
     assert len([p for p in pages if p.startswith("docs/howto/")]) >= 4
 
 
