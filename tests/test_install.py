@@ -155,6 +155,7 @@ def test_a_missing_jar_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> No
     assert "--tla-jar" in line
     assert "RS_TLA_JAR" in line
     assert "--no-tlc" in line
+    assert line in (ROOT / "docs" / "install.md").read_text(encoding="utf-8"), "docs/install.md"
 
 
 def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
