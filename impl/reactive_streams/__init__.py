@@ -11,9 +11,7 @@ The protocol-level pieces stay in their modules: the raw publishers in
 ``reactive_streams.sources``, the operators in ``reactive_streams.operators``.
 """
 
-import logging as _logging
-
-from . import schedulers
+from . import _report, schedulers
 from ._demand import MAX_DEMAND
 from ._emitter import Emitter
 from .api import Processor, Publisher, Subscriber, Subscription
@@ -34,8 +32,9 @@ from .sources import Sink
 from .subscribers import AsyncSubscriber, LambdaSubscriber, subscribe
 from .tracing import Tracer, start_tracing, stop_tracing
 
-# A library logs, the application decides where it goes (logging HOWTO).
-_logging.getLogger("reactive_streams").addHandler(_logging.NullHandler())
+# A library logs, the application decides where it goes (logging HOWTO); with no
+# handler configured, errors still reach stderr (``_report``: never silent).
+_report.install()
 
 # Sources, as Flows.
 empty = Flow.empty
