@@ -7,10 +7,13 @@ Subprocess tests run a tiny program in a fresh interpreter, because what they ch
 
 from __future__ import annotations
 
+import asyncio
+import re
 import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -91,3 +94,66 @@ def test_lambda_subscriber_is_a_context_manager_that_cancels_on_exit() -> None:
     assert cancelled.wait(5), "leaving the with block cancels the subscription"
     assert sub.done.is_set()
     assert not sub.completed
+
+
+# ------------------------------------------------- 2. no hang in a coroutine
+async def _ticks(n: int) -> AsyncIterator[int]:
+    for i in range(n):
+        await asyncio.sleep(0)
+        yield i
+
+
+@pytest.mark.parametrize(
+    ("terminal", "advice"),
+    [
+        (lambda f: f.to_list(timeout=5), "await flow.aio.to_list()"),
+        (lambda f: f.first(timeout=5), "await flow.aio.first()"),
+        (lambda f: f.last(timeout=5), "await flow.aio.last()"),
+        (lambda f: next(f.blocking_iter(timeout=5)), "async for x in flow"),
+    ],
+    ids=["to_list", "first", "last", "blocking_iter"],
+)
+def test_a_blocking_terminal_in_a_coroutine_raises_instead_of_hanging(
+    terminal: Callable[[Flow[int]], object], advice: str
+) -> None:
+    # before: the terminal blocked the loop that from_async_iterable needs (a deadlock;
+    # the timeout=5 only bounds the old behaviour here)
+    async def main() -> object:
+        return terminal(Flow.from_async_iterable(_ticks(3)))
+
+    with pytest.raises(RuntimeError, match=re.escape(advice)):
+        asyncio.run(main())
+
+
+def test_for_and_list_in_a_coroutine_raise_naming_async_for() -> None:
+    outcome: list[BaseException] = []
+
+    async def main() -> None:
+        flow = Flow.from_async_iterable(_ticks(3))
+        try:
+            list(flow)
+        except RuntimeError as exc:
+            outcome.append(exc)
+        assert [x async for x in flow] == [0, 1, 2]  # the advice works
+
+    runner = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    runner.start()
+    runner.join(10)  # bounded: the old code hung here forever
+    assert not runner.is_alive(), "list(flow) inside a coroutine hung"
+    assert "async for x in flow" in str(outcome[0])
+
+
+def test_blocking_terminals_still_work_off_the_loop_thread() -> None:
+    async def main() -> list[int]:
+        flow = Flow.from_async_iterable(_ticks(3))
+        return await asyncio.to_thread(flow.to_list, 5)  # another thread may block
+
+    assert asyncio.run(main()) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("timeout", [-1, float("nan"), "5", True])
+def test_a_bad_timeout_is_refused_naming_it(timeout: object) -> None:
+    flow = Flow.range(3)
+    for call in (flow.to_list, flow.first, flow.last, flow.blocking_iter):
+        with pytest.raises((ValueError, TypeError), match="timeout"):
+            call(timeout=timeout)  # type: ignore[arg-type, operator]

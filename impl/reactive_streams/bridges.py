@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import Generic, TypeVar
 
+from ._blocking import check_not_on_loop, check_timeout
 from ._demand import MAX_DEMAND, add_demand, check_request
 from .api import Publisher, Subscriber, Subscription
 
@@ -158,10 +159,12 @@ def to_iterable(
     closing the generator) cancels.
     """
     _replenish_size(prefetch)
+    check_timeout("blocking_iter", timeout)
     return _iterate(publisher, prefetch, timeout)
 
 
 def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> Iterator[T]:
+    check_not_on_loop("iterating a flow (for, list(), blocking_iter)", "async for x in flow")
     subscriber: _BlockingSubscriber[T] = _BlockingSubscriber(prefetch)
     publisher.subscribe(subscriber)
     try:
@@ -355,6 +358,8 @@ class _ResultSubscriber(Generic[T]):
 def wait_result(publisher: Publisher[T], mode: str, what: str, timeout: float | None) -> object:
     """Block until ``publisher`` ends (``first``: its first element); ``timeout`` bounds
     the whole wait (``TimeoutError``, after cancelling)."""
+    check_timeout(what, timeout)
+    check_not_on_loop(f"{what}()", f"await flow.aio.{what}()")
     done = threading.Event()
     subscriber: _ResultSubscriber[T] = _ResultSubscriber(mode, done.set)
     publisher.subscribe(subscriber)
