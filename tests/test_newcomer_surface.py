@@ -13,7 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -156,4 +156,67 @@ def test_a_bad_timeout_is_refused_naming_it(timeout: object) -> None:
     flow = Flow.range(3)
     for call in (flow.to_list, flow.first, flow.last, flow.blocking_iter):
         with pytest.raises((ValueError, TypeError), match="timeout"):
-            call(timeout=timeout)  # type: ignore[arg-type, operator]
+            call(timeout=timeout)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------- 3. re-subscription
+def _numbers() -> Iterator[int]:
+    yield from (1, 2, 3)
+
+
+def test_a_generator_source_answers_a_second_subscriber_with_an_error_naming_defer() -> None:
+    flow = Flow.from_iterable(_numbers())
+    assert flow.to_list(timeout=5) == [1, 2, 3]
+    with pytest.raises(RuntimeError, match=r"one-shot.*Flow\.defer"):
+        flow.to_list(timeout=5)  # before: [] (what the first subscriber left)
+    with pytest.raises(RuntimeError, match="one-shot"):
+        flow.map(lambda x: x * 2).to_list(timeout=5)  # the fused chain too
+
+
+def test_a_file_source_answers_a_second_subscriber_with_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_text("a\nb\n", encoding="utf-8")
+    with path.open(encoding="utf-8") as rows:
+        flow = Flow.from_iterable(rows).map(str.strip)
+        assert flow.to_list(timeout=5) == ["a", "b"]
+        with pytest.raises(RuntimeError, match=r"Flow\.defer"):
+            flow.to_list(timeout=5)
+
+
+def test_defer_gives_each_subscriber_a_fresh_one_shot_source() -> None:
+    def distinct() -> Flow[int]:
+        seen: set[int] = set()  # per-subscription state, as the user meant it
+
+        def first_time(x: int) -> bool:
+            fresh = x not in seen
+            seen.add(x)
+            return fresh
+
+        return Flow.from_iterable(_numbers()).filter(first_time)
+
+    flow = Flow.defer(distinct)
+    assert flow.to_list(timeout=5) == [1, 2, 3]
+    assert flow.to_list(timeout=5) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("items", [[1, 2, 3], (1, 2, 3), range(1, 4)], ids=type)
+def test_reusable_sources_stay_reusable(items: Iterable[int]) -> None:
+    flow = Flow.from_iterable(items)
+    assert flow.to_list(timeout=5) == [1, 2, 3]
+    assert flow.to_list(timeout=5) == [1, 2, 3]
+
+
+def test_pipe_and_transform_apply_a_reusable_chain() -> None:
+    def evens(flow: Flow[int]) -> Flow[int]:
+        return flow.filter(lambda x: x % 2 == 0)
+
+    def doubled(flow: Flow[int]) -> Flow[int]:
+        return flow.map(lambda x: x * 2)
+
+    assert Flow.range(6).pipe(evens, doubled).to_list(timeout=5) == [0, 4, 8]
+    assert Flow.range(6).transform(evens).to_list(timeout=5) == [0, 2, 4]
+    assert Flow.range(2).pipe().to_list(timeout=5) == [0, 1]
+    with pytest.raises(TypeError, match="pipe: operator 2 must be callable"):
+        Flow.range(2).pipe(evens, 3)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="pipe: the result of operator 1 must be a Publisher"):
+        Flow.range(2).pipe(lambda f: [1])  # type: ignore[arg-type, return-value]

@@ -58,6 +58,9 @@ __all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
 T = TypeVar("T")
 R = TypeVar("R")
 S = TypeVar("S")
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
 
 
 def _check_count(name: str, count: int) -> None:
@@ -774,6 +777,41 @@ class Flow(Generic[T]):
         returning a Publisher) is ``on_subscribe`` then ``on_error`` (rule 1.9)."""
         _args.check_callable("defer", "factory", factory)
         return Flow(_arbiter.SwitchingPublisher(lambda d: _recover.Defer(d, factory), "defer"))
+
+    @overload
+    def pipe(self, op1: Callable[[Flow[T]], Publisher[A]], /) -> Flow[A]: ...
+
+    @overload
+    def pipe(
+        self, op1: Callable[[Flow[T]], Publisher[A]], op2: Callable[[Flow[A]], Publisher[B]], /
+    ) -> Flow[B]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flow[T]], Publisher[A]],
+        op2: Callable[[Flow[A]], Publisher[B]],
+        op3: Callable[[Flow[B]], Publisher[C]],
+        /,
+    ) -> Flow[C]: ...
+
+    @overload
+    def pipe(self, *ops: Callable[[Flow[Any]], Publisher[Any]]) -> Flow[Any]: ...
+
+    def pipe(self, *ops: Callable[[Flow[Any]], Publisher[Any]]) -> Flow[Any]:
+        """``ops[-1](...ops[1](ops[0](self)))``: a reusable chain of operators, each a
+        function from a Flow to a Publisher (RxPY's ``pipe``), applied now."""
+        flow: Flow[Any] = self
+        for position, op in enumerate(ops, 1):
+            _args.check_callable("pipe", f"operator {position}", op)
+            result = op(flow)
+            _args.check_publisher("pipe", f"the result of operator {position}", result)
+            flow = Flow.from_publisher(result)
+        return flow
+
+    def transform(self, fn: Callable[[Flow[T]], Publisher[R]]) -> Flow[R]:
+        """``fn(self)`` as a Flow: a reusable chain of operators (Reactor's ``transform``)."""
+        return self.pipe(fn)
 
     def do_on_error(self, action: Callable[[BaseException], object]) -> Flow[T]:
         """Calls ``action(error)`` before passing an error on (if it raises, its error

@@ -9,6 +9,7 @@ iterator. Without ``executor=`` signals run on the thread that calls ``subscribe
 from __future__ import annotations
 
 import builtins
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
@@ -159,15 +160,45 @@ def from_iterable(
 ) -> IterablePublisher[T]:
     """The elements of ``iterable``; ``iter()`` is called once per subscription.
 
-    A one-shot iterator is shared: a second subscriber gets what the first left.
+    A one-shot source (an iterator: a generator, a file, ``map(...)``) serves only its
+    first subscriber; a later one gets ``on_error`` naming ``Flow.defer``, which makes a
+    fresh source per subscriber. Re-iterables (lists, tuples, ranges) serve every one.
     An exception from ``iter()`` or ``next()`` is signalled as ``on_error``.
     """
+    if isinstance(iterable, Iterator):
+        return IterablePublisher(
+            Named(_OneShot(iterable), "from_iterable"),
+            executor=executor,
+            batch_size=batch_size,
+            name="from_iterable",
+        )
     return IterablePublisher(
         Items(iterable, "from_iterable"),
         executor=executor,
         batch_size=batch_size,
         name="from_iterable",
     )
+
+
+class _OneShot(Generic[T]):
+    """The factory of a source over an iterator: the iterator, to the first caller only."""
+
+    __slots__ = ("_it", "_lock")
+
+    def __init__(self, it: Iterator[T]) -> None:
+        self._it: Iterator[T] | None = it
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Iterator[T]:
+        with self._lock:
+            it, self._it = self._it, None
+        if it is None:
+            raise RuntimeError(
+                "from_iterable: this source is a one-shot iterator (a generator, a file...) "
+                "and an earlier subscriber took it; for one per subscriber build it in "
+                "Flow.defer(lambda: Flow.from_iterable(make_iterator()))"
+            )
+        return it
 
 
 def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
