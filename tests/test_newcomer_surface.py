@@ -8,6 +8,7 @@ Subprocess tests run a tiny program in a fresh interpreter, because what they ch
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import reactive_streams
-from reactive_streams import Flow
+from reactive_streams import Emitter, Flow
+from reactive_streams.testing import TestSubscriber
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -220,3 +222,85 @@ def test_pipe_and_transform_apply_a_reusable_chain() -> None:
         Flow.range(2).pipe(evens, 3)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="pipe: the result of operator 1 must be a Publisher"):
         Flow.range(2).pipe(lambda f: [1])  # type: ignore[arg-type, return-value]
+
+
+# ------------------------------------------------- 5. fail fast on bad arguments
+def test_flow_of_a_list_fails_at_construction_naming_from_iterable() -> None:
+    with pytest.raises(TypeError, match=r"source must be a Publisher.*Flow\.from_iterable"):
+        Flow([1, 2, 3])  # type: ignore[arg-type]  # before: AttributeError at subscribe
+
+
+def test_observe_on_none_is_refused_naming_the_argument() -> None:
+    with pytest.raises(TypeError, match="observe_on: executor"):
+        Flow.range(3).observe_on(None)  # type: ignore[arg-type]  # before: ran on the caller
+
+
+def test_emitter_block_emit_has_a_checked_timeout() -> None:
+    emitter: Emitter[int] = Emitter(1, overflow="block")
+    assert emitter.emit(1)
+    with pytest.raises(TimeoutError, match=r"no room within timeout=0\.05s"):
+        emitter.emit(2, timeout=0.05)  # nobody subscribed: before, this blocked forever
+    with pytest.raises(ValueError, match=r"Emitter\.emit: timeout"):
+        emitter.emit(2, timeout=-1)
+    got: list[int] = []
+    emitter.flow.subscribe(got.append)
+    assert emitter.emit(2, timeout=5)
+    assert got == [1, 2]
+
+
+def test_from_async_iterable_outside_a_loop_names_the_fix() -> None:
+    with pytest.raises(RuntimeError, match=r"no event loop runs on this thread.*loop="):
+        Flow.from_async_iterable(_ticks(1))
+    with pytest.raises(TypeError, match="from_async_iterable: iterable must be an async"):
+        Flow.from_async_iterable([1, 2])  # type: ignore[arg-type]
+
+
+def test_from_future_share_and_auto_connect_check_their_arguments() -> None:
+    with pytest.raises(TypeError, match="from_future: future must be a concurrent"):
+        Flow.from_future(42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="publish: buffer_size"):
+        Flow.range(3).share(0)
+    with pytest.raises(ValueError, match="auto_connect: n must be an int >= 0"):
+        Flow.range(3).publish().auto_connect(-1)
+
+
+# ------------------------------------------------- 8. small gaps
+def test_from_future_emits_the_result_or_the_error() -> None:
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        assert Flow.from_future(pool.submit(lambda: 7)).to_list(timeout=5) == [7]
+        failed = pool.submit(lambda: 1 // 0)
+        with pytest.raises(ZeroDivisionError):
+            Flow.from_future(failed).first(timeout=5)
+    pending: concurrent.futures.Future[int] = concurrent.futures.Future()
+    probe = TestSubscriber[int](initial_request=0)
+    Flow.from_future(pending).subscribe(probe)
+    pending.set_result(3)
+    probe.assert_value_count(0)  # rule 1.1: nothing without demand
+    probe.request(1)
+    probe.await_terminal(5).assert_values(3).assert_complete().assert_no_violations()
+
+
+def test_flat_map_accepts_a_mapper_returning_a_concurrent_future() -> None:
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        squares: Flow[int] = Flow.range(4).flat_map(lambda x: pool.submit(lambda: x * x))
+        assert sorted(squares.to_list(timeout=5)) == [0, 1, 4, 9]  # before: TypeError
+
+
+def test_share_is_publish_ref_count() -> None:
+    cancelled = threading.Event()
+    shared = Flow.interval(0.01).do_on_cancel(cancelled.set).share()
+    first = shared.take(3).to_list(timeout=10)
+    assert first == [0, 1, 2]
+    assert cancelled.wait(5), "the last subscriber leaving disconnects the source"
+
+
+def test_auto_connect_connects_at_the_nth_subscriber() -> None:
+    subscribed = threading.Event()
+    auto = Flow.range(3).do_on_request(lambda n: subscribed.set()).publish().auto_connect(2)
+    a = TestSubscriber[int](initial_request=10)
+    b = TestSubscriber[int](initial_request=10)
+    auto.subscribe(a)
+    assert not subscribed.is_set(), "one subscriber of two: not connected yet"
+    auto.subscribe(b)
+    a.await_terminal(5).assert_values(0, 1, 2).assert_complete()
+    b.await_terminal(5).assert_values(0, 1, 2).assert_complete()

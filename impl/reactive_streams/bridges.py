@@ -558,4 +558,22 @@ def from_async_iterable(
     ``__aiter__`` is called per subscription; an element is pulled only when there is
     demand. The loop may run in another thread: subscribers are called on the loop.
     """
-    return AsyncIterablePublisher(iterable, loop or asyncio.get_running_loop())
+    if not hasattr(iterable, "__aiter__"):
+        raise TypeError(
+            f"from_async_iterable: iterable must be an async iterable (with __aiter__), got "
+            f"{type(iterable).__name__} (for a plain iterable use Flow.from_iterable)"
+        )
+    if loop is None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                "from_async_iterable: no event loop runs on this thread; call it inside a "
+                "coroutine (async def, under asyncio.run), or pass loop= a loop that runs "
+                "in another thread"
+            ) from None
+    elif not isinstance(loop, asyncio.AbstractEventLoop):
+        raise TypeError(
+            f"from_async_iterable: loop must be an asyncio event loop, got {type(loop).__name__}"
+        )
+    return AsyncIterablePublisher(iterable, loop)

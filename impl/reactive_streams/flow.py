@@ -12,6 +12,7 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
@@ -49,9 +50,11 @@ from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, ScalarPublisher, Sin
 from .subscribers import LambdaSubscriber
 
 if TYPE_CHECKING:
+    import concurrent.futures
+
     from .bridges import AsyncFlowIterator
     from .executors import Executor
-    from .multicast import ConnectableFlow, OnDisconnect
+    from .multicast import ConnectableFlow, OnDisconnect, RefCountFlow
 
 __all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
 
@@ -104,7 +107,10 @@ class _DeferPublisher(Generic[T]):
 
 _NO_CALLBACK: Any = object()  # subscribe() with callbacks but no on_next
 
-Inner = Publisher[R] | Iterable[R] | Awaitable[R]
+if TYPE_CHECKING:  # concurrent.futures is imported at run time only by who uses it
+    Inner = Publisher[R] | Iterable[R] | Awaitable[R] | concurrent.futures.Future[R]
+else:
+    Inner = Publisher[R] | Iterable[R] | Awaitable[R]
 """What ``flat_map``'s mapper may return for one element."""
 
 
@@ -133,14 +139,21 @@ def _adapt_mapper(operator: str, fn: Callable[[T], Inner[R]]) -> Callable[[T], P
             return _awaitable_flow(cast("Awaitable[R]", result), operator, fn)
         if hasattr(result, "__iter__"):
             return Flow.from_iterable(result)
+        if _is_concurrent_future(result):
+            return Flow.from_future(result)
         if result is None:
             raise TypeError(f"rule 2.13: {operator}({_name_of(fn)}): returned None")
         raise TypeError(
             f"{operator}({_name_of(fn)}): returned {type(result).__name__}; expected a "
-            "Publisher, an iterable or an awaitable"
+            "Publisher, an iterable, an awaitable or a concurrent.futures.Future"
         )
 
     return mapper
+
+
+def _is_concurrent_future(value: object) -> bool:
+    futures: Any = sys.modules.get("concurrent.futures")  # an instance implies the import
+    return futures is not None and isinstance(value, futures.Future)
 
 
 def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[R]:
@@ -171,8 +184,14 @@ class Flow(Generic[T]):
     __slots__ = ("_source", "_sync")
 
     def __init__(self, source: Publisher[T], *, _sync: SyncSource | None = None) -> None:
-        if source is None:
-            raise TypeError("Flow(source) requires a Publisher, got None")
+        if not callable(getattr(source, "subscribe", None)):
+            hint = (
+                " (for its elements use Flow.from_iterable)" if hasattr(source, "__iter__") else ""
+            )
+            raise TypeError(
+                f"Flow(source): source must be a Publisher (with subscribe(subscriber)), "
+                f"got {type(source).__name__}{hint}"
+            )
         self._source = source
         self._sync = _sync
 
@@ -359,6 +378,14 @@ class Flow(Generic[T]):
         )
 
     @staticmethod
+    def from_future(future: concurrent.futures.Future[T]) -> Flow[T]:
+        """The result of a ``concurrent.futures.Future`` (a None result: empty), its
+        exception as ``on_error``; nothing blocks, the future's callback signals."""
+        from ._future import FuturePublisher
+
+        return Flow(FuturePublisher(future))
+
+    @staticmethod
     def from_async_iterable(iterable: AsyncIterable[T], *, loop: Any = None) -> Flow[T]:
         """Elements pulled from an async iterable on an asyncio loop (default: the running one)."""
         from . import bridges
@@ -456,8 +483,9 @@ class Flow(Generic[T]):
         """Map each element to a Publisher and merge their elements (at most
         ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``).
 
-        ``fn`` may also return an iterable (its elements) or an awaitable (its result,
-        awaited on the running event loop of the thread that calls ``fn``)."""
+        ``fn`` may also return an iterable (its elements), a ``concurrent.futures.Future``
+        (its result) or an awaitable (its result, awaited on the running event loop of the
+        thread that calls ``fn``)."""
         return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch, "flat_map")
 
     def _flat_map(
@@ -672,6 +700,11 @@ class Flow(Generic[T]):
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
         the source directly (micro-fusion)."""
+        if executor is None:
+            raise TypeError(
+                "observe_on: executor must be an executor, a concurrent.futures.Executor or "
+                "an asyncio loop, got None (limit_rate(prefetch) queues without a hop)"
+            )
         sync = self._fusable()  # never across subscribe_on: its source runs on its executor
         factory = sync.factory if sync is not None else None
         return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, factory))
@@ -898,6 +931,11 @@ class Flow(Generic[T]):
         from .multicast import publish
 
         return publish(self, buffer_size, on_disconnect)
+
+    def share(self, buffer_size: int = 256) -> RefCountFlow[T]:
+        """``publish(buffer_size).ref_count()``: one upstream subscription shared while
+        anyone subscribes (Reactor's and RxPY's ``share``)."""
+        return self.publish(buffer_size).ref_count()
 
     def replay(
         self, bound: int | None = None, on_disconnect: OnDisconnect = "error"

@@ -132,8 +132,8 @@ def publish(
     buffered elements they request) or ``"none"``. With ``executor``, every signal to
     the subscribers is delivered by drain tasks on it, ``batch_size`` elements per task.
     """
-    if buffer_size < 1:
-        raise ValueError(f"publish: buffer_size must be >= 1, got {buffer_size}")
+    if type(buffer_size) is not int or buffer_size < 1:
+        raise ValueError(f"publish: buffer_size must be an int >= 1, got {buffer_size!r}")
     if on_disconnect not in DISCONNECT_STRATEGIES:
         raise ValueError(f"publish: on_disconnect must be one of {DISCONNECT_STRATEGIES}")
 
