@@ -18,6 +18,7 @@ from .api import Processor, Publisher, Subscriber, Subscription
 from .executors import (
     AsyncioExecutor,
     Executor,
+    ExecutorLike,
     ImmediateExecutor,
     ManualExecutor,
     NewThreadExecutor,
@@ -54,6 +55,7 @@ __all__ = [
     "BufferOverflowError",
     "Emitter",
     "Executor",
+    "ExecutorLike",
     "Flow",
     "ImmediateExecutor",
     "LambdaSubscriber",

@@ -20,6 +20,7 @@ from . import sources as _sources
 from ._core import arbiter as _arbiter
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
+from .executors import as_executor
 from .operators import (
     _aggregate,
     _args,
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     import concurrent.futures
 
     from .bridges import AsyncFlowIterator
-    from .executors import Executor
+    from .executors import ExecutorLike
     from .multicast import ConnectableFlow, OnDisconnect, RefCountFlow
 
 __all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
@@ -64,6 +65,7 @@ S = TypeVar("S")
 A = TypeVar("A")
 B = TypeVar("B")
 C = TypeVar("C")
+D = TypeVar("D")
 
 
 def _check_count(name: str, count: int) -> None:
@@ -271,7 +273,7 @@ class Flow(Generic[T]):
     @overload
     @staticmethod
     def range(
-        stop: int, /, *, executor: Executor | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+        stop: int, /, *, executor: ExecutorLike | None = None, batch_size: int = DEFAULT_BATCH_SIZE
     ) -> Flow[int]: ...
 
     @overload
@@ -282,7 +284,7 @@ class Flow(Generic[T]):
         step: int = 1,
         /,
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]: ...
 
@@ -293,7 +295,7 @@ class Flow(Generic[T]):
         step: int = 1,
         /,
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]:
         """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``."""
@@ -308,7 +310,7 @@ class Flow(Generic[T]):
         start: int,
         count: int,
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]:
         """``count`` consecutive ints from ``start`` (Reactor's and RxJava's ``range``)."""
@@ -320,7 +322,7 @@ class Flow(Generic[T]):
     def from_iterable(
         iterable: Iterable[T],
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
         """The elements of ``iterable`` (``iter()`` per subscription); with ``executor``,
@@ -330,7 +332,7 @@ class Flow(Generic[T]):
         )
 
     @staticmethod
-    def just(*items: T, executor: Executor | None = None) -> Flow[T]:
+    def just(*items: T, executor: ExecutorLike | None = None) -> Flow[T]:
         """The given items, then completion."""
         if executor is not None:
             return Flow.from_publisher(_sources.just(*items, executor=executor))
@@ -344,7 +346,7 @@ class Flow(Generic[T]):
         return Flow.from_publisher(publisher)
 
     @staticmethod
-    def empty(*, executor: Executor | None = None) -> Flow[Any]:
+    def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:
         """Completes at once, without demand."""
         if executor is not None:
             return Flow(_sources.empty(executor=executor))
@@ -352,7 +354,7 @@ class Flow(Generic[T]):
         return Flow(publisher, _sync=SyncSource(publisher._factory, "empty"))
 
     @staticmethod
-    def error(exc: BaseException, *, executor: Executor | None = None) -> Flow[Any]:
+    def error(exc: BaseException, *, executor: ExecutorLike | None = None) -> Flow[Any]:
         """Fails at once with ``exc``, without demand."""
         if executor is not None:
             return Flow(_sources.error(exc, executor=executor))
@@ -360,7 +362,7 @@ class Flow(Generic[T]):
         return Flow(publisher, _sync=SyncSource(publisher._factory, "error", error=exc))
 
     @staticmethod
-    def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> Flow[T]:
+    def from_callable(fn: Callable[[], T], *, executor: ExecutorLike | None = None) -> Flow[T]:
         """One element, ``fn()``, computed per subscription on the first demand."""
         return Flow.from_publisher(_sources.from_callable(fn, executor=executor))
 
@@ -369,7 +371,7 @@ class Flow(Generic[T]):
         initial_state: S,
         generator: Callable[[S, Sink[T]], S],
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
         """Elements produced on demand by ``generator(state, sink) -> state``."""
@@ -520,6 +522,45 @@ class Flow(Generic[T]):
             _identity, len(publishers), prefetch, "merge"
         )
 
+    @overload
+    @staticmethod
+    def zip(p1: Publisher[A], /, *, prefetch: int = 128) -> Flow[tuple[A]]: ...
+
+    @overload
+    @staticmethod
+    def zip(p1: Publisher[A], p2: Publisher[B], /, *, prefetch: int = 128) -> Flow[tuple[A, B]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        p1: Publisher[A], p2: Publisher[B], p3: Publisher[C], /, *, prefetch: int = 128
+    ) -> Flow[tuple[A, B, C]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        p1: Publisher[A],
+        p2: Publisher[B],
+        p3: Publisher[C],
+        p4: Publisher[D],
+        /,
+        *,
+        prefetch: int = 128,
+    ) -> Flow[tuple[A, B, C, D]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        p1: Publisher[Any],
+        p2: Publisher[Any],
+        p3: Publisher[Any],
+        p4: Publisher[Any],
+        p5: Publisher[Any],
+        /,
+        *publishers: Publisher[Any],
+        prefetch: int = 128,
+    ) -> Flow[tuple[Any, ...]]: ...
+
     @staticmethod
     def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:
         """Tuples of the n-th elements of every publisher; ends with the shortest."""
@@ -599,7 +640,7 @@ class Flow(Generic[T]):
     # ``default_executor()``. In tests, a ``ManualExecutor`` runs them in virtual time.
     @staticmethod
     def interval(
-        period: float, initial_delay: float | None = None, *, scheduler: Executor | None = None
+        period: float, initial_delay: float | None = None, *, scheduler: ExecutorLike | None = None
     ) -> Flow[int]:
         """0, 1, 2... every ``period`` seconds (the first after ``initial_delay``, default
         ``period``). A tick that finds no demand ends the stream with
@@ -614,13 +655,13 @@ class Flow(Generic[T]):
         )
 
     @staticmethod
-    def timer(delay: float, *, scheduler: Executor | None = None) -> Flow[int]:
+    def timer(delay: float, *, scheduler: ExecutorLike | None = None) -> Flow[int]:
         """Emits 0 after ``delay`` seconds, then completes; a due 0 waits for demand."""
         _timed.check_seconds("timer", delay)
         clock = _timed.scheduler_of(scheduler)
         return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock)))
 
-    def delay(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def delay(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Each element ``dt`` seconds after it arrived, in order; the completion after the
         last element; an error at once (elements still waiting are dropped). Upstream is
         asked for what downstream asks, so a due element always finds demand."""
@@ -628,7 +669,7 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed.Delay(d, dt, clock))
 
-    def delay_subscription(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def delay_subscription(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Subscribe upstream ``dt`` seconds after the subscriber (which gets
         ``on_subscribe`` at once; its requests wait and are forwarded in order)."""
         _timed.check_seconds("delay_subscription", dt)
@@ -644,7 +685,7 @@ class Flow(Generic[T]):
         fallback: Publisher[T] | None = None,
         *,
         first_only: bool = False,
-        scheduler: Executor | None = None,
+        scheduler: ExecutorLike | None = None,
     ) -> Flow[T]:
         """Each element (the first counted from the subscription; with ``first_only``,
         the first alone) must arrive within ``dt`` seconds of the previous one, demand or
@@ -654,7 +695,7 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock, first_only))
 
-    def debounce(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def debounce(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes once ``dt`` seconds went by without a newer one (the pending
         one is emitted on completion). Upstream is unbounded; a value due with no demand
         waits, and a newer due value replaces it (latest)."""
@@ -662,7 +703,7 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed_window.Debounce(d, dt, clock))
 
-    def sample(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def sample(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Every ``dt`` seconds, the latest element since the previous tick, if any (the
         pending one is emitted on completion). Upstream is unbounded; a sampled value with
         no demand waits, and a newer one replaces it (latest)."""
@@ -670,11 +711,11 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed_window.Sample(d, dt, clock))
 
-    def throttle_latest(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def throttle_latest(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """``sample(dt)``."""
         return self.sample(dt, scheduler=scheduler)
 
-    def throttle_first(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def throttle_first(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes, then the others are dropped for ``dt`` seconds. Upstream is
         unbounded; an element that finds no demand is dropped and opens no window."""
         _timed.check_seconds("throttle_first", dt, positive=True)
@@ -682,7 +723,7 @@ class Flow(Generic[T]):
         return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock))
 
     def buffer_timeout(
-        self, count: int, dt: float, *, scheduler: Executor | None = None
+        self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
     ) -> Flow[list[T]]:
         """Lists of up to ``count`` elements, emitted full or ``dt`` seconds after their
         first element. Upstream is asked for ``count`` per requested list; a list due
@@ -696,7 +737,7 @@ class Flow(Generic[T]):
         return Flow(_timed.TimedPublisher(self._source, make))
 
     # ====================================================== async boundaries
-    def observe_on(self, executor: Executor, prefetch: int = 128) -> Flow[T]:
+    def observe_on(self, executor: ExecutorLike, prefetch: int = 128) -> Flow[T]:
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
         the source directly (micro-fusion)."""
@@ -707,13 +748,15 @@ class Flow(Generic[T]):
             )
         sync = self._fusable()  # never across subscribe_on: its source runs on its executor
         factory = sync.factory if sync is not None else None
-        return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, factory))
+        hop = as_executor(executor)  # a pool or an asyncio loop, adapted (rule 2.2)
+        return Flow(_observe_on.ObserveOnPublisher(self._source, hop, prefetch, factory))
 
-    def subscribe_on(self, executor: Executor) -> Flow[T]:
+    def subscribe_on(self, executor: ExecutorLike) -> Flow[T]:
         """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
         sync = self._sync_source()
         barrier = SyncSource(sync.factory, barrier=True) if sync is not None else None
-        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, executor), _sync=barrier)
+        hop = as_executor(executor)
+        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, hop), _sync=barrier)
 
     def limit_rate(self, prefetch: int) -> Flow[T]:
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the

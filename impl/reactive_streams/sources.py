@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.factory import Items, Named
 from ._subscription import IteratorSubscription, exact_length_types
-from .executors import Executor, as_executor
+from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:
     from .api import Subscriber
@@ -54,7 +54,7 @@ class IterablePublisher(Generic[T_co]):
         self,
         factory: Callable[[], Iterable[T_co]],
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         name: str = "iterable",
     ) -> None:
@@ -111,7 +111,7 @@ _new_scalar = object.__new__
 
 @overload
 def range(
-    stop: int, /, *, executor: Executor | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+    stop: int, /, *, executor: ExecutorLike | None = None, batch_size: int = DEFAULT_BATCH_SIZE
 ) -> IterablePublisher[int]: ...
 
 
@@ -122,7 +122,7 @@ def range(
     step: int = 1,
     /,
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[int]: ...
 
@@ -133,7 +133,7 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
     step: int = 1,
     /,
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[int]:
     """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``.
@@ -155,7 +155,7 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
 def from_iterable(
     iterable: Iterable[T],
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[T]:
     """The elements of ``iterable``; ``iter()`` is called once per subscription.
@@ -201,7 +201,7 @@ class _OneShot(Generic[T]):
         return it
 
 
-def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
+def just(*items: T, executor: ExecutorLike | None = None) -> IterablePublisher[T]:
     """The given items, then completion (one item: a ``ScalarPublisher``)."""
     if len(items) == 1 and executor is None:
         item = items[0]
@@ -215,12 +215,12 @@ def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
     return IterablePublisher(Items(items, "just"), executor=executor, name="just")
 
 
-def empty(*, executor: Executor | None = None) -> IterablePublisher[Never]:
+def empty(*, executor: ExecutorLike | None = None) -> IterablePublisher[Never]:
     """Completes right after ``on_subscribe``, without any demand (rule 1.5)."""
     return IterablePublisher(Items((), "empty"), executor=executor, name="empty")
 
 
-def error(exc: BaseException, *, executor: Executor | None = None) -> IterablePublisher[Never]:
+def error(exc: BaseException, *, executor: ExecutorLike | None = None) -> IterablePublisher[Never]:
     """Signals ``on_error(exc)`` right after ``on_subscribe``, without any demand (rule 1.4)."""
     if exc is None:
         raise TypeError("rule 2.13: error() requires an exception, got None")
@@ -250,7 +250,9 @@ class _CallableIterator(Iterator[T]):
         return 0 if self._fn is None else 1
 
 
-def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> IterablePublisher[T]:
+def from_callable(
+    fn: Callable[[], T], *, executor: ExecutorLike | None = None
+) -> IterablePublisher[T]:
     """One element, ``fn()``, computed per subscription on the first demand.
 
     ``fn`` raising becomes ``on_error``; ``fn`` returning None becomes
@@ -322,7 +324,7 @@ def generate(
     initial_state: S,
     generator: Callable[[S, Sink[T]], S],
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[T]:
     """Elements produced one call at a time: ``generator(state, sink) -> new state``.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ._demand import MAX_DEMAND, check_request
 from ._serial import SerialQueue
-from .executors import Executor
+from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:
     from .api import Publisher, Subscription
@@ -191,8 +191,9 @@ class AsyncSubscriber(Generic[T]):
     calling nothing means no more demand: call ``request`` to ask for more.
     """
 
-    def __init__(self, executor: Executor, *, batch: int = 256) -> None:
-        self._signals: SerialQueue[_Signal] = SerialQueue(executor, self._handle, batch)
+    def __init__(self, executor: ExecutorLike, *, batch: int = 256) -> None:
+        hop = as_executor(executor)  # a pool or an asyncio loop, adapted
+        self._signals: SerialQueue[_Signal] = SerialQueue(hop, self._handle, batch)
         self._subscription: Subscription | None = None
         self._done = False
 
