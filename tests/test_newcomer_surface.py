@@ -336,3 +336,23 @@ def test_the_program_s_executors_run_at_run_time_too() -> None:
 
     assert asyncio.run(main()) == [0, 1, 2]
     assert Flow.zip(Flow.range(2), Flow.just("a", "b")).to_list(timeout=5) == [(0, "a"), (1, "b")]
+
+
+# ------------------------------------------------- 5. a readable repr for every stage
+def _double(x: int) -> int:
+    return 2 * x
+
+
+def test_every_stage_has_a_readable_repr() -> None:
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        flow = Flow.range(0, 10).map(_double).observe_on(pool)
+        # before: Flow(<reactive_streams.operators._observe_on.ObserveOnPublisher object at 0x…>)
+        assert repr(flow) == "Flow(range(0, 10).map(_double).observe_on(ThreadPoolExecutor))"
+    assert repr(Flow.just("a").zip_with(Flow.range(2), prefetch=4)) == (
+        "Flow(just('a').zip_with(range(2), prefetch=4))"
+    )
+    assert repr(Flow.range(3).share()) == "RefCountFlow(range(3).share())"
+    assert repr(Flow.range(3).publish().auto_connect(2)) == (
+        "Flow(range(3).publish().auto_connect(2))"
+    )
+    assert repr(Flow.range(3).pipe(lambda f: f.take(2))) == "Flow(range(3).pipe(<lambda>))"

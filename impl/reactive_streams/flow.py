@@ -16,6 +16,7 @@ import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from . import _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
 from ._demand import MAX_DEMAND
@@ -183,7 +184,7 @@ def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[
 class Flow(Generic[T]):
     """A cold Publisher of ``T`` with operators. ``Flow(publisher)`` wraps any Publisher."""
 
-    __slots__ = ("_source", "_sync")
+    __slots__ = ("_desc", "_source", "_sync")  # _desc: the call that made it (_describe)
 
     def __init__(self, source: Publisher[T], *, _sync: SyncSource | None = None) -> None:
         if not callable(getattr(source, "subscribe", None)):
@@ -198,7 +199,7 @@ class Flow(Generic[T]):
         self._sync = _sync
 
     def __repr__(self) -> str:
-        return f"Flow({self._source!r})"
+        return f"{type(self).__name__}({_describe.describe(self)})"
 
     @property
     def source(self) -> Publisher[T]:
@@ -1064,3 +1065,11 @@ class AsyncTerminals(Generic[T]):
         from .bridges import await_result
 
         return cast("T", await await_result(self._flow, "last", "last"))
+
+
+# every stage describes itself in repr: one wrapper records the call (_describe)
+# (just: the inner of many a flat_map, left bare; repr reads its value off the publisher)
+_describe.install(
+    Flow,
+    skip=("subscribe", "to_list", "first", "last", "blocking_iter", "to_async_iterator", "just"),
+)

@@ -104,25 +104,26 @@ class LambdaSubscriber(Generic[T]):
         subscription, self._subscription = self._subscription, None
         if subscription is not None:
             subscription.cancel()  # rule 2.13 / 3.5
-        self._deliver_error(exc)
+        self._deliver_error(exc, "rule 2.13: the on_next callback raised; subscription cancelled")
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         self._subscription = None  # rule 2.4: the subscription is over
         if not self._failed:
-            self._deliver_error(error)
+            self._deliver_error(error, "rule 1.4: the stream failed")
 
-    def _deliver_error(self, error: BaseException) -> None:
+    def _deliver_error(self, error: BaseException, what: str) -> None:
         self.error = error
         try:
             if self._on_error is not None:
                 self._on_error(error)
             else:
                 _log.error(
-                    "%r: the stream failed and subscribe() was given no on_error callback "
-                    "(pass one, or read the subscriber's .error): %s: %s",
+                    "%r: %s, and subscribe() was given no on_error callback (pass one, or "
+                    "read the subscriber's .error): %s: %s",
                     self,
+                    what,
                     type(error).__name__,
                     error,
                     exc_info=error,

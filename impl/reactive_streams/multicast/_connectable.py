@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .. import _describe
 from ..flow import Flow
 from ._connection import Child, Connection
 
@@ -101,6 +102,9 @@ class ConnectableFlow(Flow[T]):
         if n == 0:
             self.connect()
         return Flow(auto)
+
+
+_describe.install(ConnectableFlow, skip=("connect",))  # ref_count(), auto_connect(n)
 
 
 class _AutoConnect(Generic[T]):
