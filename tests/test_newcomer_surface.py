@@ -176,6 +176,18 @@ def test_a_generator_source_answers_a_second_subscriber_with_an_error_naming_def
         flow.map(lambda x: x * 2).to_list(timeout=5)  # the fused chain too
 
 
+def test_an_async_generator_source_answers_a_second_subscriber_with_an_error() -> None:
+    async def main() -> None:
+        flow = Flow.from_async_iterable(_ticks(2))
+        assert await flow.aio.to_list() == [0, 1]
+        with pytest.raises(RuntimeError, match=r"one-shot.*Flow\.defer"):
+            await flow.aio.to_list()  # before: [] (the exhausted generator)
+        fresh = Flow.defer(lambda: Flow.from_async_iterable(_ticks(2)))
+        assert await fresh.aio.to_list() == await fresh.aio.to_list() == [0, 1]
+
+    asyncio.run(main())
+
+
 def test_a_file_source_answers_a_second_subscriber_with_an_error(tmp_path: Path) -> None:
     path = tmp_path / "rows.csv"
     path.write_text("a\nb\n", encoding="utf-8")

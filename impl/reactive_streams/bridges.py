@@ -19,10 +19,11 @@ import logging
 import threading
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from ._blocking import check_not_on_loop, check_timeout
 from ._demand import MAX_DEMAND, add_demand, check_request
+from ._oneshot import OneShotAsync
 from .api import Publisher, Subscriber, Subscription
 
 __all__ = [
@@ -576,4 +577,6 @@ def from_async_iterable(
         raise TypeError(
             f"from_async_iterable: loop must be an asyncio event loop, got {type(loop).__name__}"
         )
+    if hasattr(iterable, "__anext__"):  # an async generator: one subscriber only
+        iterable = OneShotAsync(cast("AsyncIterator[T]", iterable))
     return AsyncIterablePublisher(iterable, loop)

@@ -9,11 +9,11 @@ iterator. Without ``executor=`` signals run on the thread that calls ``subscribe
 from __future__ import annotations
 
 import builtins
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.factory import Items, Named
+from ._oneshot import OneShot
 from ._subscription import IteratorSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
 
@@ -167,7 +167,7 @@ def from_iterable(
     """
     if isinstance(iterable, Iterator):
         return IterablePublisher(
-            Named(_OneShot(iterable), "from_iterable"),
+            Named(OneShot(iterable), "from_iterable"),
             executor=executor,
             batch_size=batch_size,
             name="from_iterable",
@@ -178,27 +178,6 @@ def from_iterable(
         batch_size=batch_size,
         name="from_iterable",
     )
-
-
-class _OneShot(Generic[T]):
-    """The factory of a source over an iterator: the iterator, to the first caller only."""
-
-    __slots__ = ("_it", "_lock")
-
-    def __init__(self, it: Iterator[T]) -> None:
-        self._it: Iterator[T] | None = it
-        self._lock = threading.Lock()
-
-    def __call__(self) -> Iterator[T]:
-        with self._lock:
-            it, self._it = self._it, None
-        if it is None:
-            raise RuntimeError(
-                "from_iterable: this source is a one-shot iterator (a generator, a file...) "
-                "and an earlier subscriber took it; for one per subscriber build it in "
-                "Flow.defer(lambda: Flow.from_iterable(make_iterator()))"
-            )
-        return it
 
 
 def just(*items: T, executor: ExecutorLike | None = None) -> IterablePublisher[T]:
