@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import reactive_streams
-from reactive_streams import Emitter, Flow
+from reactive_streams import Emitter, Flow, Subscription
 from reactive_streams.testing import TestSubscriber
 
 pytestmark = pytest.mark.timeout(60)
@@ -291,6 +291,38 @@ def test_from_future_emits_the_result_or_the_error() -> None:
     probe.assert_value_count(0)  # rule 1.1: nothing without demand
     probe.request(1)
     probe.await_terminal(5).assert_values(3).assert_complete().assert_no_violations()
+
+
+def test_from_future_never_signals_while_on_subscribe_runs() -> None:
+    """Rule 1.3: the future completing on another thread during ``on_subscribe`` (after
+    its ``request``) must not call ``on_next`` before ``on_subscribe`` has returned."""
+    future: concurrent.futures.Future[int] = concurrent.futures.Future()
+    inside = threading.Event()
+    early: list[int] = []
+    got: list[int] = []
+
+    class Eager:
+        def on_subscribe(self, subscription: Subscription) -> None:
+            inside.set()
+            subscription.request(1)
+            completer = threading.Thread(target=future.set_result, args=(5,))
+            completer.start()
+            completer.join(5)  # the done callback has run, on the completer's thread
+            early.extend(got)
+            inside.clear()
+
+        def on_next(self, item: int) -> None:
+            got.append(item)
+
+        def on_error(self, error: BaseException) -> None:
+            raise AssertionError(error)
+
+        def on_complete(self) -> None:
+            pass
+
+    Flow.from_future(future).subscribe(Eager())
+    assert early == [], "on_next overlapped on_subscribe (rule 1.3)"
+    assert got == [5], "the element is sent once on_subscribe has returned"
 
 
 def test_flat_map_accepts_a_mapper_returning_a_concurrent_future() -> None:
