@@ -230,8 +230,10 @@ class Flow(Generic[T]):
     ) -> LambdaSubscriber[T] | None:
         """``subscribe(subscriber)`` (the Publisher method, rule 1.9), or callbacks:
         ``subscribe(on_next, on_error, on_complete, request=batch)`` returns the
-        ``LambdaSubscriber`` (``cancel()``, ``done``). An ``on_next`` that raises
-        cancels upstream and its exception goes to ``on_error``."""
+        ``LambdaSubscriber`` (``cancel()``, ``done``, ``error``, ``completed``; ``with``
+        cancels on exit). An ``on_next`` that raises cancels upstream and its exception
+        goes to ``on_error``; without ``on_error`` it is logged, and reaches stderr when
+        the application configured no logging (docs/errors-and-resubscription.md)."""
         if on_next is None:
             # rule 1.9: null plays None; a Publisher rejects it with TypeError
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
