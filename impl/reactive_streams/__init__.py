@@ -11,7 +11,6 @@ The protocol-level pieces stay in their modules: the raw publishers in
 ``reactive_streams.sources``, the operators in ``reactive_streams.operators``.
 """
 
-
 # The package's version: pyproject.toml reads it from here ([tool.hatch.version]).
 __version__ = "0.1.0"
 
