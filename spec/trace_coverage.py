@@ -534,6 +534,11 @@ def _steps_past_unreceived_cancel(u: Mapping[str, Any], action: str, v: Mapping[
     return queued and action not in ("RecvRequest", "RecvCancel")
 
 
+def _receives_in_signal(u: Mapping[str, Any], action: str, v: Mapping[str, Any]) -> bool:
+    tops = [st[-1] for st in _thread_stacks(u) if st]
+    return action == "RecvRequest" and bool(tops) and all(t in _SIGS for t in tops)
+
+
 def _commits_after_raise(u: Mapping[str, Any], action: str, v: Mapping[str, Any]) -> bool:
     return action.startswith("SendOn") and bool(_var(u, "faulted"))
 
@@ -588,6 +593,14 @@ DESIGN_RULES = (
         "under the Subscription's lock, so no other step comes between the Cancel and its "
         "RecvCancel (rule 3.12; the model lets the Publisher commit a signal in between)",
         _steps_past_unreceived_cancel,
+    ),
+    DesignRule(
+        "requests received between signals",
+        "a request is received inside its own call (synchronous) or by the drain between "
+        "two signals (asynchronous), never while a Subscriber method of that drain runs "
+        "and no call is open (the model lets the Publisher take a queued request then)",
+        _receives_in_signal,
+        frozenset({SOURCE, DRAINED}),
     ),
     DesignRule(
         "raise then cancel at once",

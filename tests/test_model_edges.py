@@ -310,16 +310,22 @@ def _edge_key(edge: Any) -> str:
 
 
 UNDRIVEN = {
+    "raise after cancel, inside request()": (
+        "a Subscriber method nested in request() cancels, then raises: the implementation's "
+        "cancel for the raise begins directly inside request(), which the spec refuses "
+        "(rule 2.7; test_raise_after_own_cancel_inside_request_is_serial, xfail)"
+    ),
     "queued request": (
-        "a request() that an executor-mode Subscription queued for its drain is still "
-        "unreceived while the Publisher commits or another call runs: the drain would have "
-        "to run while request() is open (the driver runs executor tasks between calls)"
+        "a request() queued for an asynchronous drain is still unreceived when the drain "
+        "ends the stream: the call would have to land between the drain taking the queue "
+        "and committing the terminal signal, a window of a few bytecodes under the lock"
     ),
     "inside request": (
-        "a signal committed or running inside an outer request() call in a shape the "
-        "driver cannot make (the call returning with a signal in flight, an empty source "
-        "completing inside request()): the drain would have to run on another thread while "
-        "request() is open"
+        "request() returns, or a signal runs nested in it, after the drain ran part way: "
+        "a synchronous drain runs until demand or the source is exhausted before request() "
+        "returns, and an asynchronous one runs on the executor's thread (a second thread, "
+        "which this one-thread model does not have; a held call covers only the drain "
+        "stopped right before its next signal begins)"
     ),
     "other": (
         "two Subscriber actions in an order or place the grid does not contain (a cancel "
@@ -331,10 +337,13 @@ UNDRIVEN = {
 
 def undriven(edge: Any) -> str:
     """Why the generated plans do not take ``edge`` (a key of UNDRIVEN)."""
-    before = edge[0]
+    before, action, after = edge
+    nested = any(stack and stack[0] == "request" for stack in before[6])
+    if nested and after[8] and before[7] and (action in ("End", "Cancel", "EndCancel")):
+        return "raise after cancel, inside request()"
     if before[4]:
         return "queued request"
-    if any(stack and stack[0] == "request" for stack in before[6]):
+    if nested:
         return "inside request"
     return "other"
 
