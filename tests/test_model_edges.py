@@ -367,23 +367,47 @@ def _quiet() -> Iterator[None]:
 # the tests
 
 
+def departure(model: Model, plan: Plan, path: list[str], edges: list[Any]) -> str | None:
+    """Where a run leaves TLC's graph (a bug: the implementation broke the model), or
+    else leaves the path it was generated for (a different legal route: regenerate)."""
+    edges, why = in_graph(model.tracker, edges)
+    if why is not None:
+        return f"{plan.describe()}: {why}"
+    for k, (want, edge) in enumerate(zip(path, edges, strict=False), 1):
+        if want != _edge_key(edge):
+            before, action, after = edge
+            return (
+                f"{plan.describe()}: step {k} ({action}) takes a different legal route than "
+                f"the generated path: {before} -> {after} (RS_GENERATE_EDGES=1 regenerates)"
+            )
+    if len(path) != len(edges):
+        return f"{plan.describe()}: {len(edges)} steps in the model's graph, path {len(path)}"
+    return None
+
+
+@needs_tlc
+def test_a_departure_names_the_plan_the_step_and_the_edge(model: Model) -> None:
+    plan, path = load_plans()[0]
+    edges = run_edges(plan, model.bounds)
+    assert departure(model, plan, path, edges) is None
+    bent = [*path[:2], "0" * 12, *path[3:]]
+    assert "step 3 (" in str(departure(model, plan, bent, edges))
+    assert "different legal route" in str(departure(model, plan, bent, edges))
+    before, _, after = edges[2]
+    outside = [*edges[:2], (before, "Cancel", after), *edges[3:]]
+    assert "step 3 (Cancel) leaves the model's graph" in str(departure(model, plan, path, outside))
+
+
 @needs_tlc
 @pytest.mark.timeout(300)
 def test_generated_plans_take_every_by_design_source_edge(model: Model) -> None:
     """Each plan runs its path step by step; together they take every by-design edge."""
     taken: set[Any] = set()
     for plan, path in load_plans():
-        edges, why = in_graph(model.tracker, run_edges(plan, model.bounds))
-        assert why is None, f"{plan.describe()}: {why}"
-        got = [_edge_key(e) for e in edges]
-        for k, (want, have) in enumerate(zip(path, got, strict=False), 1):
-            before, action, after = edges[k - 1]
-            assert want == have, (
-                f"{plan.describe()}: step {k} ({action}) leaves the generated path: "
-                f"the implementation reached {after} from {before}"
-            )
-        assert len(path) == len(got), f"{plan.describe()}: {len(got)} steps, path {len(path)}"
-        taken.update(edges)
+        edges = run_edges(plan, model.bounds)
+        why = departure(model, plan, path, edges)
+        assert why is None, why
+        taken.update(in_graph(model.tracker, edges)[0])
     missing = model.targets.edges - taken
     recorded = json.loads(PLANS.read_text())["undriven"]
     known = {key for keys in recorded.values() for key in keys}
