@@ -8,9 +8,10 @@ abstract edges reachable without the steps of the DESIGN_RULES that hold for sou
 at most one request() and one cancel() (or a raise, which the implementation answers
 with the cancel), each made from ``on_subscribe`` (the initial request), from inside a
 Subscriber method (``Arm``), on a helper thread right before a signal begins
-(``Interlude``, executor mode only: rule 3.10) or from the test thread after some
-executor tasks ran (or once the run settled). The publisher's own steps (RecvRequest,
-SendOn*, Begin/End) are what it does by itself.
+(``Interlude``, executor mode only: rule 3.10), from the test thread after some
+executor tasks ran (or once the run settled), or held open while the next executor
+task runs on a helper thread up to its next signal (``HoldingTracer``). The
+publisher's own steps (RecvRequest, SendOn*, Begin/End) are what it does by itself.
 
 ``tests/model_edges.json`` holds the plans the generator chose (``RS_GENERATE_EDGES=1``
 reruns the search: every plan of the grid in both modes, each run mapped to abstract
@@ -19,7 +20,7 @@ each with the path it was generated for. The test runs each plan, replays its ev
 with ``Replay(call_ends=True)`` and checks after every event that the implementation's
 abstract state is the path's next state (a mismatch names the plan, the step and the
 edge) and that the run is a path of TLC's graph; then that the plans together take
-every by-design edge.
+every by-design edge but those listed in ``UNDRIVEN`` groups (docs/verification.md).
 """
 
 from __future__ import annotations
@@ -473,6 +474,7 @@ def test_generate_plans(model: Model) -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="finding: after the Subscriber's own cancel, a raise still gets the "
     "implementation's cancel, begun directly inside the outer request() (rule 2.7; the "
     "spec's CanFaultCancel allows that nesting only while the Subscription is not cancelled)",
