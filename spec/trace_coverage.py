@@ -529,6 +529,16 @@ def _returns_unreceived_cancel(u: Mapping[str, Any], action: str, v: Mapping[str
     return action == "EndCancel" and any(m["type"] == "cancel" for m in _var(u, "up"))
 
 
+def _steps_past_unreceived_cancel(u: Mapping[str, Any], action: str, v: Mapping[str, Any]) -> bool:
+    queued = any(m["type"] == "cancel" for m in _var(u, "up"))
+    return queued and action not in ("RecvRequest", "RecvCancel")
+
+
+def _receives_in_signal(u: Mapping[str, Any], action: str, v: Mapping[str, Any]) -> bool:
+    tops = [st[-1] for st in _thread_stacks(u) if st]
+    return action == "RecvRequest" and bool(tops) and all(t in _SIGS for t in tops)
+
+
 def _commits_after_raise(u: Mapping[str, Any], action: str, v: Mapping[str, Any]) -> bool:
     return action.startswith("SendOn") and bool(_var(u, "faulted"))
 
@@ -576,6 +586,21 @@ DESIGN_RULES = (
         "cancel() receives the cancel (and the requests queued before it) under the "
         "Subscription's lock before it returns (rule 3.12: emission stops at once)",
         _returns_unreceived_cancel,
+    ),
+    DesignRule(
+        "cancel received at once",
+        "cancel() records the call and receives it (with the requests queued before it) "
+        "under the Subscription's lock, so no other step comes between the Cancel and its "
+        "RecvCancel (rule 3.12; the model lets the Publisher commit a signal in between)",
+        _steps_past_unreceived_cancel,
+    ),
+    DesignRule(
+        "requests received between signals",
+        "a request is received inside its own call (synchronous) or by the drain between "
+        "two signals (asynchronous), never while a Subscriber method of that drain runs "
+        "and no call is open (the model lets the Publisher take a queued request then)",
+        _receives_in_signal,
+        frozenset({SOURCE, DRAINED}),
     ),
     DesignRule(
         "raise then cancel at once",
