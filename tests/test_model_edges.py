@@ -472,13 +472,6 @@ def test_generate_plans(model: Model) -> None:
     print(f"{len(refused)} runs the spec refuses: {refused[:10]}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="finding: after the Subscriber's own cancel, a raise still gets the "
-    "implementation's cancel, begun directly inside the outer request() (rule 2.7; the "
-    "spec's CanFaultCancel allows that nesting only while the Subscription is not cancelled)",
-)
 def test_raise_after_own_cancel_inside_request_is_serial() -> None:
     """Synchronous: request(2) from outside runs on_next #1, which cancels, then raises."""
     plan = Plan(
@@ -493,4 +486,4 @@ def test_raise_after_own_cancel_inside_request_is_serial() -> None:
         ),
     )
     bounds = cov.Bounds(2, 3)
-    ep.replay_edges(drive(plan), bounds, plan.sync)  # raises: the spec refuses event 13
+    ep.replay_edges(drive(plan), bounds, plan.sync)  # the spec refused event 13 before the fix

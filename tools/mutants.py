@@ -1012,6 +1012,20 @@ OPERATOR_MUTANTS = (
         "tests/test_newcomer_surface.py",
         "repr",
     ),
+    Mutant(
+        "fault-cancel-after-own-cancel",
+        "a raise after the Subscriber's own cancel gets a second cancel, begun inside request()",
+        "2.7",
+        (
+            Patch(
+                DOWN,
+                "            if fault is not None and self._cancel_called:",
+                "            if False:",
+            ),
+        ),
+        "tests/test_model_edges.py",
+        "raise_after_own_cancel",
+    ),
 )
 
 

@@ -100,7 +100,17 @@ def null_from(it: object) -> TypeError:
 class Downstream(DrainLoop, Generic[T]):
     """The Subscription given to ``downstream``; subclasses drain (``_drain_round``)."""
 
-    __slots__ = ("_bad", "_downstream", "_inbound", "_pub", "_requested", "_seq", "_sid", "_tracer")
+    __slots__ = (
+        "_bad",
+        "_cancel_called",
+        "_downstream",
+        "_inbound",
+        "_pub",
+        "_requested",
+        "_seq",
+        "_sid",
+        "_tracer",
+    )
 
     def __init__(self, downstream: Subscriber[T], hop: str, queued: bool = False) -> None:
         super().__init__()
@@ -110,6 +120,7 @@ class Downstream(DrainLoop, Generic[T]):
         self._pub = SUBSCRIBED
         self._requested = 0
         self._bad: str | None = None  # rule 3.9: the first invalid request's message
+        self._cancel_called = False  # rule 2.13: a raise after a cancel owes no cancel
         self._seq = 0
         tracer = _tracing._tracer
         self._tracer = tracer
@@ -162,6 +173,12 @@ class Downstream(DrainLoop, Generic[T]):
         recorded atomically with the cancel, so no request is received after it (2.13)."""
         tracer = self._tracer
         with self._lock:
+            if fault is not None and self._cancel_called:
+                # rule 2.13 is met: the Subscriber cancelled before it raised (3.7)
+                if tracer is not None:
+                    tracer.emit(self._sid, fault[0], **fault[1])
+                return
+            self._cancel_called = True
             if tracer is not None:
                 if fault is not None:
                     tracer.emit(self._sid, fault[0], **fault[1])
