@@ -83,6 +83,7 @@ class _Thread:
     go: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
     point: str = "start"
     until: Callable[[], bool] | None = None
+    daemon: bool = False  # a worker: the run ends when only idle daemons are left
     done: bool = False
     error: BaseException | None = None
     thread: threading.Thread | None = None
@@ -108,10 +109,11 @@ class Scheduler:
         self._free = False  # after a failure: threads run free to their ends
 
     # ------------------------------------------------------------ building
-    def spawn(self, name: str, fn: Callable[[], object]) -> int:
-        """A controlled thread that will run ``fn``; its index in the schedule."""
+    def spawn(self, name: str, fn: Callable[[], object], daemon: bool = False) -> int:
+        """A controlled thread that will run ``fn``; its index in the schedule. The run
+        ends when every thread has ended but the ``daemon`` ones waiting for work."""
         assert not self._ran, "spawn before run()"
-        t = _Thread(len(self.threads), name, fn)
+        t = _Thread(len(self.threads), name, fn, daemon=daemon)
         self.threads.append(t)
         return t.index
 
@@ -141,11 +143,6 @@ class Scheduler:
         while not predicate() and not self._free:
             me.until = predicate
             self._pause(me, "wait")
-
-    def others_done(self) -> bool:
-        """Every controlled thread but the caller has finished or waits."""
-        me = self._me()
-        return all(t.done or t.until is not None for t in self.threads if t is not me)
 
     def _body(self, t: _Thread) -> None:
         self._local.me = t
@@ -205,8 +202,8 @@ class Scheduler:
                 ready = self._ready()
                 if not ready:
                     left = [t for t in self.threads if not t.done]
-                    if not left:
-                        break
+                    if all(t.daemon for t in left):
+                        break  # only idle workers are left: the run is over
                     self._fail(f"deadlock: {[(t.name, t.point) for t in left]} all wait")
                 t = self._choose(ready, current)
                 self.decisions.append(
@@ -346,7 +343,7 @@ class Mutex:
 class SchedExecutor:
     """An executor whose tasks run, in order, on one controlled worker thread
     (``start`` spawns it); the worker ends once no task is queued and every other
-    controlled thread has finished or waits."""
+    controlled thread has ended (a daemon of the scheduler)."""
 
     def __init__(self, sched: Scheduler, name: str = "worker") -> None:
         self._sched = sched
@@ -361,12 +358,12 @@ class SchedExecutor:
         return len(self._tasks)
 
     def start(self) -> int:
-        return self._sched.spawn(self.name, self._work)
+        return self._sched.spawn(self.name, self._work, daemon=True)
 
     def _work(self) -> None:
         sched = self._sched
         while True:
-            sched.block_until(lambda: bool(self._tasks) or sched.others_done())
+            sched.block_until(lambda: bool(self._tasks))  # ends with the run
             if not self._tasks:
                 return
             task = self._tasks.popleft()

@@ -259,6 +259,7 @@ class Downstream(DrainLoop, Generic[T]):
         from the task's budget (fairness: the drain loop yields when it is spent)."""
         if k:
             self._spend(k)
+            _sched_hook is not None and _sched_hook("demand.take", self)
             with self._lock:
                 self._requested = take(self._requested, k)
 

@@ -8,7 +8,8 @@ thread it controls until the scheduler picks it, so the threads run one at a tim
 switch only at these points (systematic interleavings, as CHESS and loom do).
 
 Points (``POINTS``): the drain's work counter (``wip.enter``, ``wip.leave``) and rounds
-(``drain.round``), a serial queue's handoff (``queue.offer``), the serial
+(``drain.round``), the drain taking delivered elements from the demand
+(``demand.take``), a serial queue's handoff (``queue.offer``), the serial
 subscription's non-blocking lock (``serial.acquire``, ``serial.release``), its queue of
 calls made meanwhile (``serial.queue``, ``serial.pending``), and the entry and exit of
 ``request``/``cancel`` (``request.enter``, ``request.exit``, ``cancel.enter``,
@@ -27,6 +28,7 @@ POINTS = (
     "wip.enter",
     "wip.leave",
     "drain.round",
+    "demand.take",
     "queue.offer",
     "serial.acquire",
     "serial.release",
