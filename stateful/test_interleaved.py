@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reactive_streams import Emitter, tracing
+from reactive_streams.trace.transitions import DONE
 from reactive_streams.multicast import PublishConnection
 from reactive_streams.multicast._replay import ReplayConnection
 from reactive_streams.trace.format import event_from_dict
@@ -54,7 +55,6 @@ from .interleave import (
 )
 from .machines import Arm
 from .test_pipeline_machine import (
-    DONE,
     INNER_PROBLEMS,
     OpSpec,
     PipeProbe,
@@ -565,8 +565,13 @@ def test_serial_subscription_three_requesters() -> None:
     def build(sched: Scheduler) -> Callable[[], None]:
         up = Upstream()
         serial = SerialSubscription(up)
+
+        def twice() -> None:
+            serial.request(1)
+            serial.request(1)
+
         for j in range(3):
-            sched.spawn(f"caller{j}", lambda: [serial.request(1) for _ in range(2)])
+            sched.spawn(f"caller{j}", twice)
 
         def final() -> None:
             assert up.requested == 6, f"rule 3.8: upstream received {up.requested} of 6"
