@@ -37,11 +37,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reactive_streams import Emitter, tracing
-from reactive_streams.trace.transitions import DONE
 from reactive_streams.multicast import PublishConnection
 from reactive_streams.multicast._replay import ReplayConnection
 from reactive_streams.trace.format import event_from_dict
 from reactive_streams.trace.model import Replay
+from reactive_streams.trace.transitions import DONE
 
 from . import invariants as inv
 from .interleave import (
