@@ -82,9 +82,9 @@ class DrainLoop:
         the units of work the caller holds (one, for the caller that took ``_wip`` from 0).
         A task stops after ``_batch`` elements and continues as a new task (fairness)."""
         self._budget = self._batch if self._executor is not None else MAX_DEMAND
+        if _sched_hook is not None:
+            _sched_hook("drain.enter", self)
         while True:
-            if _sched_hook is not None:
-                _sched_hook("drain.round", self)
             if self._drain_round():
                 return  # handed over: a continuation task was scheduled and keeps _wip
             if self._budget <= 0:

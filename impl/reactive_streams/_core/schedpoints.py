@@ -8,7 +8,7 @@ thread it controls until the scheduler picks it, so the threads run one at a tim
 switch only at these points (systematic interleavings, as CHESS and loom do).
 
 Points (``POINTS``): the drain's work counter (``wip.enter``, ``wip.leave``) and rounds
-(``drain.round``), the drain taking delivered elements from the demand
+(``drain.enter``; the rounds after it follow ``wip.leave``), the drain taking delivered elements from the demand
 (``demand.take``), a serial queue's handoff (``queue.offer``), the serial
 subscription's non-blocking lock (``serial.acquire``, ``serial.release``), its queue of
 calls made meanwhile (``serial.queue``, ``serial.pending``), and the entry and exit of
@@ -27,7 +27,7 @@ Hook = Callable[[str, object], object]
 POINTS = (
     "wip.enter",
     "wip.leave",
-    "drain.round",
+    "drain.enter",
     "demand.take",
     "queue.offer",
     "serial.acquire",
