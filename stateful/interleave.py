@@ -55,6 +55,7 @@ class Counterexample(AssertionError):
 
     def __init__(self, message: str, schedule: str) -> None:
         super().__init__(f"{message}\nschedule (replay with parse_schedule): {schedule!r}")
+        self.message = message
         self.schedule = schedule
 
 

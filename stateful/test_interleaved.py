@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reactive_streams import Emitter, tracing
+from reactive_streams import Emitter, Flow, tracing
 from reactive_streams.multicast import PublishConnection
 from reactive_streams.multicast._replay import ReplayConnection
 from reactive_streams.trace.format import event_from_dict
@@ -94,6 +94,7 @@ class Plan:
     echo: int | None = None  # the probe requests this from inside every on_next
     raise_at: int | None = None  # the probe raises from this on_next (0-based)
     emitter: tuple[int, str] | None = None  # (bound, overflow): an Emitter fed by a thread
+    source_cancelled: bool = False  # the source outlasts every demand: a cancel must end it
 
     def __repr__(self) -> str:
         return (
@@ -153,7 +154,11 @@ class Run:
         self.tracer = tracing.start_tracing()
         flow, self.expect = self._source()
         for op in plan.ops:
-            flow, self.expect = apply_op(op, flow, self.expect, self.builder)
+            if op.name == "flat_map_just":  # every inner is scalar: flat_map's fast path
+                flow = flow.flat_map(Flow.just, 1 + op.other, 1 + op.k // 2)
+                self.expect = replace(self.expect, order="bag")
+            else:
+                flow, self.expect = apply_op(op, flow, self.expect, self.builder)
         probe = SerialProbe(self.log, 1, plan.initial or None, "probe")
         probe.mutex = Mutex(sched)
         probe.echo = plan.echo
@@ -296,6 +301,15 @@ class Run:
                 f"at rest: the probe stopped, yet hop subscription(s) {running} upstream "
                 f"were neither cancelled nor terminated"
             )
+        if self.plan.source_cancelled and probe.cancelled:
+            # ref_count disconnects with its last subscriber: the source is cancelled,
+            # not pulled to its end for nobody
+            source = max(self.replay.subs)
+            state = self.replay.state(source).pub
+            assert state == "cancelled", (
+                f"at rest: the probe cancelled, yet the source (subscription {source}) "
+                f"ended {state}, not cancelled: the connection outlived its last subscriber"
+            )
 
 
 def _run(plan: Plan, sched: Scheduler) -> Run:
@@ -317,9 +331,9 @@ def run_plan(plan: Plan, schedule: list[int], max_preemptions: int | None = None
         try:
             run.check_at_rest()
         except AssertionError as exc:
-            raise Counterexample(f"{exc}\n{run.where}", sched.schedule) from exc
+            raise Counterexample(str(exc), sched.schedule) from exc
     except Counterexample as exc:
-        raise Counterexample(f"{exc.args[0]}\n{run.where}", exc.schedule) from exc
+        raise Counterexample(f"{exc.message}\n{run.where}", exc.schedule) from exc
     finally:
         logging.disable(logging.NOTSET)
     return sched
@@ -342,7 +356,7 @@ def explore_plan(plan: Plan, preemptions: int, max_runs: int = 5_000) -> int:
     try:
         result = explore(build, preemptions, max_runs)
     except Counterexample as exc:
-        raise Counterexample(f"{exc.args[0]}\n{plan!r}", exc.schedule) from exc
+        raise Counterexample(f"{exc.message}\n{plan!r}", exc.schedule) from exc
     finally:
         logging.disable(logging.NOTSET)
     return result.runs
@@ -471,14 +485,24 @@ SCENARIOS: dict[str, tuple[Plan, int]] = {
         ),
         1,
     ),
-    # flat_map of scalar inners from a worker, a caller's drain taking the demand (1.1)
-    "flat_map-scalar": (
+    # flat_map of inners from a worker, some queued, replenished from the callers
+    "flat_map-inners": (
         Plan(
             _srcspec("manual", 3),
             (OpSpec("flat_map", k=1, variant="c", other=3),),
             0,
             ((("request", 1),), (("request", 1),)),
-            echo=None,
+        ),
+        1,
+    ),
+    # flat_map of scalar inners (just(x)) from a worker: a caller's drain takes the demand
+    # between the scalar path's look at it and its taking the drain (rule 1.1)
+    "flat_map-scalar": (
+        Plan(
+            _srcspec("manual", 3),
+            (OpSpec("flat_map_just", k=1, other=0),),  # one inner at a time
+            0,
+            ((("request", 1),), (("request", 1),)),
         ),
         2,
     ),
@@ -505,12 +529,13 @@ SCENARIOS: dict[str, tuple[Plan, int]] = {
     # ref_count: the only subscriber cancels; the connection must go
     "ref_count-cancel": (
         Plan(
-            _srcspec("manual", 4),
+            _srcspec("manual", 8),  # longer than the demand: only a cancel ends it
             (OpSpec("ref_count", k=1, variant="a", manual=True),),
             0,
             ((("request", 1),), (("request", 1), ("cancel", 0))),
+            source_cancelled=True,
         ),
-        1,
+        0,
     ),
     # replay with a bound below the source's length
     "replay-bound": (
