@@ -305,10 +305,10 @@ class Run:
             # ref_count disconnects with its last subscriber: the source is cancelled,
             # not pulled to its end for nobody
             source = max(self.replay.subs)
-            state = self.replay.state(source).pub
-            assert state == "cancelled", (
+            ended = self.replay.state(source).pub
+            assert ended == "cancelled", (
                 f"at rest: the probe cancelled, yet the source (subscription {source}) "
-                f"ended {state}, not cancelled: the connection outlived its last subscriber"
+                f"ended {ended}, not cancelled: the connection outlived its last subscriber"
             )
 
 
