@@ -296,12 +296,15 @@ def explore(
         prefix = stack.pop()
         sched = Scheduler(prefix, check=check)
         final = build(sched)
-        sched.run()
-        if final is not None:
-            try:
+        where = f"schedule {result.runs + 1} of the exploration (<= {preemptions} preemptions)"
+        try:
+            sched.run()
+            if final is not None:
                 final()
-            except AssertionError as exc:
-                raise Counterexample(str(exc), sched.schedule) from exc
+        except Counterexample as exc:
+            raise Counterexample(f"{exc.message}\n{where}", exc.schedule) from exc
+        except AssertionError as exc:
+            raise Counterexample(f"{exc}\n{where}", sched.schedule) from exc
         result.runs += 1
         decisions = sched.decisions
         result.longest = max(result.longest, len(decisions))
