@@ -134,6 +134,13 @@ class Scheduler:
         self._back.release()
         me.go.acquire()
 
+    def point(self, name: str) -> None:
+        """In a controlled thread: a scheduling point of the test's own (an executor's
+        task boundary, a producer between two emissions). Elsewhere: nothing."""
+        me = self._me()
+        if me is not None:
+            self._pause(me, name)
+
     def block_until(self, predicate: Callable[[], bool]) -> None:
         """In a controlled thread: wait until ``predicate()`` holds (judged by the
         scheduler, with every thread stopped). Elsewhere: ``predicate`` must hold."""
@@ -370,6 +377,7 @@ class SchedExecutor:
             sched.block_until(lambda: bool(self._tasks))  # ends with the run
             if not self._tasks:
                 return
+            sched.point("task")  # the executor's queue handoff: another thread may go first
             task = self._tasks.popleft()
             self.ran += 1
             task()

@@ -195,7 +195,7 @@ class Run:
                     emitter.emit(v)
                 except Exception:
                     return  # overflow="error": the stream fails
-                self.sched.block_until(lambda: True)  # a point between two emissions
+                self.sched.point("emit")  # a point between two emissions
             emitter.complete()
 
         return produce
@@ -623,3 +623,10 @@ def test_replay_recorded_schedule() -> None:
             (d.chosen, d.point) for d in recorded.decisions
         ]
     assert recorded.preemptions() >= 1
+
+
+if __name__ == "__main__":  # python -m stateful.test_interleaved SCENARIO 'SCHEDULE'
+    import sys
+
+    replayed = replay_plan(SCENARIOS[sys.argv[1]][0], sys.argv[2])
+    print(f"passed: {len(replayed.decisions)} steps, schedule {replayed.schedule!r}")
