@@ -25,7 +25,6 @@ and the number of drawn schedules.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 from collections.abc import Callable
@@ -53,7 +52,7 @@ from .interleave import (
     parse_schedule,
     schedules,
 )
-from .machines import Arm
+from .machines import Arm, TracedMachine
 from .test_pipeline_machine import (
     INNER_PROBLEMS,
     OpSpec,
@@ -288,12 +287,8 @@ class Run:
         for sub, state in self.replay.subs.items():
             broken = inv.check_at_rest(state)
             assert not broken, f"at rest, subscription {sub}: {broken}"
-        subscription = probe.subscription
-        if subscription is not None and probe.stopped:
-            assert probe not in gc.get_referents(subscription), (
-                f"rule 3.13: {subscription!r} still references the probe after "
-                f"{'cancel' if probe.cancelled else 'the end'}"
-            )
+        if probe.subscription is not None:
+            TracedMachine.spec313_drop_reference_prop(probe, probe.subscription)  # rule 3.13
         if probe.stopped and all(stage.conn is None for stage in self.builder.stages):
             # ref_count disconnects with its last subscriber: nothing upstream may run
             running = sorted(s for s, state in self.replay.subs.items() if state.pub not in DONE)
