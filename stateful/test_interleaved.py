@@ -480,6 +480,17 @@ SCENARIOS: dict[str, tuple[Plan, int]] = {
         ),
         1,
     ),
+    # a caller's cancel while filter's replacement request(1) holds the serial
+    # subscription on the worker: the holder must make the queued cancel (rule 3.12)
+    "filter-cancel": (
+        Plan(
+            _srcspec("manual", 6),
+            (OpSpec("filter", variant="c"),),
+            0,
+            ((("request", 2),), (("request", 1), ("cancel", 0))),
+        ),
+        1,
+    ),
     # flat_map of inners from a worker, some queued, replenished from the callers
     "flat_map-inners": (
         Plan(
