@@ -7,9 +7,9 @@ deterministic scheduler (``stateful/interleave.py``) installs a hook that blocks
 thread it controls until the scheduler picks it, so the threads run one at a time and
 switch only at these points (systematic interleavings, as CHESS and loom do).
 
-Points (``POINTS``): the drain's work counter (``wip.enter``, ``wip.leave``) and rounds
-(``drain.enter``; the rounds after it follow ``wip.leave``), the drain taking delivered elements from the demand
-(``demand.take``), a serial queue's handoff (``queue.offer``), the serial
+Points (``POINTS``): the drain's work counter (``wip.enter``, ``wip.leave``) and start
+(``drain.enter``; each later round follows a ``wip.leave``), the drain taking delivered
+elements from the demand (``demand.take``), a serial queue's handoff (``queue.offer``), the serial
 subscription's non-blocking lock (``serial.acquire``, ``serial.release``), its queue of
 calls made meanwhile (``serial.queue``, ``serial.pending``), and the entry and exit of
 ``request``/``cancel`` (``request.enter``, ``request.exit``, ``cancel.enter``,
