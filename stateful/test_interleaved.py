@@ -579,6 +579,7 @@ def test_explore(name: str) -> None:
         runs = explore_plan(plan, k + SLOW, max_runs=50_000 if SLOW else 5_000)
     else:
         runs = explore_plan(plan, 0, max_runs=40) + explore_plan(plan, k, max_runs=60)
+    print(f"{name}: {runs} schedules")  # shown with -s (make interleave)
     assert runs > 0
 
 
