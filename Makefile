@@ -55,6 +55,12 @@ crosshair: $(SETUP)
 mutants: $(SETUP)
 	nice -n 10 $(PY) tools/mutants.py
 
+## interleave: the interleaving machine in depth (RS_SLOW=1): every scenario at one more
+## preemption, 200 drawn schedules per cell (not CI; see docs/verification.md)
+interleave: $(SETUP)
+	RS_SLOW=1 nice -n 5 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 \
+		--timeout 3600 stateful/test_interleaved.py
+
 ## test: ruff, mypy strict, pytest (unit, conformance kit, stateful machines, Spark)
 test: lint typecheck unit
 

@@ -1441,10 +1441,11 @@ class PipelineMachine(TracedMachine):
             if known is not None:
                 # judged by its own test below; the rest of this subscription's
                 # events cannot be replayed after the refused step
-                KNOWN_DEFECTS[known].append(f"{event.sig} on sub {event.sub}: {self.description}")
-                self._defective = True
-                self._unjudge(event.sub)
-                continue
+                self._judged(
+                    KNOWN_DEFECTS[known],
+                    f"{known}: event {event.index} ({event.sig}, "
+                    f"sub {event.sub}): {why}\npipeline: {self.description}",
+                )
             if why is not None and not NESTING_IN_LOG and " overlaps " in why:
                 # vocabulary v1 has no end_request: a signal nested in a request made from
                 # inside a signal (legal, rule 3.2) reads as an overlap. This machine runs
@@ -1476,9 +1477,9 @@ class PipelineMachine(TracedMachine):
         try:
             super().attach(publisher, probe, length)
         except SubscriberFault as exc:  # rule 1.9: subscribe must return normally
-            KNOWN_DEFECTS["fault-escapes-subscribe"].append(f"{exc}: {self.description}")
-            self._defective = True
-            probe.faulted = True
+            self._judged(
+                KNOWN_DEFECTS["fault-escapes-subscribe"], f"rule 1.9: {exc}: {self.description}"
+            )
 
     def check_all(self) -> None:
         self._failed = bool(INNER_PROBLEMS)
@@ -1486,11 +1487,11 @@ class PipelineMachine(TracedMachine):
         for probe in self.probes:
             assert isinstance(probe, PipeProbe)
             if probe.after_fault:
-                KNOWN_DEFECTS["signal-after-fault"].append(
-                    f"{probe.name}: {probe.after_fault[0]}: {self.description}"
+                self._judged(
+                    KNOWN_DEFECTS["signal-after-fault"],
+                    f"rule 2.13: {probe.name}: "
+                    f"{probe.after_fault[0]} after its fault: {self.description}",
                 )
-                probe.after_fault.clear()
-                self._defective = True
             self._failed = bool(probe.problems)
             assert not probe.problems, f"{probe.problems[0]}\npipeline: {self.description}"
         assert self.main is not None
@@ -1622,7 +1623,14 @@ class PipelineMachine(TracedMachine):
         try:
             TracedMachine.spec313_drop_reference_prop(probe, subscription)
         except AssertionError as exc:
-            RULE_313.append(f"{exc}; pipeline: {self.description}")
+            self._judged(RULE_313, f"{exc}; pipeline: {self.description}")
+
+    def _judged(self, found: list[str], text: str) -> None:
+        """A known defect category fails the cell that meets it, under any ``-k``
+        selection (issue 28); it is still collected for the aggregate tests below."""
+        found.append(text)
+        self._failed = True
+        raise AssertionError(text)
 
     def _held_back(self, probe: PipeProbe) -> bool:
         """A publish stage runs in lockstep: another live subscriber of it (or of the

@@ -461,6 +461,129 @@ MUTANTS = (
         "tests/operators/test_timed.py",
         "cancel_cancels",
     ),
+    # issue 28: the independent review's planted bugs, each killed by a machine; the
+    # interleaving machine runs real threads under the deterministic scheduler
+    Mutant(
+        "serial-lost-wake-up",
+        "the serial subscription's holder leaves without looking at calls queued meanwhile",
+        "3.8",
+        (
+            Patch(
+                "_serial.py",
+                "            self._calls.append(n)\n"
+                "        if hook is not None:\n"
+                '            hook("serial.pending", self)\n'
+                "        if self._pending():\n"
+                "            self._run_queued()  # queued by another thread meanwhile (no lost wake-up)\n",
+                "            self._calls.append(n)\n"
+                "            if self._pending():\n"
+                "                self._run_queued()  # only the queuing thread looks\n"
+                "        if hook is not None:\n"
+                '            hook("serial.pending", self)\n',
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and filter",
+    ),
+    Mutant(
+        "relay-keeps-subscriber-after-end",
+        "a pass-through hop keeps its subscriber after its terminal signal",
+        "3.13",
+        (
+            Patch(
+                "_core/relay.py",
+                "    def _released(self) -> None:\n        self._out = None  # rule 3.13\n",
+                "    def _released(self) -> None:\n        pass  # keeps the subscriber\n",
+            ),
+        ),
+        "stateful/test_pipeline_machine.py",
+        "map-unfused",
+    ),
+    Mutant(
+        "flat_map-scalar-no-recheck",
+        "flat_map's scalar path does not re-check demand once it holds the drain",
+        "1.1",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            if self._stopped() or self._inners or not self._requested:\n",
+                "            if self._stopped() or self._inners:\n",
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and flat_map",
+    ),
+    Mutant(
+        "replay-bound-off-by-one",
+        "replay(bound) keeps one element more than its bound",
+        "replay",
+        (
+            Patch(
+                "multicast/_replay.py",
+                "        if self._size < self._bound:\n",
+                "        if self._size <= self._bound:\n",
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and replay",
+    ),
+    Mutant(
+        "ref_count-never-disconnects",
+        "ref_count keeps the connection after its last subscriber left",
+        "ref_count",
+        (
+            Patch(
+                "multicast/_connectable.py",
+                "            self._count -= 1\n            if self._count != 0:\n                return None\n",
+                "            self._count -= 1\n            if True:  # never disconnects\n                return None\n",
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and ref_count",
+    ),
+    Mutant(
+        "emitter-drop_oldest-overfills",
+        "an Emitter with overflow='drop_oldest' keeps the oldest: its buffer exceeds the bound",
+        "bound",
+        (
+            Patch(
+                "_emitter.py",
+                '            if overflow == "drop_oldest":\n                self._buffer.popleft()\n',
+                '            if overflow == "drop_oldest":\n                pass  # the oldest stays\n',
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and emitter",
+    ),
+    Mutant(
+        "observe_on-replenishes-once",
+        "observe_on asks upstream for more once, never again",
+        "3.8",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "                    consumed = 0\n                    self._upstream.request(limit)\n",
+                "                    consumed = -(2**62)  # never again\n"
+                "                    self._upstream.request(limit)\n",
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and observe_on",
+    ),
+    Mutant(
+        "zip-does-not-cancel-sources",
+        "zip ends (complete, error, cancel) without cancelling its sources",
+        "1.8",
+        (
+            Patch(
+                "operators/_zip.py",
+                "        for inner in self._inners:\n            inner.cancel()\n",
+                "        for inner in self._inners:\n            pass  # left subscribed\n",
+            ),
+        ),
+        "stateful/test_interleaved.py",
+        "explore and zip",
+    ),
 )
 
 

@@ -26,7 +26,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._demand import MAX_DEMAND
 from .executors import Executor, execute_watched
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 _log = logging.getLogger("reactive_streams")
 
 M = TypeVar("M")
+
+#: test-only scheduling hook (``_core/schedpoints.py``); None in production
+_sched_hook: Any = None
 
 
 class DrainLoop:
@@ -58,6 +61,8 @@ class DrainLoop:
 
     def _enter(self) -> bool:
         """Record one unit of work; True if the caller must now drain."""
+        if _sched_hook is not None:
+            _sched_hook("wip.enter", self)
         with self._lock:
             wip = self._wip
             self._wip = wip + 1
@@ -65,6 +70,8 @@ class DrainLoop:
 
     def _leave(self, missed: int) -> int:
         """Retire ``missed`` units; returns the units recorded meanwhile (0: drainer leaves)."""
+        if _sched_hook is not None:
+            _sched_hook("wip.leave", self)
         with self._lock:
             wip = self._wip - missed
             self._wip = wip
@@ -75,6 +82,8 @@ class DrainLoop:
         the units of work the caller holds (one, for the caller that took ``_wip`` from 0).
         A task stops after ``_batch`` elements and continues as a new task (fairness)."""
         self._budget = self._batch if self._executor is not None else MAX_DEMAND
+        if _sched_hook is not None:
+            _sched_hook("drain.enter", self)
         while True:
             if self._drain_round():
                 return  # handed over: a continuation task was scheduled and keeps _wip
@@ -147,6 +156,8 @@ class SerialQueue(DrainLoop, Generic[M]):
 
     def offer(self, message: M) -> None:
         """Queue ``message`` and make sure a drain task is scheduled."""
+        if _sched_hook is not None:
+            _sched_hook("queue.offer", self)
         self._queue.append(message)
         if self._enter():
             self._submit(self._executor)  # type: ignore[arg-type]  # never None here
@@ -201,23 +212,41 @@ class SerialSubscription:
         self._cancel = 0  # 1: cancel queued, 2: cancel made
 
     def request(self, n: int) -> None:
+        hook = _sched_hook
+        if hook is not None:
+            hook("request.enter", self)
         if self._cancel:
             return  # rule 3.6
         busy = self._busy
+        if hook is not None:
+            hook("serial.acquire", self)
         if busy.acquire(False):
             try:
                 self._upstream.request(n)
             finally:
+                if hook is not None:
+                    hook("serial.release", self)
                 busy.release()
         else:
+            if hook is not None:
+                hook("serial.queue", self)
             self._calls.append(n)
+        if hook is not None:
+            hook("serial.pending", self)
         if self._pending():
             self._run_queued()  # queued by another thread meanwhile (no lost wake-up)
+        if hook is not None:
+            hook("request.exit", self)
 
     def cancel(self) -> None:
+        hook = _sched_hook
+        if hook is not None:
+            hook("cancel.enter", self)
         if self._cancel == 2:
             return  # rule 3.7
         busy = self._busy
+        if hook is not None:
+            hook("serial.acquire", self)
         if busy.acquire(False):
             try:
                 if self._cancel == 2:
@@ -226,10 +255,16 @@ class SerialSubscription:
                 self._calls.clear()
                 self._upstream.cancel()
             finally:
+                if hook is not None:
+                    hook("serial.release", self)
                 busy.release()
         else:
+            if hook is not None:
+                hook("serial.queue", self)
             self._cancel = 1
             self._run_queued()
+        if hook is not None:
+            hook("cancel.exit", self)
 
     def _pending(self) -> bool:
         return bool(self._calls) or self._cancel == 1  # (written by other threads)
@@ -237,7 +272,11 @@ class SerialSubscription:
     def _run_queued(self) -> None:
         busy = self._busy
         calls = self._calls
-        while (calls or self._cancel == 1) and busy.acquire(False):
+        while calls or self._cancel == 1:
+            if _sched_hook is not None:
+                _sched_hook("serial.acquire", self)
+            if not busy.acquire(False):
+                return
             try:
                 while True:
                     if self._cancel == 1:
@@ -250,4 +289,6 @@ class SerialSubscription:
                         break
                     self._upstream.request(calls.popleft())  # rule 3.9 is upstream's
             finally:
+                if _sched_hook is not None:
+                    _sched_hook("serial.release", self)
                 busy.release()

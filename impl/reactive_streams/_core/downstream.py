@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["NOOP", "Downstream", "Pub", "null_element_error", "null_from", "traced_n", "where"]
 
 _log = logging.getLogger("reactive_streams")
+_sched_hook: Any = None  # test-only scheduling hook (schedpoints.py); None in production
 
 T = TypeVar("T")
 
@@ -147,6 +148,7 @@ class Downstream(DrainLoop, Generic[T]):
 
     # ---------------------------------------------------------- Subscription API
     def request(self, n: int) -> None:
+        _sched_hook is not None and _sched_hook("request.enter", self)
         message = check_request(n) if type(n) is not int or n <= 0 else None
         tracer = self._tracer
         with self._lock:  # the call is recorded atomically with its effect (rule 2.13)
@@ -171,6 +173,7 @@ class Downstream(DrainLoop, Generic[T]):
     def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
         """Cancel; ``fault`` = (end event, its fields) of a subscriber method that raised,
         recorded atomically with the cancel, so no request is received after it (2.13)."""
+        _sched_hook is not None and _sched_hook("cancel.enter", self)
         tracer = self._tracer
         with self._lock:
             if fault is not None and self._cancel_called:
@@ -279,6 +282,7 @@ class Downstream(DrainLoop, Generic[T]):
         from the task's budget (fairness: the drain loop yields when it is spent)."""
         if k:
             self._spend(k)
+            _sched_hook is not None and _sched_hook("demand.take", self)
             with self._lock:
                 self._requested = take(self._requested, k)
 
