@@ -87,6 +87,19 @@ def _locate(error: Exception, entries: list[Any], first_offset: int) -> Exceptio
     return located
 
 
+PARTIAL = "rs_partial"
+
+
+def _split_position(position: Any) -> tuple[Any, int]:
+    """A committed position as (source position, outputs of the next input already
+    committed): a batch cut inside one input's outputs commits
+    ``{"rs_partial": {"after": <position before the input>, "outputs": k}}``."""
+    if type(position) is dict and set(position) == {PARTIAL}:
+        inner = position[PARTIAL]
+        return inner["after"], int(inner["outputs"])
+    return position, 0
+
+
 class SparkSinkError(RuntimeError):
     """The sink stopped on an error; nothing after ``committed_offset`` was written.
 
@@ -268,7 +281,10 @@ class SparkSink:
         self._next_batch_id = self.recovery.last_batch_id + 1
         self._next_offset = self.recovery.resume_offset
         self._committed_offset = self.recovery.resume_offset
-        self._sealed_position: Any = self.recovery.resume_position
+        # the last complete source position, and the outputs of the input after it that
+        # are sealed already (a fan-out split across batches; a replay drops them again)
+        self._sealed_position, self._partial_done = _split_position(self.recovery.resume_position)
+        self._replay_skip = self._partial_done
         self._closing = False
         self._last_committed = self.recovery.last_batch_id
         self._upstream_done = False
@@ -298,8 +314,10 @@ class SparkSink:
     def resume_position(self) -> Any:
         """Source position committed by earlier runs (``None``: start from the beginning).
 
-        ``source.replay_from(sink.resume_position)`` resumes a replayable source."""
-        return self.recovery.resume_position
+        ``source.replay_from(sink.resume_position)`` resumes a replayable source; when
+        the last batch ended inside one input's outputs, the sink drops the outputs of
+        that input it has already committed as the replay sends them again."""
+        return _split_position(self.recovery.resume_position)[0]
 
     @property
     def buffered(self) -> int:
@@ -354,6 +372,10 @@ class SparkSink:
             raise TypeError("rule 2.13: on_next(None)")
         if type(item) in _TABULAR:  # an Arrow RecordBatch/Table or a pandas DataFrame
             item = _TABULAR[type(item)](item)
+        if self._replay_skip:  # resumed inside a split input: drop what is committed
+            item = self._skip_replayed(item)
+            if item is None:
+                return
         with self._lock:
             if self._state != "active" or self._upstream_done:
                 return  # rule 2.8: signals after cancel are dropped
@@ -381,6 +403,38 @@ class SparkSink:
             self._fail(RuntimeError("rule 1.1: the publisher sent more elements than requested"))
         elif batch is not None:
             self._convert_lane.submit(lambda: self._convert(batch))
+
+    def _skip_replayed(self, item: Any) -> Any:
+        """Drop the first replayed outputs of an input whose outputs were partly
+        committed; they must be outputs with no position (else the replay differs)."""
+        entries = item if type(item) is list else [item]
+        with self._lock:
+            if self._state != "active" or self._upstream_done:
+                return None  # rule 2.8
+            take = min(self._replay_skip, len(entries))
+            bad = next(
+                (e for e in entries[:take] if type(e) is not Positioned or e.position is not None),
+                None,
+            )
+            if bad is None:
+                self._replay_skip -= take
+                rest = entries[take:]
+                if not rest:
+                    self._outstanding -= 1  # the element is consumed: its slot is free again
+        if bad is not None:
+            self._fail(
+                RuntimeError(
+                    f"the replay differs from the committed run: output {bad!r} comes where "
+                    f"{self._partial_done} outputs of the input after position "
+                    f"{self._sealed_position!r} were committed (a non-deterministic source "
+                    "or flat_map)"
+                )
+            )
+            return None
+        if not rest:
+            self._request_free()
+            return None
+        return rest if type(item) is list else rest[0]
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -449,9 +503,10 @@ class SparkSink:
         for j in range(limit - 1, -1, -1):
             if getattr(filling[j], "position", None) is not None:
                 return j + 1
-        for j in range(limit, len(filling)):  # one input expanded past seal_rows
-            if getattr(filling[j], "position", None) is not None:
-                return j + 1
+        if limit == self._seal_rows:
+            # one input expanded past a batch: split it; the batch commits how many of
+            # its outputs it holds, and a replay drops that many (see _split_position)
+            return limit
         if self._upstream_done and not self._closing:
             return len(filling)  # completed: nothing follows, write it all
         return 0
@@ -467,10 +522,23 @@ class SparkSink:
             return None
         take = self._filling[:cut]
         self._filling = self._filling[cut:]
-        position = getattr(take[-1], "position", None)
-        if position is not None:
-            self._sealed_position = position
-        batch = _Batch(self._next_batch_id, self._next_offset, take, self._sealed_position)
+        position = self._sealed_position
+        if type(take[0]) is Positioned:
+            last = next(
+                (j for j in range(len(take) - 1, -1, -1) if take[j].position is not None), -1
+            )
+            if last >= 0:
+                self._sealed_position = position = take[last].position
+                self._partial_done = 0
+            self._partial_done += len(take) - 1 - last
+            if self._partial_done:  # cut inside an input's outputs
+                position = {PARTIAL: {"after": position, "outputs": self._partial_done}}
+        else:
+            position = getattr(take[-1], "position", None)
+            if position is not None:
+                self._sealed_position = position
+            position = self._sealed_position
+        batch = _Batch(self._next_batch_id, self._next_offset, take, position)
         self._next_batch_id += 1
         self._next_offset += len(take)
         self._in_flight_batches += 1

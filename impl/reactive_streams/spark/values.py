@@ -90,7 +90,7 @@ def _scalar_problem(value: Any, t: Any) -> str | None:
         if kind is bool or not isinstance(value, numbers.Real):
             return "loss" if kind is bool else None  # a string fails in Arrow, named there
         limit = _F32_MAX if t.bit_width == 32 else _F16_MAX if t.bit_width == 16 else None
-        if limit is not None and math.isfinite(value) and abs(value) > limit:
+        if limit is not None and math.isfinite(value) and abs(float(value)) > limit:
             return f"which is outside the range of column type {t}"
         return None
     if types.is_boolean(t):
