@@ -16,6 +16,7 @@ task at a time on ``executor`` (a two-thread pool by default; a
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -98,6 +99,27 @@ def _split_position(position: Any) -> tuple[Any, int]:
         inner = position[PARTIAL]
         return inner["after"], int(inner["outputs"])
     return position, 0
+
+
+def _estimate(value: Any, depth: int = 0) -> int:
+    """About the Arrow bytes of one record (8 per number, length plus a 4-byte offset
+    per string), to bound the first batch before any batch has been measured."""
+    kind = type(value)
+    if kind is Positioned:
+        return 0 if value.value is SKIP else _estimate(value.value, depth)
+    if kind is str or kind is bytes or kind is bytearray:
+        return len(value) + 4
+    if value is None or kind is bool:
+        return 1
+    if depth > 8:
+        return 8
+    if kind is dict:
+        return sum(_estimate(v, depth + 1) for v in value.values())
+    if kind is list or isinstance(value, tuple):
+        return 4 + sum(_estimate(v, depth + 1) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(_estimate(v, depth + 1) for v in vars(value).values())
+    return 8
 
 
 class SparkSinkError(RuntimeError):
@@ -278,6 +300,7 @@ class SparkSink:
         self._in_flight_rows = 0
         self._in_flight_batches = 0
         self._seal_rows = batch_rows
+        self._measured = False  # a converted batch gave the bytes per row
         self._next_batch_id = self.recovery.last_batch_id + 1
         self._next_offset = self.recovery.resume_offset
         self._committed_offset = self.recovery.resume_offset
@@ -390,9 +413,14 @@ class SparkSink:
                 else:
                     filling.append(item)
                     size = len(filling)
-                    if size < self._seal_rows and (size > 1 or self.max_latency is None):
+                    if size < self._seal_rows and (
+                        size > 1 or (self.max_latency is None and self._measured)
+                    ):
                         return  # the hot path: one lock, one append
                     was_empty = size == 1
+                if was_empty and not self._measured:  # budget the batch by its first record
+                    per_row = max(1, _estimate(filling[-size]))
+                    self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
                 if was_empty and size and self.max_latency is not None:
                     self._start_delay_timer_locked()
                 batch = self._seal_locked() if size >= self._seal_rows else None
@@ -625,6 +653,7 @@ class SparkSink:
             per_row = max(1, payload.nbytes // payload.rows)
             with self._lock:
                 self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
+                self._measured = True
         self._write_lane.submit(lambda: self._write(batch))
 
     def _drop(self, batch: _Batch) -> None:
