@@ -31,6 +31,7 @@ from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
 from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
+from reactive_streams.spark.quarantine import Quarantine
 from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter, StagedBatch
 
 __all__ = ["SinkResult", "SparkSink", "SparkSinkError"]
@@ -253,6 +254,7 @@ class SparkSink:
         executor: Executor | None = None,
         progress: bool | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        bad_records: str | None = None,
     ) -> None:
         if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
@@ -283,6 +285,10 @@ class SparkSink:
         self.retry_backoff_s = retry_backoff_s
         self._sleep = sleep
         self.recovery: Recovery = writer.recover()
+        self._quarantined = 0
+        self._quarantine: Quarantine | None = None
+        if bad_records is not None:  # refused records go aside, the stream goes on
+            self._quarantine = Quarantine(getattr(writer, "fs", None), bad_records, sink_id)
 
         self._pool: ThreadPoolExecutor | None = None
         if executor is None:
@@ -634,13 +640,7 @@ class SparkSink:
             return
         assert batch.records is not None
         try:
-            records = _unwrap(batch.records)
-            if records is None:
-                payload = self.writer.convert(batch.records, batch.offset_before)
-            elif records:
-                payload = self.writer.convert(records, batch.offset_before)
-            else:
-                payload = Payload(None, 0, 0)  # every element was a skip: no file
+            payload = self._convert_rows(batch, batch.records)
             if batch.position is not None:
                 check_position(batch.position)
         except Exception as e:
@@ -655,6 +655,38 @@ class SparkSink:
                 self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
                 self._measured = True
         self._write_lane.submit(lambda: self._write(batch))
+
+    def _convert_rows(self, batch: _Batch, entries: list[Any]) -> Payload:
+        """The batch's rows as a payload; with ``bad_records``, a row the schema refuses
+        goes to the quarantine (named by its element offset) and the rest is written."""
+        from reactive_streams.spark.records import SchemaError
+
+        first = batch.offset_before
+        records = _unwrap(entries)
+        if records is None:
+            rows, places = entries, [(first + k, None) for k in range(len(entries))]
+        else:
+            rows = records
+            places = [(first + k, e.position) for k, e in enumerate(entries) if e.value is not SKIP]
+        while rows:
+            try:
+                return self.writer.convert(rows, first)
+            except SchemaError as e:
+                at = -1 if e.record_index is None else e.record_index - first
+                if self._quarantine is None or not 0 <= at < len(rows):
+                    raise
+                offset, position = places[at]
+                self._quarantine.put(offset, position, e, rows[at])
+                with self._lock:
+                    self._quarantined += 1
+                rows, places = rows[:at] + rows[at + 1 :], places[:at] + places[at + 1 :]
+        return Payload(None, 0, 0)  # every element was a skip (or refused): no file
+
+    @property
+    def quarantined(self) -> int:
+        """Records this run refused and kept in ``bad_records`` (replays included)."""
+        with self._lock:
+            return self._quarantined
 
     def _drop(self, batch: _Batch) -> None:
         with self._lock:
