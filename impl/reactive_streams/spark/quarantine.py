@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any, Protocol
 
-from reactive_streams.spark.hadoop_fs import join, table_uri
+from reactive_streams.spark.hadoop_fs import Entry, join, table_uri
 
 __all__ = ["LocalFS", "Quarantine"]
 
@@ -37,6 +37,19 @@ class LocalFS:
 
     def mkdirs(self, uri: str) -> None:
         os.makedirs(self._local(uri), exist_ok=True)
+
+    def list(self, uri: str) -> list[Entry]:
+        path = self._local(uri)
+        if not os.path.isdir(path):
+            return []
+        return [
+            Entry(e.name, e.is_dir(), 0 if e.is_dir() else e.stat().st_size)
+            for e in os.scandir(path)
+        ]
+
+    def read(self, uri: str) -> bytes:
+        with open(self._local(uri), "rb") as fh:
+            return fh.read()
 
     def create_exclusive(self, uri: str, data: bytes) -> bool:
         try:
