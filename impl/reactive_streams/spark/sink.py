@@ -29,9 +29,11 @@ from typing import Any, TypeVar
 from reactive_streams.api import Subscription
 from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
+from reactive_streams.spark.ioerrors import io_cause, local_cause
 from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
 from reactive_streams.spark.quarantine import Quarantine
+from reactive_streams.spark.table_schema import EVOLUTION, SchemaStore
 from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter, StagedBatch
 
 __all__ = ["SinkResult", "SparkSink", "SparkSinkError"]
@@ -214,9 +216,16 @@ class _SerialLane:
 
 
 class _StepFailed(Exception):
-    def __init__(self, step: str, batch_id: int, attempts: int, cause: BaseException) -> None:
+    def __init__(
+        self, step: str, batch_id: int, attempts: int, cause: BaseException, first: BaseException
+    ) -> None:
+        # a retry may fail on what the first attempt left (a 0-byte record on a full
+        # disk): both errors are named, and the cause found in either
+        also = f"; attempt 1 failed with {first!r}" if repr(first) != repr(cause) else ""
+        why = io_cause(cause, first)
         super().__init__(
-            f"{step} of batch {batch_id} failed after {attempts} attempt(s): {cause!r}"
+            f"{step} of batch {batch_id} failed after {attempts} attempt(s): {cause!r}{also}"
+            + (f" [{why}]" if why else "")
         )
         self.step = step
 
@@ -255,6 +264,7 @@ class SparkSink:
         progress: bool | None = None,
         sleep: Callable[[float], None] = time.sleep,
         bad_records: str | None = None,
+        schema_evolution: str = "none",
     ) -> None:
         if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
@@ -263,18 +273,24 @@ class SparkSink:
         if writer is None:
             if spark is None:
                 raise ValueError("SparkSink needs a SparkSession (or an injected writer)")
-            writer = SparkBatchWriter(
-                spark,
-                path,
-                sink_id,
-                format=format,
-                schema=schema,
-                columns=columns,
-                options=options,
-                table=table,
-                mode=mode,
-                partition_by=partition_by,
-            )
+            try:
+                writer = SparkBatchWriter(
+                    spark,
+                    path,
+                    sink_id,
+                    format=format,
+                    schema=schema,
+                    columns=columns,
+                    options=options,
+                    table=table,
+                    mode=mode,
+                    partition_by=partition_by,
+                )
+            except OSError as e:  # name the cause: Hadoop's mkdirs only says "refused"
+                why = io_cause(e) or (local_cause(path) if path else None)
+                if why is None or why in str(e):
+                    raise
+                raise OSError(getattr(e, "errno", None), f"{e} [{why}]") from e
         self.writer = writer
         self.sink_id = sink_id
         self.batch_rows = batch_rows
@@ -289,6 +305,7 @@ class SparkSink:
         self._quarantine: Quarantine | None = None
         if bad_records is not None:  # refused records go aside, the stream goes on
             self._quarantine = Quarantine(getattr(writer, "fs", None), bad_records, sink_id)
+        self._schema_store, self._evolution = self._table_schema(writer, schema_evolution)
 
         self._pool: ThreadPoolExecutor | None = None
         if executor is None:
@@ -641,6 +658,10 @@ class SparkSink:
         assert batch.records is not None
         try:
             payload = self._convert_rows(batch, batch.records)
+            store = self._schema_store
+            if store is not None and payload.rows and hasattr(payload.data, "schema"):
+                store.check(payload.data.schema, self._evolution)  # the first batch only
+                self._schema_store = None
             if batch.position is not None:
                 check_position(batch.position)
         except Exception as e:
@@ -682,6 +703,28 @@ class SparkSink:
                 rows, places = rows[:at] + rows[at + 1 :], places[:at] + places[at + 1 :]
         return Payload(None, 0, 0)  # every element was a skip (or refused): no file
 
+    @staticmethod
+    def _table_schema(writer: Any, evolution: str) -> tuple[SchemaStore | None, str]:
+        """The table's stored schema: a declared schema is checked against it now; an
+        inferred one adopts it (so an all-null column keeps the table's type), or is
+        checked at the first batch."""
+        if evolution not in EVOLUTION:
+            raise ValueError(f"schema_evolution must be one of {EVOLUTION}, got {evolution!r}")
+        fs, path = getattr(writer, "fs", None), getattr(writer, "path", None)
+        if fs is None or not isinstance(path, str):
+            return None, evolution  # a writer with no table (the in-memory one)
+        store = SchemaStore(fs, path)
+        converter = getattr(writer, "converter", None)
+        declared = getattr(converter, "schema", None)
+        if declared is not None:
+            store.check(declared, evolution)
+            return None, evolution  # checked: nothing left to do per batch
+        found = store.current() if evolution == "none" else None
+        if found is not None and converter is not None:
+            converter.schema = found[1]
+            return None, evolution
+        return store, evolution
+
     @property
     def quarantined(self) -> int:
         """Records this run refused and kept in ``bad_records`` (replays included)."""
@@ -694,12 +737,14 @@ class SparkSink:
             self._in_flight_rows -= batch.slots
 
     def _retry(self, step: str, batch_id: int, action: Callable[[int], R]) -> R:
+        first: Exception | None = None
         for attempt in range(1, self.max_attempts + 1):
             try:
                 return action(attempt)
             except Exception as e:
+                first = first or e
                 if attempt == self.max_attempts:
-                    raise _StepFailed(step, batch_id, attempt, e) from e
+                    raise _StepFailed(step, batch_id, attempt, e, first) from e
                 with self._lock:
                     self._retries += 1
                 log.warning("%s of batch %d failed (attempt %d): %r", step, batch_id, attempt, e)
