@@ -17,7 +17,7 @@ each run resumes at ``sink.resume_position``. Exactly-once means the table holds
 every kept id once: ``count == distinct == expected`` and the id sum matches.
 
 ``--shape`` picks other jobs (issue 26): ``fanout`` (``concat_map(expand(...))`` where
-every 50th input expands to 2.5 batches, more than the sink's capacity, so it is split
+ten inputs expand to 2.5 batches each, more than the sink's capacity, so each is split
 across batches), ``log`` (a ``PartitionedLogSource`` over 3 partition files that grow
 before every run) and ``landing`` (a ``FileSource`` over a landing directory that gets a
 late file sorting before every file already read, and one sorting after, before every
@@ -49,9 +49,10 @@ SHAPES = ("filter", "fanout", "log", "landing")
 FAN = 10_000  # output id = input id * FAN + output index
 
 
-def fan_count(i: int, batch: int) -> int:
-    """Outputs of input ``i`` in the fanout shape: every 50th input 2.5 batches."""
-    return batch * 5 // 2 if i % 50 == 7 else i % 3
+def fan_count(i: int, batch: int, rows: int) -> int:
+    """Outputs of input ``i`` in the fanout shape: ten inputs 2.5 batches each (more
+    than the sink's capacity of 2 batches), the others 0-2."""
+    return batch * 5 // 2 if i % max(1, rows // 10) == 7 else i % 3
 
 
 class FileLog:
@@ -129,7 +130,7 @@ def expected(
 ) -> tuple[int, int]:
     """(count, sum of ids) of the rows the pipeline keeps."""
     if shape == "fanout":
-        outs = [i * FAN + j for i in range(rows) for j in range(fan_count(i, batch))]
+        outs = [i * FAN + j for i in range(rows) for j in range(fan_count(i, batch, rows))]
         return len(outs), sum(outs)
     if shape in ("log", "landing") and data is not None:
         found = [json.loads(x)["id"] for f in sorted(data.glob("*.jsonl")) for x in f.open()]
@@ -143,6 +144,7 @@ def job(argv: list[str]) -> int:
     """One run of the job (the process that gets killed)."""
     table, data_dir, master, batch = argv[0], Path(argv[1]), argv[2], int(argv[3])
     shape = argv[4] if len(argv) > 4 else "filter"
+    rows = int(argv[5]) if len(argv) > 5 else 0
     from reactive_streams.flow import Flow
     from reactive_streams.spark.positions import expand, keep_if, map_value
     from reactive_streams.spark.replay import FileSource, PartitionedLogSource
@@ -174,7 +176,7 @@ def job(argv: list[str]) -> int:
             i = r["id"]
             return [
                 {"id": i * FAN + j, "key": r["key"], "value": r["value"]}
-                for j in range(fan_count(i, batch))
+                for j in range(fan_count(i, batch, rows))
             ]
 
         flow.concat_map(expand(fan)).subscribe(sink)
@@ -280,6 +282,7 @@ def run_chaos(
     started = time.monotonic()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch), shape]
+    cmd.append(str(rows))
     for target in [*targets, None]:
         report.runs += 1
         grow(data, shape, report.runs, rows)
