@@ -81,5 +81,5 @@ class Quarantine:
             "error": str(error),
             "record": json.dumps(record, sort_keys=True, default=repr),
         }
-        data = (json.dumps(line, sort_keys=True) + "\n").encode("utf-8")
+        data = json.dumps(line, sort_keys=True).encode("utf-8")  # one line (Connect's rule)
         return self.fs.create_exclusive(join(self.uri, f"{self.sink_id}-{offset:012d}.json"), data)

@@ -92,7 +92,7 @@ class SchemaStore:
             "fields": [{"name": n, "type": t, "nullable": null} for n, t, null in _fields(schema)],
             "arrow": base64.b64encode(schema.serialize().to_pybytes()).decode("ascii"),
         }
-        data = json.dumps(body, indent=1).encode("utf-8")
+        data = json.dumps(body).encode("utf-8")  # one line: a Connect record is one
         return self.fs.create_exclusive(join(self.dir, f"{version:012d}.json"), data)
 
     def check(self, schema: Any, evolution: str = "none") -> None:
