@@ -575,9 +575,9 @@ class SparkSink:
         self._filling = self._filling[cut:]
         position = self._sealed_position
         if type(take[0]) is Positioned:
-            last = next(
-                (j for j in range(len(take) - 1, -1, -1) if take[j].position is not None), -1
-            )
+            last = len(take) - 1  # the last envelope that completes its input, or -1
+            while last >= 0 and getattr(take[last], "position", None) is None:
+                last -= 1
             if last >= 0:
                 self._sealed_position = position = take[last].position
                 self._partial_done = 0
