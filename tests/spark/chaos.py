@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 SINK_ID = "chaos"
 MODES = ("in_write", "after_commit", "random")
 SHAPES = ("filter", "fanout", "log", "landing")
-FAN = 10_000  # output id = input id * FAN + output index
+FAN = 1_000_000  # output id = input id * FAN + output index (more than any input's outputs)
 
 
 def fan_count(i: int, batch: int, rows: int) -> int:
