@@ -92,3 +92,22 @@ def test_without_bad_records_the_record_fails_the_stream(tmp_path: Path) -> None
     Flow.from_publisher(FileSource([data]).replay_from(None)).map(map_value(row)).subscribe(sink)
     with pytest.raises(SparkSinkError, match=f"record {BAD}"):
         sink.result(WAIT)
+
+
+@pytest.mark.spark
+def test_spark_sink_quarantine_is_a_json_table(spark: Any, tmp_path: Path) -> None:
+    from reactive_streams.spark.writer import read_committed
+
+    table, bad = str(tmp_path / "t"), str(tmp_path / "bad")
+    records = [{"id": i, "xs": [i, i + 0.5 if i == 3 else i]} for i in range(6)]
+    sink = SparkSink(
+        spark, table, sink_id="j", schema="id long, xs array<long>", bad_records=bad, progress=False
+    )
+    Flow.from_iterable(records).subscribe(sink)
+    assert sink.result(120).status == "completed"
+    assert sink.quarantined == 1
+    ids = sorted(r["id"] for r in read_committed(spark, table, sink_id="j").collect())
+    assert ids == [0, 1, 2, 4, 5]
+    kept = spark.read.json(bad).collect()
+    assert [(r["offset"], r["sink_id"]) for r in kept] == [(3, "j")]
+    assert "field 'xs[1]': record 3 has float 3.5" in kept[0]["error"]
