@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-source-big bench bench-smoke mutants docs clean kit-load kit-operators
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-chaos-shapes spark-source-big bench bench-smoke mutants docs clean kit-load kit-operators
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -111,6 +111,19 @@ spark-chaos: $(SETUP)
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 		--cluster --work build/spark-chaos/cluster
 	$(MAKE) -o $(SETUP) spark-chaos-webhdfs ROWS=$(ROWS) KILLS=$(KILLS)
+	$(MAKE) -o $(SETUP) spark-chaos-shapes KILLS=$(KILLS)
+
+## spark-chaos-shapes: the chaos run (local[1]) over a flat_map fan-out past the sink's
+## capacity, a partitioned log that grows before every run, a landing directory with late files
+spark-chaos-shapes: SHAPE_ROWS ?= 100000
+spark-chaos-shapes: KILLS ?= 10
+spark-chaos-shapes: $(SETUP)
+	for shape in fanout log landing; do \
+		rm -rf build/spark-chaos/$$shape && \
+		PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --shape $$shape --rows $(SHAPE_ROWS) \
+			--batch 5000 --kills $(KILLS) --master "local[1]" --work build/spark-chaos/$$shape \
+			|| exit 1; \
+	done
 
 ## spark-chaos-webhdfs: the chaos run on local[1], then on the cluster, with the table on a WebHDFS server on loopback
 ## whose files sit in a tmpfs of its own mount namespace; each worker in its own mount

@@ -584,6 +584,114 @@ MUTANTS = (
         "stateful/test_interleaved.py",
         "explore and zip",
     ),
+    Mutant(
+        "spark-nested-values-unchecked",
+        "nested, float32 and timestamp values go to Arrow unchecked (2.5 lands as 2)",
+        "issue 26",
+        (
+            Patch(
+                "spark/records.py",
+                "        check_column(values, name, ftype, first)\n",
+                "        pass  # only top-level numbers are checked\n",
+            ),
+        ),
+        "tests/spark/test_values.py",
+    ),
+    Mutant(
+        "spark-fanout-not-split",
+        "an input expanding past a batch is never cut: the full buffer hangs the sink",
+        "issue 26",
+        (
+            Patch(
+                "spark/sink.py",
+                "        if limit == self._seal_rows:\n",
+                "        if False:  # never split an input\n",
+            ),
+        ),
+        "tests/spark/test_fanout.py",
+        "split_not_hung",
+    ),
+    Mutant(
+        "spark-fanout-replay-not-dropped",
+        "a resumed sink keeps the replayed outputs of a split input it already committed",
+        "issue 26",
+        (
+            Patch(
+                "spark/sink.py",
+                "        if self._replay_skip:  # resumed inside a split input: drop what is committed\n",
+                "        if False:\n",
+            ),
+        ),
+        "tests/spark/test_fanout.py",
+        "resumes_exactly",
+    ),
+    Mutant(
+        "file-source-single-cursor",
+        "every file sorting before the open one counts as done: a late file is skipped",
+        "issue 26",
+        (
+            Patch(
+                "spark/replay.py",
+                "            finished = set(done)\n",
+                "            finished = set(done) | set(names[:at])\n",
+            ),
+        ),
+        "tests/spark/test_file_source.py",
+    ),
+    Mutant(
+        "spark-first-batch-unbudgeted",
+        "the first batch ignores batch_bytes until one batch was measured",
+        "issue 26",
+        (
+            Patch(
+                "spark/sink.py",
+                "                if was_empty and not self._measured:  # budget the batch by its first record\n",
+                "                if False:\n",
+            ),
+        ),
+        "tests/spark/test_sink_budget.py",
+    ),
+    Mutant(
+        "spark-quarantine-per-attempt",
+        "a quarantined record's file is named per attempt: a replay quarantines it again",
+        "issue 26",
+        (
+            Patch(
+                "spark/quarantine.py",
+                'join(self.uri, f"{self.sink_id}-{offset:012d}.json")',
+                'join(self.uri, f"{self.sink_id}-{offset:012d}-{id(self)}.json")',
+            ),
+        ),
+        "tests/spark/test_bad_records.py",
+    ),
+    Mutant(
+        "spark-declared-schema-unchecked",
+        "a declared schema is not compared with the table's stored one",
+        "issue 26",
+        (
+            Patch(
+                "spark/sink.py",
+                "            store.check(declared, evolution)\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/spark/test_table_schema.py",
+        "refused_with_a_diff",
+    ),
+    Mutant(
+        "spark-retry-forgets-first-error",
+        "a failed step names only its last attempt (the 0-byte record, not ENOSPC)",
+        "issue 26",
+        (
+            Patch(
+                "spark/sink.py",
+                "                first = first or e\n",
+                "                first = e\n",
+            ),
+        ),
+        "tests/spark/test_io_errors.py",
+        "full_disk",
+    ),
 )
 
 

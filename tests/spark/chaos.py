@@ -15,6 +15,13 @@ The job: :class:`FileSource` over JSON-lines files -> ``Flow.filter`` (drops eve
 id % 10 == 3) -> ``keep_if`` (skips every id % 10 == 7) -> ``map_value`` -> SparkSink;
 each run resumes at ``sink.resume_position``. Exactly-once means the table holds
 every kept id once: ``count == distinct == expected`` and the id sum matches.
+
+``--shape`` picks other jobs (issue 26): ``fanout`` (``concat_map(expand(...))`` where
+ten inputs expand to 2.5 batches each, more than the sink's capacity, so each is split
+across batches), ``log`` (a ``PartitionedLogSource`` over 3 partition files that grow
+before every run) and ``landing`` (a ``FileSource`` over a landing directory that gets a
+late file sorting before every file already read, and one sorting after, before every
+run).
 """
 
 from __future__ import annotations
@@ -38,6 +45,61 @@ from urllib.parse import urlsplit
 
 SINK_ID = "chaos"
 MODES = ("in_write", "after_commit", "random")
+SHAPES = ("filter", "fanout", "log", "landing")
+FAN = 1_000_000  # output id = input id * FAN + output index (more than any input's outputs)
+
+
+def fan_count(i: int, batch: int, rows: int) -> int:
+    """Outputs of input ``i`` in the fanout shape: ten inputs 2.5 batches each (more
+    than the sink's capacity of 2 batches), the others 0-2."""
+    return batch * 5 // 2 if i % max(1, rows // 10) == 7 else i % 3
+
+
+class FileLog:
+    """A partitioned log in JSON-lines files ``p<k>.jsonl`` (read once, at start)."""
+
+    def __init__(self, directory: Path) -> None:
+        files = sorted(directory.glob("p*.jsonl"))
+        self._data = [f.read_text(encoding="utf-8").splitlines() for f in files]
+
+    def partitions(self) -> list[int]:
+        return list(range(len(self._data)))
+
+    def end_offset(self, partition: int) -> int:
+        return len(self._data[partition])
+
+    def fetch(self, partition: int, offset: int, max_records: int) -> list[Any]:
+        return [json.loads(x) for x in self._data[partition][offset : offset + max_records]]
+
+
+def _line(i: int) -> str:
+    return f'{{"id": {i}, "key": "k{i % 7}", "value": {i * 0.5}}}\n'
+
+
+def grow(data: Path, shape: str, run: int, rows: int) -> None:
+    """Before run ``run``: append to the log's partitions, or land late files."""
+    per = max(1, rows // 20)
+    base = rows + run * 10 * per  # ids above the first files' range, unique per run
+    if shape == "log":
+        for p in range(3):
+            with open(data / f"p{p}.jsonl", "a", encoding="utf-8") as fh:
+                fh.writelines(_line(i) for i in range(base + p * per, base + (p + 1) * per))
+    elif shape == "landing":
+        for name, lo in (
+            (f"a-late-{run:03d}.jsonl", base),
+            (f"z-late-{run:03d}.jsonl", base + per),
+        ):
+            tmp = data / f"_{name}"  # hidden while written, then renamed in
+            tmp.write_text("".join(_line(i) for i in range(lo, lo + per)), encoding="utf-8")
+            os.replace(tmp, data / name)
+
+
+def make_log(directory: Path, rows: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    if not any(directory.glob("p*.jsonl")):
+        for p in range(3):
+            with open(directory / f"p{p}.jsonl", "w", encoding="utf-8") as fh:
+                fh.writelines(_line(i) for i in range(rows) if i % 3 == p)
 
 
 def kept(i: int) -> bool:
@@ -63,8 +125,17 @@ def make_files(directory: Path, rows: int, files: int) -> list[Path]:
     return paths
 
 
-def expected(rows: int) -> tuple[int, int]:
+def expected(
+    rows: int, shape: str = "filter", data: Path | None = None, batch: int = 0
+) -> tuple[int, int]:
     """(count, sum of ids) of the rows the pipeline keeps."""
+    if shape == "fanout":
+        outs = [i * FAN + j for i in range(rows) for j in range(fan_count(i, batch, rows))]
+        return len(outs), sum(outs)
+    if shape in ("log", "landing") and data is not None:
+        found = [json.loads(x)["id"] for f in sorted(data.glob("*.jsonl")) for x in f.open()]
+        ids = [i for i in found if kept(i)]
+        return len(ids), sum(ids)
     ids = [i for i in range(rows) if kept(i)]
     return len(ids), sum(ids)
 
@@ -72,9 +143,11 @@ def expected(rows: int) -> tuple[int, int]:
 def job(argv: list[str]) -> int:
     """One run of the job (the process that gets killed)."""
     table, data_dir, master, batch = argv[0], Path(argv[1]), argv[2], int(argv[3])
+    shape = argv[4] if len(argv) > 4 else "filter"
+    rows = int(argv[5]) if len(argv) > 5 else 0
     from reactive_streams.flow import Flow
-    from reactive_streams.spark.positions import keep_if, map_value
-    from reactive_streams.spark.replay import FileSource
+    from reactive_streams.spark.positions import expand, keep_if, map_value
+    from reactive_streams.spark.replay import FileSource, PartitionedLogSource
     from reactive_streams.spark.session import local_session
     from reactive_streams.spark.sink import SparkSink
 
@@ -91,14 +164,29 @@ def job(argv: list[str]) -> int:
         schema="id long, key string, value double",
         progress=False,
     )
-    source = FileSource(files, parse=json.loads)
-    (
-        Flow.from_publisher(source.replay_from(sink.resume_position))
-        .filter(lambda env: env.value["id"] % 10 != 3)
-        .map(keep_if(lambda r: r["id"] % 10 != 7))
-        .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
-        .subscribe(sink)
-    )
+    source: Any = FileSource(files, parse=json.loads)
+    if shape == "log":
+        source = PartitionedLogSource(FileLog(data_dir), fetch_size=1000)
+    elif shape == "landing":
+        source = FileSource([data_dir], pattern="*.jsonl")
+    flow = Flow.from_publisher(source.replay_from(sink.resume_position))
+    if shape == "fanout":
+
+        def fan(r: dict[str, Any]) -> list[dict[str, Any]]:
+            i = r["id"]
+            return [
+                {"id": i * FAN + j, "key": r["key"], "value": r["value"]}
+                for j in range(fan_count(i, batch, rows))
+            ]
+
+        flow.concat_map(expand(fan)).subscribe(sink)
+    else:
+        (
+            flow.filter(lambda env: env.value["id"] % 10 != 3)
+            .map(keep_if(lambda r: r["id"] % 10 != 7))
+            .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
+            .subscribe(sink)
+        )
     result = sink.result(3600)
     print(json.dumps({"status": result.status, "records": result.metrics.records}), flush=True)
     spark.stop()
@@ -174,6 +262,7 @@ def run_chaos(
     seed: int = 1,
     timeout: float = 3600.0,
     log: Any = None,
+    shape: str = "filter",
 ) -> Report:
     """Run the job, SIGKILL it ``kills`` times at spread-out commit counts (sometimes
     while Spark is writing a batch, sometimes at a random delay), finish. The table is
@@ -181,16 +270,22 @@ def run_chaos(
     rng = random.Random(seed)
     data = work / "data"
     table = table or (work / "table").absolute().as_uri()
-    make_files(data, rows, files)
-    batches = -(-rows // batch)
+    if shape == "log":
+        make_log(data, rows)
+    else:
+        make_files(data, rows, files)
+    outputs = expected(rows, shape, None, batch)[0] if shape == "fanout" else rows
+    batches = -(-outputs // batch)
     # spread over all but the last 5 batches: a run must not finish before its kill
     targets = [max(1, (k + 1) * (batches - 5) // (kills + 1)) for k in range(kills)]
     report = Report()
     started = time.monotonic()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch)]
+    cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch), shape]
+    cmd.append(str(rows))
     for target in [*targets, None]:
         report.runs += 1
+        grow(data, shape, report.runs, rows)
         errfile = open(work / f"run-{report.runs}.err", "wb")  # noqa: SIM115 - closed below
         child = subprocess.Popen(
             cmd, env=env, stdout=subprocess.DEVNULL, stderr=errfile, start_new_session=True
@@ -231,7 +326,7 @@ def run_chaos(
             child.wait(timeout=60)
             errfile.close()
     report.seconds = time.monotonic() - started
-    report.expected_count, report.expected_sum = expected(rows)
+    report.expected_count, report.expected_sum = expected(rows, shape, data, batch)
     return report
 
 
@@ -254,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=40_000)
     parser.add_argument("--master", default="local[1]")
     parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--shape", choices=SHAPES, default="filter")
     parser.add_argument(
         "--cluster", action="store_true", help="start a standalone master + 2 workers on loopback"
     )
@@ -300,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
                 batch=opts.batch,
                 table=table,
                 log=lambda m: print(m, flush=True),
+                shape=opts.shape,
             )
         from reactive_streams.spark.session import local_session
 
@@ -316,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(
             {
                 "master": opts.master,
+                "shape": opts.shape,
                 "table": table,
                 "private": private,
                 "rows_offered": opts.rows,

@@ -54,8 +54,8 @@ def test_file_source_positions_resume_after_the_record(tmp_path: Path) -> None:
     source = FileSource(files)
     envs = collect(source.replay_from(None))
     assert [e.value["id"] for e in envs] == [0, 1, 2, 3, 4]
-    assert envs[2].position == {"file": "a.jsonl", "row": 3}
-    assert envs[3].position == {"file": "b.jsonl", "row": 1}
+    assert envs[2].position == {"done": [], "file": "a.jsonl", "row": 3}
+    assert envs[3].position == {"done": ["a.jsonl"], "file": "b.jsonl", "row": 1}
     for k, env in enumerate(envs):  # resuming at a record's position yields what follows it
         rest = collect(source.replay_from(env.position))
         assert [e.value["id"] for e in rest] == list(range(k + 1, 5))

@@ -19,7 +19,9 @@ and ``Flow.concat_map``; no operator needs to know about positions):
 * ``flat_map``: :func:`expand` for ``concat_map`` (one inner at a time). Every
   output but the last carries ``position=None`` ("no new position"): a crash
   between two outputs of one input resumes before that input, never after it.
-  An input with no output becomes a skip.
+  An input with no output becomes a skip. An input whose outputs fill a batch is
+  split: the sink commits ``{"rs_partial": {"after": <position>, "outputs": k}}``
+  and, resumed, drops the first ``k`` replayed outputs (exactly once).
 * ``batch``/``buffer``: a ``list`` of envelopes is accepted by the sink as one
   element; each envelope keeps its own position.
 

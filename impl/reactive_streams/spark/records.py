@@ -34,9 +34,23 @@ def _lossless(value: Any, kind: str) -> bool:
 
 
 def _checked(ftype: Any) -> bool:
+    from reactive_streams.spark.values import needs_check
+
+    return needs_check(ftype)
+
+
+def _check(values: list[Any], name: str, ftype: Any, first: int) -> None:
+    """Top-level numbers by the fast type-set check; nested, time and narrow float
+    columns value by value (:mod:`reactive_streams.spark.values`)."""
     import pyarrow as pa
 
-    return bool(pa.types.is_integer(ftype) or pa.types.is_floating(ftype) or ftype == pa.bool_())
+    from reactive_streams.spark.values import check_column
+
+    wide = pa.types.is_floating(ftype) and ftype.bit_width == 64
+    if wide or pa.types.is_integer(ftype) or pa.types.is_boolean(ftype):
+        check_lossless(values, name, ftype, first)
+    else:
+        check_column(values, name, ftype, first)
 
 
 def check_lossless(values: Iterable[Any], name: str, ftype: Any, first: int) -> None:
@@ -64,6 +78,22 @@ def check_lossless(values: Iterable[Any], name: str, ftype: Any, first: int) -> 
             name,
             first + i,
         )
+
+
+def _refuse_null_types(names: list[str], arrays: list[Any], first: int, count: int) -> None:
+    """An all-null column has no type to infer: fixing ``null`` for the stream would
+    fail every later batch (and Spark cannot write it), so the schema is required."""
+    from reactive_streams.spark.values import null_typed
+
+    for name, arr in zip(names, arrays, strict=True):
+        path = null_typed(arr.type, name)
+        if path:
+            raise SchemaError(
+                f"field {path!r}: null in every record of the first batch (records {first}-"
+                f"{first + count - 1}), so its type cannot be inferred: declare it in schema=",
+                path,
+                first,
+            )
 
 
 class SchemaError(ValueError):
@@ -146,7 +176,7 @@ class RecordConverter:
             for field in self.schema:
                 if _checked(field.type):
                     name = field.name
-                    check_lossless([r[name] for r in records], name, field.type, first_index)
+                    _check([r[name] for r in records], name, field.type, first_index)
             # Fast path (about 30 % cheaper); the columnar path below names the culprit.
             try:
                 table = pa.Table.from_pylist(records, schema=self.schema)
@@ -159,13 +189,14 @@ class RecordConverter:
         for pos, name in enumerate(names):
             column = self._column(records, kind, name, pos)
             ftype = self.schema.field(name).type if self.schema is not None else None
-            if ftype is not None:
-                check_lossless(column, name, ftype, first_index)
+            if ftype is not None and _checked(ftype):
+                _check(column, name, ftype, first_index)
             try:
                 arrays.append(pa.array(column, type=ftype))
             except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
                 raise self._explain(column, name, ftype, first_index, e) from e
         if self.schema is None:
+            _refuse_null_types(names, arrays, first_index, len(records))
             self.schema = pa.schema(
                 [pa.field(n, a.type) for n, a in zip(names, arrays, strict=True)]
             )

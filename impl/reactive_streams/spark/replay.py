@@ -3,8 +3,13 @@
 Both publish :class:`~reactive_streams.spark.positions.Positioned` envelopes whose
 position is where a replay resumes *after* that record:
 
-* :class:`FileSource`: ``{"file": <name>, "row": <rows of that file done>}``; files
-  are read in the given order, one record per line.
+* :class:`FileSource`: ``{"done": [<names of files read whole>], "file": <name>,
+  "row": <rows of that file done>}``: a *set of files done*, as Structured
+  Streaming's file source keeps them, so a file that lands late in a directory is
+  read once even if its name sorts before files already read. Files are read in the
+  given order (a directory: its files by name), one record per line. The earlier
+  format ``{"file", "row"}`` is still accepted: the files before ``file`` count as
+  done.
 * :class:`PartitionedLogSource`: ``{"<partition>": <next offset>, ...}`` over a
   :class:`PartitionedLog` (the shape of a Kafka topic: partition -> offset);
   :class:`MemoryLog` is an in-memory broker for tests.
@@ -12,6 +17,7 @@ position is where a replay resumes *after* that record:
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -35,41 +41,82 @@ class _Replay:
         return self._make()
 
 
+_Plan = tuple[list[tuple[str, str, int]], set[str]]
+
+
 class FileSource:
-    """Records of line files (``parse(line)`` per line), replayable from a position."""
+    """Records of line files (``parse(line)`` per line), replayable from a position.
+
+    ``paths`` are files or directories (landing directories: listed at every
+    subscription, their files matching ``pattern`` by name, hidden ``.``/``_``
+    names skipped). The position keeps the set of files done, so a late file is
+    read once wherever its name sorts."""
 
     def __init__(
         self,
         paths: Sequence[str | os.PathLike[str]],
         *,
         parse: Callable[[str], Any] = json.loads,
+        pattern: str = "*",
         executor: Executor | None = None,
     ) -> None:
         self.paths = [os.fspath(p) for p in paths]
-        names = [os.path.basename(p) for p in self.paths]
-        if len(set(names)) != len(names):
-            raise ValueError(f"FileSource: file names must be distinct, got {names}")
-        self._names = names
+        self.pattern = pattern
         self.parse = parse
         self.executor = executor
+        self._listing()  # distinct names, checked now
 
-    def _start(self, position: Any | None) -> tuple[int, int]:
+    def _listing(self) -> list[tuple[str, str]]:
+        """(name, path) of every input file now, in reading order."""
+        out: list[tuple[str, str]] = []
+        for p in self.paths:
+            if os.path.isdir(p):
+                for name in sorted(os.listdir(p)):
+                    full = os.path.join(p, name)
+                    if (
+                        not name.startswith((".", "_"))
+                        and fnmatch.fnmatch(name, self.pattern)
+                        and os.path.isfile(full)
+                    ):
+                        out.append((name, full))
+            else:
+                out.append((os.path.basename(p), p))
+        names = [n for n, _ in out]
+        if len(set(names)) != len(names):
+            raise ValueError(f"FileSource: file names must be distinct, got {names}")
+        return out
+
+    def _plan(self, position: Any | None) -> _Plan:
+        """The files to read as (name, path, rows to skip), and the names done."""
+        listing = self._listing()
         if position is None:
-            return 0, 0
-        if not isinstance(position, dict) or set(position) != {"file", "row"}:
-            raise ValueError(f"FileSource: position must be {{'file', 'row'}}, got {position!r}")
+            return [(n, p, 0) for n, p in listing], set()
+        keys = set(position) if isinstance(position, dict) else set()
+        if keys not in ({"file", "row"}, {"done", "file", "row"}):
+            raise ValueError(
+                f"FileSource: position must be {{'done', 'file', 'row'}}, got {position!r}"
+            )
         name, row = position["file"], position["row"]
-        if name not in self._names:
-            raise ValueError(f"FileSource: position names {name!r}, not one of {self._names}")
+        names = [n for n, _ in listing]
+        if name not in names:
+            raise ValueError(f"FileSource: position names {name!r}, not one of {names}")
         if not isinstance(row, int) or row < 0:
             raise ValueError(f"FileSource: position row must be an int >= 0, got {row!r}")
-        return self._names.index(name), row
+        at = names.index(name)
+        if "done" in keys:
+            done = position["done"]
+            if not isinstance(done, list) or not all(isinstance(d, str) for d in done):
+                raise ValueError(f"FileSource: position 'done' must list names, got {done!r}")
+            finished = set(done)
+        else:  # the earlier single-cursor format: every file before it is done
+            finished = set(names[:at])
+        rest = [(n, p, 0) for n, p in listing if n not in finished and n != name]
+        return [(name, listing[at][1], row), *rest], finished
 
     def _records(self, position: Any | None) -> Iterator[Positioned]:
-        first, skip = self._start(position)
-        for index in range(first, len(self.paths)):
-            path, name = self.paths[index], self._names[index]
-            to_skip = skip if index == first else 0
+        plan, finished = self._plan(position)
+        for name, path, to_skip in plan:
+            done = sorted(finished)  # shared by this file's positions, never mutated
             try:
                 fh = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
             except OSError as e:
@@ -80,14 +127,16 @@ class FileSource:
                     row += 1
                     if row <= to_skip:
                         continue
-                    yield Positioned({"file": name, "row": row}, self.parse(line))
+                    position = {"done": done, "file": name, "row": row}
+                    yield Positioned(position, self.parse(line))
                 if row < to_skip:
                     raise ValueError(
                         f"FileSource: {path} has {row} rows, the position says {to_skip} were read"
                     )
+            finished.add(name)
 
     def replay_from(self, position: Any | None) -> Publisher[Positioned]:
-        self._start(position)  # a bad position fails here, not in the subscriber
+        self._plan(position)  # a bad position fails here, not in the subscriber
         return sources.from_iterable(
             _Replay(lambda: self._records(position)),
             executor=self.executor or default_executor(),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["is_connect", "java_available", "local_session", "session_conf"]
+__all__ = ["check_reachable", "is_connect", "java_available", "local_session", "session_conf"]
 
 _QUIET_LOG4J2 = """\
 rootLogger.level = error
@@ -56,6 +57,33 @@ _CONNECT_RUNTIME = (
     "spark.sql.session.timeZone",
     "spark.sql.shuffle.partitions",
 )
+
+
+_DEFAULT_PORTS = {"sc": 15002, "spark": 7077}
+
+
+def check_reachable(url: str, timeout: float) -> None:
+    """Raise ``ConnectionError`` naming ``url`` unless one of its ``host:port``s accepts
+    a TCP connection within ``timeout`` seconds (``sc://`` and ``spark://`` URLs; others
+    pass). Without it an unreachable Connect server retried for about 10 minutes and
+    an unreachable standalone master failed after about 100 s without naming itself."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in _DEFAULT_PORTS:
+        return
+    hosts = url.split("://", 1)[1].split("/", 1)[0].split(";", 1)[0]
+    errors = []
+    for hostport in hosts.split(","):
+        parts = urlsplit(f"//{hostport}")
+        host, port = parts.hostname or "localhost", parts.port or _DEFAULT_PORTS[scheme]
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as e:
+            errors.append(f"{host}:{port}: {e.strerror or e}")
+    raise ConnectionError(
+        f"{url}: no {'Spark Connect server' if scheme == 'sc' else 'Spark master'} reachable "
+        f"within {timeout:g} s ({'; '.join(errors)})"
+    )
 
 
 def _connect_session(url: str, app_name: str, conf: Mapping[str, str] | None) -> Any:
@@ -125,15 +153,19 @@ def local_session(
     conf: Mapping[str, str] | None = None,
     fast_start: bool = False,
     driver_memory: str = "2g",
+    connect_timeout: float = 30.0,
 ) -> Any:
     """Build (or reuse) a SparkSession with quiet, small-machine settings.
 
     Spark 4 adds the Java 17 ``--add-opens`` flags itself; ``fast_start`` adds the
     C1-only JIT flags that shorten start-up for test suites. ``master="sc://host:port"``
     returns a Spark Connect session (``conf`` then holds runtime SQL settings only;
-    ``fast_start`` and ``driver_memory`` belong to the server).
+    ``fast_start`` and ``driver_memory`` belong to the server). An ``sc://`` server or a
+    ``spark://`` master that does not accept a connection within ``connect_timeout``
+    seconds raises ``ConnectionError`` naming the URL.
     """
     url = master or os.environ.get("RS_SPARK_MASTER", "")
+    check_reachable(url, connect_timeout)
     if urlsplit(url).scheme == "sc":
         return _connect_session(url, app_name, conf)
     if java_available() is None:

@@ -16,6 +16,7 @@ task at a time on ``executor`` (a two-thread pool by default; a
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -28,8 +29,11 @@ from typing import Any, TypeVar
 from reactive_streams.api import Subscription
 from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
+from reactive_streams.spark.ioerrors import io_cause, local_cause
 from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
+from reactive_streams.spark.quarantine import Quarantine
+from reactive_streams.spark.table_schema import EVOLUTION, SchemaStore
 from reactive_streams.spark.writer import BatchWriter, Payload, SparkBatchWriter, StagedBatch
 
 __all__ = ["SinkResult", "SparkSink", "SparkSinkError"]
@@ -85,6 +89,40 @@ def _locate(error: Exception, entries: list[Any], first_offset: int) -> Exceptio
     located = SchemaError(f"{error} (source position after it: {where!r})", error.field, index)
     located.__cause__ = error.__cause__
     return located
+
+
+PARTIAL = "rs_partial"
+
+
+def _split_position(position: Any) -> tuple[Any, int]:
+    """A committed position as (source position, outputs of the next input already
+    committed): a batch cut inside one input's outputs commits
+    ``{"rs_partial": {"after": <position before the input>, "outputs": k}}``."""
+    if type(position) is dict and set(position) == {PARTIAL}:
+        inner = position[PARTIAL]
+        return inner["after"], int(inner["outputs"])
+    return position, 0
+
+
+def _estimate(value: Any, depth: int = 0) -> int:
+    """About the Arrow bytes of one record (8 per number, length plus a 4-byte offset
+    per string), to bound the first batch before any batch has been measured."""
+    kind = type(value)
+    if kind is Positioned:
+        return 0 if value.value is SKIP else _estimate(value.value, depth)
+    if kind is str or kind is bytes or kind is bytearray:
+        return len(value) + 4
+    if value is None or kind is bool:
+        return 1
+    if depth > 8:
+        return 8
+    if kind is dict:
+        return sum(_estimate(v, depth + 1) for v in value.values())
+    if kind is list or isinstance(value, tuple):
+        return 4 + sum(_estimate(v, depth + 1) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(_estimate(v, depth + 1) for v in vars(value).values())
+    return 8
 
 
 class SparkSinkError(RuntimeError):
@@ -178,9 +216,16 @@ class _SerialLane:
 
 
 class _StepFailed(Exception):
-    def __init__(self, step: str, batch_id: int, attempts: int, cause: BaseException) -> None:
+    def __init__(
+        self, step: str, batch_id: int, attempts: int, cause: BaseException, first: BaseException
+    ) -> None:
+        # a retry may fail on what the first attempt left (a 0-byte record on a full
+        # disk): both errors are named, and the cause found in either
+        also = f"; attempt 1 failed with {first!r}" if repr(first) != repr(cause) else ""
+        why = io_cause(cause, first)
         super().__init__(
-            f"{step} of batch {batch_id} failed after {attempts} attempt(s): {cause!r}"
+            f"{step} of batch {batch_id} failed after {attempts} attempt(s): {cause!r}{also}"
+            + (f" [{why}]" if why else "")
         )
         self.step = step
 
@@ -218,6 +263,8 @@ class SparkSink:
         executor: Executor | None = None,
         progress: bool | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        bad_records: str | None = None,
+        schema_evolution: str = "none",
     ) -> None:
         if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
@@ -226,18 +273,24 @@ class SparkSink:
         if writer is None:
             if spark is None:
                 raise ValueError("SparkSink needs a SparkSession (or an injected writer)")
-            writer = SparkBatchWriter(
-                spark,
-                path,
-                sink_id,
-                format=format,
-                schema=schema,
-                columns=columns,
-                options=options,
-                table=table,
-                mode=mode,
-                partition_by=partition_by,
-            )
+            try:
+                writer = SparkBatchWriter(
+                    spark,
+                    path,
+                    sink_id,
+                    format=format,
+                    schema=schema,
+                    columns=columns,
+                    options=options,
+                    table=table,
+                    mode=mode,
+                    partition_by=partition_by,
+                )
+            except OSError as e:  # name the cause: Hadoop's mkdirs only says "refused"
+                why = io_cause(e) or (local_cause(path) if path else None)
+                if why is None or why in str(e):
+                    raise
+                raise OSError(getattr(e, "errno", None), f"{e} [{why}]") from e
         self.writer = writer
         self.sink_id = sink_id
         self.batch_rows = batch_rows
@@ -248,6 +301,11 @@ class SparkSink:
         self.retry_backoff_s = retry_backoff_s
         self._sleep = sleep
         self.recovery: Recovery = writer.recover()
+        self._quarantined = 0
+        self._quarantine: Quarantine | None = None
+        if bad_records is not None:  # refused records go aside, the stream goes on
+            self._quarantine = Quarantine(getattr(writer, "fs", None), bad_records, sink_id)
+        self._schema_store, self._evolution = self._table_schema(writer, schema_evolution)
 
         self._pool: ThreadPoolExecutor | None = None
         if executor is None:
@@ -265,10 +323,14 @@ class SparkSink:
         self._in_flight_rows = 0
         self._in_flight_batches = 0
         self._seal_rows = batch_rows
+        self._measured = False  # a converted batch gave the bytes per row
         self._next_batch_id = self.recovery.last_batch_id + 1
         self._next_offset = self.recovery.resume_offset
         self._committed_offset = self.recovery.resume_offset
-        self._sealed_position: Any = self.recovery.resume_position
+        # the last complete source position, and the outputs of the input after it that
+        # are sealed already (a fan-out split across batches; a replay drops them again)
+        self._sealed_position, self._partial_done = _split_position(self.recovery.resume_position)
+        self._replay_skip = self._partial_done
         self._closing = False
         self._last_committed = self.recovery.last_batch_id
         self._upstream_done = False
@@ -298,8 +360,10 @@ class SparkSink:
     def resume_position(self) -> Any:
         """Source position committed by earlier runs (``None``: start from the beginning).
 
-        ``source.replay_from(sink.resume_position)`` resumes a replayable source."""
-        return self.recovery.resume_position
+        ``source.replay_from(sink.resume_position)`` resumes a replayable source; when
+        the last batch ended inside one input's outputs, the sink drops the outputs of
+        that input it has already committed as the replay sends them again."""
+        return _split_position(self.recovery.resume_position)[0]
 
     @property
     def buffered(self) -> int:
@@ -354,6 +418,10 @@ class SparkSink:
             raise TypeError("rule 2.13: on_next(None)")
         if type(item) in _TABULAR:  # an Arrow RecordBatch/Table or a pandas DataFrame
             item = _TABULAR[type(item)](item)
+        if self._replay_skip:  # resumed inside a split input: drop what is committed
+            item = self._skip_replayed(item)
+            if item is None:
+                return
         with self._lock:
             if self._state != "active" or self._upstream_done:
                 return  # rule 2.8: signals after cancel are dropped
@@ -368,9 +436,14 @@ class SparkSink:
                 else:
                     filling.append(item)
                     size = len(filling)
-                    if size < self._seal_rows and (size > 1 or self.max_latency is None):
+                    if size < self._seal_rows and (
+                        size > 1 or (self.max_latency is None and self._measured)
+                    ):
                         return  # the hot path: one lock, one append
                     was_empty = size == 1
+                if was_empty and not self._measured:  # budget the batch by its first record
+                    per_row = max(1, _estimate(filling[-size]))
+                    self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
                 if was_empty and size and self.max_latency is not None:
                     self._start_delay_timer_locked()
                 batch = self._seal_locked() if size >= self._seal_rows else None
@@ -381,6 +454,38 @@ class SparkSink:
             self._fail(RuntimeError("rule 1.1: the publisher sent more elements than requested"))
         elif batch is not None:
             self._convert_lane.submit(lambda: self._convert(batch))
+
+    def _skip_replayed(self, item: Any) -> Any:
+        """Drop the first replayed outputs of an input whose outputs were partly
+        committed; they must be outputs with no position (else the replay differs)."""
+        entries = item if type(item) is list else [item]
+        with self._lock:
+            if self._state != "active" or self._upstream_done:
+                return None  # rule 2.8
+            take = min(self._replay_skip, len(entries))
+            bad = next(
+                (e for e in entries[:take] if type(e) is not Positioned or e.position is not None),
+                None,
+            )
+            if bad is None:
+                self._replay_skip -= take
+                rest = entries[take:]
+                if not rest:
+                    self._outstanding -= 1  # the element is consumed: its slot is free again
+        if bad is not None:
+            self._fail(
+                RuntimeError(
+                    f"the replay differs from the committed run: output {bad!r} comes where "
+                    f"{self._partial_done} outputs of the input after position "
+                    f"{self._sealed_position!r} were committed (a non-deterministic source "
+                    "or flat_map)"
+                )
+            )
+            return None
+        if not rest:
+            self._request_free()
+            return None
+        return rest if type(item) is list else rest[0]
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -449,9 +554,10 @@ class SparkSink:
         for j in range(limit - 1, -1, -1):
             if getattr(filling[j], "position", None) is not None:
                 return j + 1
-        for j in range(limit, len(filling)):  # one input expanded past seal_rows
-            if getattr(filling[j], "position", None) is not None:
-                return j + 1
+        if limit == self._seal_rows:
+            # one input expanded past a batch: split it; the batch commits how many of
+            # its outputs it holds, and a replay drops that many (see _split_position)
+            return limit
         if self._upstream_done and not self._closing:
             return len(filling)  # completed: nothing follows, write it all
         return 0
@@ -467,10 +573,23 @@ class SparkSink:
             return None
         take = self._filling[:cut]
         self._filling = self._filling[cut:]
-        position = getattr(take[-1], "position", None)
-        if position is not None:
-            self._sealed_position = position
-        batch = _Batch(self._next_batch_id, self._next_offset, take, self._sealed_position)
+        position = self._sealed_position
+        if type(take[0]) is Positioned:
+            last = len(take) - 1  # the last envelope that completes its input, or -1
+            while last >= 0 and getattr(take[last], "position", None) is None:
+                last -= 1
+            if last >= 0:
+                self._sealed_position = position = take[last].position
+                self._partial_done = 0
+            self._partial_done += len(take) - 1 - last
+            if self._partial_done:  # cut inside an input's outputs
+                position = {PARTIAL: {"after": position, "outputs": self._partial_done}}
+        else:
+            position = getattr(take[-1], "position", None)
+            if position is not None:
+                self._sealed_position = position
+            position = self._sealed_position
+        batch = _Batch(self._next_batch_id, self._next_offset, take, position)
         self._next_batch_id += 1
         self._next_offset += len(take)
         self._in_flight_batches += 1
@@ -538,13 +657,11 @@ class SparkSink:
             return
         assert batch.records is not None
         try:
-            records = _unwrap(batch.records)
-            if records is None:
-                payload = self.writer.convert(batch.records, batch.offset_before)
-            elif records:
-                payload = self.writer.convert(records, batch.offset_before)
-            else:
-                payload = Payload(None, 0, 0)  # every element was a skip: no file
+            payload = self._convert_rows(batch, batch.records)
+            store = self._schema_store
+            if store is not None and payload.rows and hasattr(payload.data, "schema"):
+                store.check(payload.data.schema, self._evolution)  # the first batch only
+                self._schema_store = None
             if batch.position is not None:
                 check_position(batch.position)
         except Exception as e:
@@ -557,7 +674,62 @@ class SparkSink:
             per_row = max(1, payload.nbytes // payload.rows)
             with self._lock:
                 self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
+                self._measured = True
         self._write_lane.submit(lambda: self._write(batch))
+
+    def _convert_rows(self, batch: _Batch, entries: list[Any]) -> Payload:
+        """The batch's rows as a payload; with ``bad_records``, a row the schema refuses
+        goes to the quarantine (named by its element offset) and the rest is written."""
+        from reactive_streams.spark.records import SchemaError
+
+        first = batch.offset_before
+        records = _unwrap(entries)
+        if records is None:
+            rows, places = entries, [(first + k, None) for k in range(len(entries))]
+        else:
+            rows = records
+            places = [(first + k, e.position) for k, e in enumerate(entries) if e.value is not SKIP]
+        while rows:
+            try:
+                return self.writer.convert(rows, first)
+            except SchemaError as e:
+                at = -1 if e.record_index is None else e.record_index - first
+                if self._quarantine is None or not 0 <= at < len(rows):
+                    raise
+                offset, position = places[at]
+                self._quarantine.put(offset, position, e, rows[at])
+                with self._lock:
+                    self._quarantined += 1
+                rows, places = rows[:at] + rows[at + 1 :], places[:at] + places[at + 1 :]
+        return Payload(None, 0, 0)  # every element was a skip (or refused): no file
+
+    @staticmethod
+    def _table_schema(writer: Any, evolution: str) -> tuple[SchemaStore | None, str]:
+        """The table's stored schema: a declared schema is checked against it now; an
+        inferred one adopts it (so an all-null column keeps the table's type), or is
+        checked at the first batch."""
+        if evolution not in EVOLUTION:
+            raise ValueError(f"schema_evolution must be one of {EVOLUTION}, got {evolution!r}")
+        fs, path = getattr(writer, "fs", None), getattr(writer, "path", None)
+        if fs is None or not isinstance(path, str):
+            return None, evolution  # a writer with no table (the in-memory one)
+        store = SchemaStore(fs, path)
+        converter = getattr(writer, "converter", None)
+        declared = getattr(converter, "schema", None)
+        if declared is not None:
+            store.check(declared, evolution)
+            return None, evolution  # checked: nothing left to do per batch
+        found = store.current() if evolution == "none" else None
+        if found is not None and converter is not None:
+            converter.schema = found[1]
+            return None, evolution
+        return store, evolution
+
+    @property
+    def quarantined(self) -> int:
+        """Records this run refused and kept in ``bad_records`` (replays included)."""
+        with self._lock:
+            return self._quarantined
 
     def _drop(self, batch: _Batch) -> None:
         with self._lock:
@@ -565,12 +737,14 @@ class SparkSink:
             self._in_flight_rows -= batch.slots
 
     def _retry(self, step: str, batch_id: int, action: Callable[[int], R]) -> R:
+        first: Exception | None = None
         for attempt in range(1, self.max_attempts + 1):
             try:
                 return action(attempt)
             except Exception as e:
+                first = first or e
                 if attempt == self.max_attempts:
-                    raise _StepFailed(step, batch_id, attempt, e) from e
+                    raise _StepFailed(step, batch_id, attempt, e, first) from e
                 with self._lock:
                     self._retries += 1
                 log.warning("%s of batch %d failed (attempt %d): %r", step, batch_id, attempt, e)
