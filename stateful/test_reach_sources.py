@@ -7,17 +7,19 @@ and written to ``$RS_TRACE_DIR`` for ``make traces`` (TLC, ``validate --hops``).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import reactive_streams as rs
+from reactive_streams.bridges import from_async_iterable
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.trace.format import Header, write_trace
 from reactive_streams.trace.validate import validate_files
@@ -89,3 +91,89 @@ def test_emitter_hop_is_traced(tmp_path: Path, kind: str) -> None:
         emitter.complete()  # the drain runs on the emitting threads: all is delivered
     _outcome(subscriber, kind, list(range(8)))
     _check(tmp_path, tracer, "emitter", f"ReachEmitter-{kind}")
+
+
+async def _numbers(count: int) -> AsyncIterator[int]:
+    for k in range(count):
+        await asyncio.sleep(0)
+        yield k
+
+
+@pytest.mark.parametrize("kind", sorted(SUBSCRIBERS))
+def test_async_iterable_hop_is_traced(tmp_path: Path, kind: str) -> None:
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        with tracing() as tracer:
+            subscriber = SUBSCRIBERS[kind]()
+            from_async_iterable(_numbers(6), loop=loop).subscribe(subscriber)
+            settled = asyncio.run_coroutine_threadsafe(_settle(subscriber), loop)
+            settled.result(WAIT)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(WAIT)
+        loop.close()
+    _outcome(subscriber, kind, list(range(6)))
+    _check(tmp_path, tracer, "from_async_iterable", f"ReachAsyncIterable-{kind}")
+
+
+async def _settle(ts: TestSubscriber[Any]) -> None:
+    """On the loop: until the pump task ended (its subscriber is released, rule 3.13)."""
+    pumps = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    await asyncio.wait_for(asyncio.gather(*pumps, return_exceptions=True), WAIT)
+
+
+class _Row:
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def asDict(self, recursive: bool = False) -> dict[str, int]:
+        return {"k": self.k}
+
+
+class _Context:
+    def setJobGroup(self, group: str, description: str, interruptOnCancel: bool) -> None:
+        pass
+
+    def cancelJobGroup(self, group: str) -> None:
+        pass
+
+
+class _Session:
+    """Enough of a classic SparkSession for SparkSource (no JVM: ``_jsc`` is a stand-in)."""
+
+    _jsc = object()
+    sparkContext = _Context()
+
+
+class _Rdd:
+    def getNumPartitions(self) -> int:
+        return 1
+
+
+class _Frame:
+    """Enough of a DataFrame: ``count`` rows, read through ``toLocalIterator``."""
+
+    sparkSession = _Session()
+    rdd = _Rdd()
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[_Row]:
+        return (_Row(k) for k in range(self.count))
+
+
+@pytest.mark.parametrize("kind", sorted(SUBSCRIBERS))
+def test_spark_source_hop_is_traced(tmp_path: Path, kind: str) -> None:
+    from reactive_streams.spark.source import SparkSource
+
+    with tracing() as tracer:
+        subscriber = SUBSCRIBERS[kind]()
+        SparkSource(_Frame(6), partition_bytes=None, chunk_rows=4).subscribe(subscriber)
+        reader: threading.Thread = subscriber.subscription.thread  # type: ignore[union-attr]
+        reader.join(WAIT)  # the reader ends after a cancel too (rules 3.12, 3.13)
+        assert not reader.is_alive()
+    _outcome(subscriber, kind, [{"k": k} for k in range(6)])
+    _check(tmp_path, tracer, "spark_source", f"ReachSparkSource-{kind}")

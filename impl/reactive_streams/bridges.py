@@ -21,7 +21,8 @@ from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import Generic, TypeVar
 
-from ._demand import MAX_DEMAND, add_demand, check_request
+from ._core.downstream import ACTIVE, Downstream, null_element_error
+from ._demand import MAX_DEMAND, check_request
 from .api import Publisher, Subscriber, Subscription
 
 __all__ = [
@@ -390,14 +391,18 @@ def _resolve(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-class _AsyncIterableSubscription(Generic[T]):
+class _AsyncIterableSubscription(Downstream[T]):
     """Pulls from an async iterator on ``loop``, one element per unit of demand.
 
-    Every signal is sent from one task on the loop, so they are serial (rule 1.3);
-    ``request``/``cancel`` only schedule work on the loop (rules 3.3, 3.5). A cancel while
-    the source awaits its next element cancels that await: the task then drops the
-    subscriber and acloses the iterator (rules 3.12, 3.13).
+    The protocol (demand through ``_demand``, rule 3.9, cancel, 2.13, 3.13, the trace
+    of the ``from_async_iterable`` hop) is the core's :class:`Downstream`. Every signal
+    is sent from one task on the loop, so they are serial (rule 1.3); ``request`` and
+    ``cancel`` record their effect at once and only wake that task (rules 3.3, 3.5). A
+    cancel while the source awaits its next element cancels that await: the task then
+    drops the subscriber and acloses the iterator (rules 3.12, 3.13).
     """
+
+    __slots__ = ("_iterable", "_loop", "_pulling", "_task", "_wakeup")
 
     def __init__(
         self,
@@ -405,58 +410,43 @@ class _AsyncIterableSubscription(Generic[T]):
         iterable: AsyncIterable[T],
         loop: asyncio.AbstractEventLoop,
     ) -> None:
-        self._subscriber: Subscriber[T] | None = subscriber
+        super().__init__(subscriber, "from_async_iterable")
         self._iterable: AsyncIterable[T] | None = iterable
         self._loop = loop
-        self._demand = 0
         self._wakeup = asyncio.Event()
-        self._cancelled = False
-        self._bad_request: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._pulling = False  # the task awaits the source's next element
+
+    def __repr__(self) -> str:
+        return f"<from_async_iterable subscription {self._sid or hex(id(self))}>"
 
     def start(self) -> None:
         try:
             self._loop.call_soon_threadsafe(self._begin)
         except RuntimeError:  # the loop is closed: nothing will ever run there
-            self._refuse(
+            # on the subscribing thread: on_subscribe, then the error (rules 1.9, 1.4)
+            self._finish(
                 RuntimeError(
                     f"rule 1.9: from_async_iterable: the event loop {self._loop!r} is closed; "
                     "the subscriber gets on_error instead of elements"
                 )
             )
-
-    def _refuse(self, error: Exception) -> None:
-        """On the subscribing thread: on_subscribe, then ``error`` (rules 1.9, 1.4)."""
-        if self._call("on_subscribe", self):
-            self._terminate("on_error", error)  # not after a cancel from on_subscribe
-        self._subscriber = None  # rule 3.13
-        self._iterable = None
+            self._released()
 
     def _begin(self) -> None:
         self._task = self._loop.create_task(self._pump())
 
-    def request(self, n: int) -> None:
-        if self._cancelled:
-            return  # rule 3.6
-        message = check_request(n)
+    # ------------------------------------------------------- the core's hooks
+    def _work(self) -> bool:
+        return True  # no drain loop: the pump task is the one emitter (rule 1.3)
+
+    def _wake(self, cancel: bool) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: the stream is over
-            self._loop.call_soon_threadsafe(self._add_demand, n, message)
+            self._loop.call_soon_threadsafe(self._stop if cancel else self._wakeup.set)
 
-    def _add_demand(self, n: int, message: str | None) -> None:
-        if message is not None:
-            if self._bad_request is None:
-                self._bad_request = message
-        else:
-            self._demand = add_demand(self._demand, n)  # rule 3.17
-        self._wakeup.set()
-
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._stop)
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
+        self._iterable = None
 
     def _stop(self) -> None:
         """On the loop, after a cancel: wake the task, and cancel its wait for an element
@@ -466,31 +456,19 @@ class _AsyncIterableSubscription(Generic[T]):
             task.cancel()
         self._wakeup.set()
 
-    def _call(self, method: str, *args: object) -> bool:
-        subscriber = self._subscriber
-        if subscriber is None:
-            return False
-        try:
-            getattr(subscriber, method)(*args)
-        except Exception:
-            _log.exception("rule 2.13: %s raised; subscription cancelled", method)
-            self._cancelled = True
-            return False
-        return True
-
+    # --------------------------------------------------------------- the pump
     async def _pump(self) -> None:
         iterable = self._iterable
         iterator: AsyncIterator[T] | None = None
         try:
-            if not self._call("on_subscribe", self) or iterable is None:
+            if not self._deliver_subscribe() or iterable is None:
                 return
             try:
                 iterator = aiter(iterable)
-                while not self._cancelled:
-                    if self._bad_request is not None:
-                        self._terminate("on_error", ValueError(self._bad_request))
+                while self._pub is ACTIVE:
+                    if self._answer_bad_request():  # rule 3.9
                         return
-                    if self._demand == 0:
+                    if self._requested == 0:
                         self._wakeup.clear()
                         await self._wakeup.wait()
                         continue
@@ -498,38 +476,29 @@ class _AsyncIterableSubscription(Generic[T]):
                     try:
                         item = await anext(iterator)
                     except StopAsyncIteration:
-                        self._terminate("on_complete")
+                        self._finish(None)
                         return
                     finally:
                         self._pulling = False
-                    if self._cancelled:
+                    downstream = self._downstream
+                    if self._pub is not ACTIVE or downstream is None:
                         return
                     if item is None:
-                        self._terminate(
-                            "on_error", TypeError("rule 2.13: a publisher must not emit None")
-                        )
+                        self._finish(null_element_error("from_async_iterable"))
                         return
-                    if self._demand != MAX_DEMAND:
-                        self._demand -= 1
-                    if not self._call("on_next", item):
-                        return
+                    if self._answer_bad_request() or not self._send(downstream, item):
+                        return  # rule 3.9's error, or the subscriber raised (2.13)
+                    self._delivered(1)  # rule 3.17: unbounded stays
             except Exception as exc:  # the source failed
-                self._terminate("on_error", exc)
+                self._finish(exc)
         finally:
-            self._subscriber = None  # rule 3.13
-            self._iterable = None
+            self._released()
             closer = getattr(iterator, "aclose", None)
             if closer is not None:
                 try:
                     await closer()
                 except Exception:
                     _log.exception("closing the async iterator raised")
-
-    def _terminate(self, method: str, *args: object) -> None:
-        if self._cancelled:
-            return
-        self._cancelled = True
-        self._call(method, *args)
 
 
 class AsyncIterablePublisher(Generic[T]):
