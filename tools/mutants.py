@@ -640,8 +640,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_limit.py",
-                "        if self._remaining > 0:\n            self._remaining -= 1\n            return\n",
-                "        if self._remaining > 1:\n            self._remaining -= 1\n            return\n",
+                "        if self._remaining > 0:\n            self._remaining -= 1\n            return SKIP\n",
+                "        if self._remaining > 1:\n            self._remaining -= 1\n            return SKIP\n",
             ),
         ),
         PIPE,
@@ -684,9 +684,9 @@ OPERATOR_MUTANTS = (
             Patch(
                 OPS + "_transform.py",
                 '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return\n",
+                "            return SKIP\n",
                 '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return\n        value = item  # fn's result is dropped\n",
+                "            return SKIP\n        value = item  # fn's result is dropped\n",
             ),
         ),
         PIPE,
