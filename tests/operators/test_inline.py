@@ -13,6 +13,7 @@ import pytest
 
 from reactive_streams import sources
 from reactive_streams._core import relay
+from reactive_streams._core.downstream import Downstream
 from reactive_streams._core.inline import inline_on_next
 from reactive_streams._core.relay import SKIP, Relay, SkipMarker
 from reactive_streams.flow import Flow
@@ -50,7 +51,7 @@ def test_a_value_returned_inside_try_is_not_inlined() -> None:
             except ArithmeticError:
                 return SKIP
 
-    assert inline_on_next(Guarded, relay._composed, relay.Downstream._send) is None
+    assert inline_on_next(Guarded, relay._composed, Downstream._send) is None
     assert Guarded.on_next is relay._composed
 
 
