@@ -84,18 +84,11 @@ MUTANTS = (
                 SUB,
                 "        return self._after_batch(it, sent, exhausted)\n",
                 "        return self._after_batch(it, sent, exhausted, start)\n",
-                count=2,
             ),
             Patch(
                 SUB,
                 "        on_next = downstream.on_next\n        sent = 0\n",
                 "        on_next = downstream.on_next\n        start = self._requested\n        sent = 0\n",
-            ),
-            Patch(
-                SUB,
-                "        limit = min(self._requested, self._budget)  # the budget is unlimited when sync\n",
-                "        start = self._requested\n"
-                "        limit = min(self._requested, self._budget)\n",
             ),
         ),
     ),
@@ -135,7 +128,6 @@ MUTANTS = (
                 "                    break\n                if item is None:\n",
                 "                if self._bad is not None:\n                    break\n"
                 "                if item is None:\n",
-                count=2,
             ),
             Patch(
                 DOWN,
