@@ -30,7 +30,7 @@ from .executors import Executor
 if TYPE_CHECKING:
     from .api import Subscriber
 
-__all__ = ["IteratorSubscription", "exact_length_types"]
+__all__ = ["IteratorSubscription", "ScalarSubscription", "exact_length_types"]
 
 T = TypeVar("T")
 
@@ -177,4 +177,36 @@ class IteratorSubscription(Downstream[T]):
             ended, error = exact_end(it)
             if ended:
                 self._finish(error)  # rules 1.4, 1.5: completion or the recorded error
+        return False
+
+
+class ScalarSubscription(Downstream[T]):
+    """One known element, then completion, synchronously: ``just(x)`` and a range of
+    one. The core's protocol (rule 3.9, cancel, 2.13, the trace) without an iterator,
+    a batch or the demand arithmetic: the first valid demand sends it (rule 1.1)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, subscriber: Subscriber[T], value: T, name: str) -> None:
+        super().__init__(subscriber, name)
+        self._value: T | None = value
+
+    def start(self) -> None:
+        self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
+        self._drain()
+
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
+        self._value = None
+
+    def _drain_round(self) -> bool:
+        if self._pub is not ACTIVE and not (self._pub is SUBSCRIBED and self._deliver_subscribe()):
+            self._released()  # cancelled
+            return False
+        if self._answer_bad_request() or self._requested == 0:
+            return False  # rule 3.9's error was sent, or no demand yet
+        value, self._value = self._value, None
+        downstream = self._downstream
+        if value is not None and downstream is not None and self._send(downstream, value):
+            self._finish(None)  # rule 1.5; rule 3.9's error instead if asked meanwhile
         return False
