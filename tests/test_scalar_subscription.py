@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -38,7 +39,7 @@ def _raise(ts: TestSubscriber[Any], x: object) -> None:
     raise RuntimeError("subscriber fails")
 
 
-KINDS = {
+KINDS: dict[str, Callable[[], TestSubscriber[Any]]] = {
     "bounded": lambda: TestSubscriber(1),
     "invalid_first": lambda: TestSubscriber(0, cancel_on_subscribe=False),
     "invalid_in_on_next": lambda: TestSubscriber(1, on_next_hook=lambda ts, x: ts.request(0)),
