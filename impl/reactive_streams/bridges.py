@@ -120,9 +120,24 @@ class _BufferingSubscriber(Generic[T]):
 
 
 class _BlockingSubscriber(_BufferingSubscriber[T]):
+    """Moves elements to a blocking consumer in batches: ``on_next`` appends without a
+    lock (``deque.append`` is atomic under the GIL) and takes the lock only to wake a
+    consumer that waits; the consumer pops everything buffered (``popleft`` is atomic)
+    and takes the lock only when the buffer is empty."""
+
     def __init__(self, prefetch: int) -> None:
         super().__init__(prefetch)
         self._ready = threading.Condition(self._lock)
+        self._waiting = False  # the consumer waits (or is about to): wake it
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        if self._cancelled:
+            return  # rule 2.8: a late element after the cancel is dropped
+        self._buffer.append(item)
+        if self._waiting:  # read after the append: a consumer that set it sees the item
+            self._wake()
 
     def _wake(self) -> None:
         with self._ready:
@@ -131,22 +146,30 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
     def _takeable(self) -> bool:
         return bool(self._buffer) or self._done or self._cancelled
 
-    def take(self, timeout: float | None) -> tuple[bool, T | None]:
-        """(True, item), or (False, None) at completion or once closed; raises the
-        upstream error."""
+    def wait(self, timeout: float | None) -> bool:
+        """Block until an element is buffered (True), or the stream ended or was closed
+        (False); raises the upstream error once the elements before it were taken."""
         with self._ready:
-            if not self._ready.wait_for(self._takeable, timeout):
-                raise TimeoutError(f"no element within {timeout}s")
+            self._waiting = True  # set before the buffer is looked at (no lost wake-up)
+            try:
+                if not self._ready.wait_for(self._takeable, timeout):
+                    raise TimeoutError(f"no element within {timeout}s")
+            finally:
+                self._waiting = False
             if self._cancelled:
-                return False, None  # closed: the iteration is over
+                return False  # closed: the iteration is over
             if self._buffer:
-                item = self._buffer.popleft()
-            elif self._error is not None:
+                return True
+            if self._error is not None:
                 raise self._error
-            else:
-                return False, None
-        self._consumed_one()  # outside the lock: a synchronous publisher emits right here
-        return True, item
+            return False
+
+    def replenish(self) -> None:
+        """``prefetch * 3/4`` elements were taken: ask for as many (a synchronous
+        publisher emits right here, outside the lock)."""
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.request(self._limit)
 
 
 def to_iterable(
@@ -165,12 +188,20 @@ def to_iterable(
 def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> Iterator[T]:
     subscriber: _BlockingSubscriber[T] = _BlockingSubscriber(prefetch)
     publisher.subscribe(subscriber)
+    buffer = subscriber._buffer
+    limit = subscriber._limit
+    consumed = 0
     try:
         while True:
-            ok, item = subscriber.take(timeout)
-            if not ok:
+            if not buffer and not subscriber.wait(timeout):
                 return
-            yield item  # type: ignore[misc]
+            while buffer:  # everything buffered, without the lock
+                item = buffer.popleft()
+                consumed += 1
+                if consumed == limit:
+                    consumed = 0
+                    subscriber.replenish()
+                yield item
     finally:
         subscriber.cancel()
 
