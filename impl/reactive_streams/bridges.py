@@ -207,13 +207,25 @@ def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> I
 
 
 class _LoopSubscriber(_BufferingSubscriber[T]):
-    """Wakes a consumer coroutine on ``loop`` (signals may come from any thread)."""
+    """Wakes a consumer coroutine on ``loop`` (signals may come from any thread), in
+    batches: ``on_next`` appends without a lock (atomic under the GIL) and wakes the
+    consumer only when it waits; the consumer pops without a lock while elements are
+    buffered (``AsyncFlowIterator.__anext__``) and locks only to wait."""
 
     def __init__(self, prefetch: int, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(prefetch)
         self._loop = loop
         self._event = asyncio.Event()
         self._waiting = False
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        if self._cancelled:
+            return  # rule 2.8: a late element after the cancel is dropped
+        self._buffer.append(item)
+        if self._waiting:  # read after the append: a consumer that set it sees the item
+            self._wake()
 
     def _wake(self) -> None:
         with self._lock:
@@ -228,15 +240,17 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
             with self._lock:
                 if self._cancelled:
                     return False, None  # closed (aclose, a cancelled __anext__): it is over
+                self._waiting = True  # set before the buffer is looked at (no lost wake-up)
                 if self._buffer:
+                    self._waiting = False
                     item = self._buffer.popleft()
                     break
                 if self._done:
+                    self._waiting = False
                     if self._error is not None:
                         raise self._error
                     return False, None
                 self._event.clear()
-                self._waiting = True
             await self._event.wait()
         self._consumed_one()
         return True, item
@@ -264,6 +278,15 @@ class AsyncFlowIterator(Generic[T]):
 
     async def __anext__(self) -> T:
         subscriber = self._subscriber
+        if subscriber is not None and subscriber._buffer and not subscriber._cancelled:
+            # buffered: one coroutine, no lock (popleft is atomic; one consumer)
+            item = subscriber._buffer.popleft()
+            consumed = subscriber._consumed + 1  # _consumed_one, without its call
+            if consumed == subscriber._limit:
+                subscriber._consumed_one()  # at 75 %: a synchronous source emits right here
+            else:
+                subscriber._consumed = consumed
+            return item
         if subscriber is None:
             publisher = self._publisher
             if publisher is None:
@@ -273,14 +296,14 @@ class AsyncFlowIterator(Generic[T]):
             self._subscriber = subscriber
             publisher.subscribe(subscriber)
         try:
-            ok, item = await subscriber.take()
+            ok, taken = await subscriber.take()
         except BaseException:
             self.close()
             raise
         if not ok:
             self.close()
             raise StopAsyncIteration
-        return item  # type: ignore[return-value]
+        return taken  # type: ignore[return-value]
 
     def close(self) -> None:
         """Cancel upstream (idempotent, callable from any thread)."""
