@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
-from ._core.downstream import ACTIVE, SUBSCRIBED, Downstream, null_from
+from ._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
 from ._demand import MAX_DEMAND, take
 from ._exact import exact_end
 from .executors import Executor
@@ -194,6 +194,19 @@ class ScalarSubscription(Downstream[T]):
     def start(self) -> None:
         self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
         self._drain()
+
+    def _drain(self, missed: int = 1) -> None:
+        # one-shot: once it ended, the work recorded meanwhile is void (requests after
+        # the end are not recorded at all, rule 3.6): no second round to release it
+        while True:
+            self._drain_round()
+            if self._pub in DONE:
+                with self._lock:
+                    self._wip = 0
+                return
+            missed = self._leave(missed)
+            if missed == 0:
+                return
 
     def _released(self) -> None:
         self._downstream = None  # rule 3.13
