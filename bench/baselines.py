@@ -49,6 +49,43 @@ def plain_map_filter(n: int) -> Run:
 
 
 @workload(
+    "plain_flatten_one",
+    n=M,
+    group="baseline",
+    title="plain flatten: `for x in range(n): for y in (x,): on_next(y)`",
+)
+def plain_flatten_one(n: int) -> Run:
+    def run() -> int:
+        sink = Sink()
+        on_next = sink.on_next
+        for x in range(n):
+            for y in (x,):
+                on_next(y)
+        return sink.count
+
+    return run
+
+
+@workload(
+    "plain_flatten_two",
+    n=M,
+    group="baseline",
+    title="plain flatten: `for x in range(n): for y in range(x, x + 2): on_next(y)`",
+    expect=twice,
+)
+def plain_flatten_two(n: int) -> Run:
+    def run() -> int:
+        sink = Sink()
+        on_next = sink.on_next
+        for x in range(n):
+            for y in range(x, x + 2):
+                on_next(y)
+        return sink.count
+
+    return run
+
+
+@workload(
     "plain_new_sink",
     n=200_000,
     group="baseline",
@@ -186,7 +223,7 @@ async def _relay(src: asyncio.Queue[object], dst: asyncio.Queue[object]) -> None
     "aiter_async",
     n=M,
     group="baseline",
-    title="async rangeAsync: task -> asyncio.Queue(128) -> task",
+    title="asyncio per element: task -> asyncio.Queue(128) -> task",
 )
 def aiter_async(n: int) -> Run:
     async def main() -> int:

@@ -432,15 +432,16 @@ workload(
     n=M,
     group="ours",
     requires=OBSERVE_ON,
-    title="rangeAsync: `Flow.range(0, n).observe_on(SingleThreadExecutor(), prefetch=128)`",
-)(_range_async(True))
+    title="observe_on over an unfused source: `Flow.range(0, n).observe_on(thread, prefetch=128)`,"
+    " fusion off",
+)(_range_async(False))
 workload(
-    "rs_range_async_unfused",
+    "rs_range_async_fused",
     n=M,
     group="ours",
     requires=OBSERVE_ON,
-    title="rangeAsync with fusion off",
-)(_range_async(False))
+    title="fused: rangeAsync with fusion on (the drain pulls the range's iterator itself)",
+)(_range_async(True))
 
 
 def _pipeline(fused: bool) -> Callable[[int], Run]:
@@ -469,15 +470,16 @@ workload(
     n=M,
     group="ours",
     requires=SUBSCRIBE_ON,
-    title="rangePipeline: `.subscribe_on(thread 1).observe_on(thread 2, prefetch=128)`",
-)(_pipeline(True))
+    title="real hop: `.subscribe_on(thread A).observe_on(thread B, prefetch=128)`, fusion off:"
+    " the source emits on A, the sink runs on B",
+)(_pipeline(False))
 workload(
-    "rs_pipeline_unfused",
+    "rs_pipeline_fused",
     n=M,
     group="ours",
     requires=SUBSCRIBE_ON,
-    title="rangePipeline with fusion off: the source emits on thread 1, the sink runs on thread 2",
-)(_pipeline(False))
+    title="fused: rangePipeline with fusion on (observe_on pulls the source on thread B)",
+)(_pipeline(True))
 
 
 __all__ = ["BoundedSubscriber", "CountingSubscriber", "half", "twice"]

@@ -84,18 +84,11 @@ MUTANTS = (
                 SUB,
                 "        return self._after_batch(it, sent, exhausted)\n",
                 "        return self._after_batch(it, sent, exhausted, start)\n",
-                count=2,
             ),
             Patch(
                 SUB,
                 "        on_next = downstream.on_next\n        sent = 0\n",
                 "        on_next = downstream.on_next\n        start = self._requested\n        sent = 0\n",
-            ),
-            Patch(
-                SUB,
-                "        limit = min(self._requested, self._budget)  # the budget is unlimited when sync\n",
-                "        start = self._requested\n"
-                "        limit = min(self._requested, self._budget)\n",
             ),
         ),
     ),
@@ -135,7 +128,6 @@ MUTANTS = (
                 "                    break\n                if item is None:\n",
                 "                if self._bad is not None:\n                    break\n"
                 "                if item is None:\n",
-                count=2,
             ),
             Patch(
                 DOWN,
@@ -202,7 +194,9 @@ MUTANTS = (
         (
             Patch(
                 SUB,
+                "        self._receive()\n"
                 "        if self._pub is not ACTIVE and not (self._pub is SUBSCRIBED and self._deliver_subscribe()):\n",
+                "        self._receive()\n"
                 "        if self._pub is not ACTIVE and not (\n"
                 "            self._pub is SUBSCRIBED and (self._it is None or self._deliver_subscribe())\n"
                 "        ):\n",
@@ -871,8 +865,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_limit.py",
-                "        if self._remaining > 0:\n            self._remaining -= 1\n            return\n",
-                "        if self._remaining > 1:\n            self._remaining -= 1\n            return\n",
+                "        if self._remaining > 0:\n            self._remaining -= 1\n            return SKIP\n",
+                "        if self._remaining > 1:\n            self._remaining -= 1\n            return SKIP\n",
             ),
         ),
         PIPE,
@@ -915,9 +909,9 @@ OPERATOR_MUTANTS = (
             Patch(
                 OPS + "_transform.py",
                 '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return\n",
+                "            return SKIP\n",
                 '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return\n        value = item  # fn's result is dropped\n",
+                "            return SKIP\n        value = item  # fn's result is dropped\n",
             ),
         ),
         PIPE,

@@ -11,22 +11,22 @@ Reactor's ``Sinks.many().unicast()`` and a bounded Subject were the models; the
 single subscriber keeps the bound meaningful (a multicast bound needs a policy per
 subscriber: put ``flow.publish()`` behind it).
 
-Signals are serialised by a drain loop: whichever thread emits or requests drains,
-others only enqueue (rule 1.3); a ``request`` from inside ``on_next`` only adds demand
-for the loop already running (rule 3.3).
+The subscription is a :class:`~reactive_streams._core.downstream.Downstream` (demand,
+rule 3.9, cancel, 2.13, tracing as the ``emitter`` hop). Signals are serialised by its
+drain loop: whichever thread emits or requests drains, others only record (rule 1.3); a
+``request`` from inside ``on_next`` only adds demand for the loop already running (3.3).
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._blocking import check_not_on_loop, check_timeout
-from ._demand import MAX_DEMAND, add_demand, check_request
+from ._core.downstream import ACTIVE, SUBSCRIBED, Downstream
 from .operators._backpressure import BufferOverflowError
 
 if TYPE_CHECKING:
@@ -38,8 +38,6 @@ __all__ = ["OVERFLOW", "Emitter"]
 T = TypeVar("T")
 
 OVERFLOW = ("error", "drop_oldest", "drop_latest", "block")
-
-_log = logging.getLogger("reactive_streams")
 
 
 class Emitter(Generic[T]):
@@ -62,18 +60,14 @@ class Emitter(Generic[T]):
         self._buffer: deque[T] = deque()
         self._end: BaseException | bool = False  # True: complete; an exception: error
         self._ended = False  # complete/error called (the producer side)
-        self._subscriber: Subscriber[T] | None = None
-        self._subscribed = False
-        self._cancelled = False
-        self._demand = 0
-        self._bad_request: str | None = None
-        self._draining = False
+        self._cancelled = False  # the subscription ended: elements are refused
+        self._subscription: _EmitterSubscription[T] | None = None
         self._async_waiters: list[tuple[Any, Any]] = []  # (loop, future) awaiting room
 
     def __repr__(self) -> str:
         return (
             f"<Emitter bound={self._bound} overflow={self._overflow} "
-            f"buffered={len(self._buffer)} demand={self._demand}>"
+            f"buffered={len(self._buffer)} subscription={self._subscription!r}>"
         )
 
     @property
@@ -106,7 +100,7 @@ class Emitter(Generic[T]):
                         "subscriber has not requested the buffered elements (or none subscribed)"
                     )
                 self._room.wait(left)  # "block"
-        self._drain()
+        self._signal()
         return accepted
 
     async def emit_async(self, item: T) -> bool:
@@ -123,7 +117,7 @@ class Emitter(Generic[T]):
                     waiter = loop.create_future()
                     self._async_waiters.append((loop, waiter))
             if accepted is not None:
-                self._drain()
+                self._signal()
                 return accepted
             await waiter
 
@@ -144,7 +138,7 @@ class Emitter(Generic[T]):
             self._ended = True
             self._end = end
             self._wake_producers_locked()
-        self._drain()
+        self._signal()
 
     def _offer_locked(self, item: T) -> bool | None:
         """True: buffered; False: dropped; None: no room and the strategy is "block"."""
@@ -182,8 +176,10 @@ class Emitter(Generic[T]):
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
         with self._lock:
-            second = self._subscribed
-            self._subscribed = True
+            second = self._subscription is not None
+            if not second:
+                subscription = _EmitterSubscription(self, subscriber)
+                self._subscription = subscription
         if second:
             from .operators._base import deliver_subscribe_then_error
 
@@ -191,82 +187,103 @@ class Emitter(Generic[T]):
                 subscriber, RuntimeError("Emitter: only one subscriber (it is a unicast source)")
             )
             return
-        try:
-            subscriber.on_subscribe(self)
-        except Exception:
-            _log.exception("rule 2.13: on_subscribe raised; subscription cancelled")
-            self.cancel()
-            return
-        with self._lock:
-            if self._cancelled:
-                return
-            self._subscriber = subscriber
-        self._drain()
+        subscription.start()
 
-    # ------------------------------------------------------------- Subscription
-    def request(self, n: int) -> None:
-        message = check_request(n)
+    def _signal(self) -> None:
+        """Something changed for the subscriber: wake its drain (rule 1.3: one drainer)."""
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.signal()
+
+    def _take(self, n: int) -> list[T]:
+        """The drain takes up to ``n`` buffered elements (room for blocked producers)."""
         with self._lock:
-            if self._cancelled:
-                return  # rule 3.6
-            if message is not None:
-                self._bad_request = self._bad_request or message  # rule 3.9
+            buffer = self._buffer
+            if n >= len(buffer):
+                taken = list(buffer)
+                buffer.clear()
             else:
-                self._demand = add_demand(self._demand, n)  # rule 3.17
-        self._drain()
+                taken = [buffer.popleft() for _ in range(n)]
+            if taken:
+                self._wake_producers_locked()
+            return taken
 
-    def cancel(self) -> None:
+    def _ending(self) -> BaseException | bool:
+        """The end due now: False while elements wait or nothing ended; True: complete."""
         with self._lock:
-            self._cancelled = True  # rule 3.5: idempotent
-            self._subscriber = None  # rule 3.13
+            return False if self._buffer else self._end
+
+    def _detach(self) -> None:
+        """The subscription ended (cancel, or its terminal signal): drop the buffer and
+        refuse later elements (rules 1.6, 3.13); blocked producers go on."""
+        with self._lock:
+            self._cancelled = True
             self._buffer.clear()
             self._wake_producers_locked()
 
-    # ------------------------------------------------------------------- drain
-    def _drain(self) -> None:
-        with self._lock:
-            if self._draining:
-                return  # the running loop sees the change (rules 1.3, 3.3)
-            self._draining = True
-        while True:
-            with self._lock:
-                subscriber = self._subscriber
-                if subscriber is None or self._cancelled:
-                    self._draining = False
-                    return
-                if self._bad_request is not None:
-                    signal: str = "error"
-                    value: Any = ValueError(self._bad_request)
-                    self._close_locked()
-                elif self._buffer and self._demand > 0:
-                    signal, value = "next", self._buffer.popleft()
-                    if self._demand != MAX_DEMAND:
-                        self._demand -= 1
-                    self._wake_producers_locked()
-                elif not self._buffer and self._end is not False:
-                    end = self._end
-                    signal, value = ("complete", None) if end is True else ("error", end)
-                    self._close_locked()
-                else:
-                    self._draining = False
-                    return
-            try:
-                if signal == "next":
-                    subscriber.on_next(value)
-                elif signal == "complete":
-                    subscriber.on_complete()
-                else:
-                    subscriber.on_error(value)
-            except Exception:
-                _log.exception("rule 2.13: on_%s raised; subscription cancelled", signal)
-                self.cancel()
 
-    def _close_locked(self) -> None:
-        """A terminal signal is on its way: the subscription is over (rules 1.6, 3.13)."""
-        self._cancelled = True
-        self._subscriber = None
-        self._buffer.clear()
-        self._wake_producers_locked()
+class _EmitterSubscription(Downstream[T]):
+    """The Emitter's one subscription, on the core: demand through ``_demand``, rule 3.9,
+    cancel and 2.13 are :class:`Downstream`'s, and the hop is traced as ``emitter``.
+    Whoever emits, ends or requests drains; others only record (rule 1.3)."""
+
+    __slots__ = ("_emitter",)
+
+    def __init__(self, emitter: Emitter[T], subscriber: Subscriber[T]) -> None:
+        super().__init__(subscriber, "emitter")
+        self._emitter: Emitter[T] | None = emitter
+
+    def __repr__(self) -> str:
+        return f"<emitter subscription {self._sid or hex(id(self))}>"
+
+    def start(self) -> None:
+        self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
+        self._drain()
+
+    def signal(self) -> None:
+        with self._lock:
+            wake = self._work()
+        if wake:
+            self._drain()
+
+    def _wake(self, cancel: bool) -> None:
+        if cancel:
+            self._released()  # at once: later emits are refused (rule 3.13)
+        self._drain()
+
+    def _released(self) -> None:
+        emitter, self._emitter = self._emitter, None
+        self._downstream = None  # rule 3.13
+        if emitter is not None:
+            emitter._detach()
+
+    def _drain_round(self) -> bool:
+        if self._pub is not ACTIVE and not (self._pub is SUBSCRIBED and self._deliver_subscribe()):
+            self._released()  # cancelled (from on_subscribe, or before this round)
+            return False
+        emitter = self._emitter
+        downstream = self._downstream
+        if emitter is None or downstream is None or self._answer_bad_request():
+            return False
+        while not self._stopped():
+            wanted = self._requested
+            if wanted == 0:
+                break
+            items = emitter._take(wanted)
+            if not items:
+                break
+            sent = 0
+            for item in items:
+                if self._stopped() or not self._send(downstream, item):
+                    break  # cancelled, a raise (2.13), or rule 3.9's error is due
+                sent += 1
+            self._delivered(sent)  # rule 3.17: unbounded stays
+        if self._answer_bad_request():  # rule 3.9
+            return False
+        end = emitter._ending()
+        if end is not False and not self._stopped():
+            self._finish(None if end is True else end)
+        return False
 
 
 def _set_if_pending(future: Any) -> None:

@@ -19,9 +19,10 @@ Two modes:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
-from ._core.downstream import ACTIVE, SUBSCRIBED, Downstream, null_from
+from ._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
 from ._demand import MAX_DEMAND, take
 from ._exact import exact_end
 from .executors import Executor
@@ -29,7 +30,7 @@ from .executors import Executor
 if TYPE_CHECKING:
     from .api import Subscriber
 
-__all__ = ["IteratorSubscription", "exact_length_types"]
+__all__ = ["IteratorSubscription", "ScalarSubscription", "exact_length_types"]
 
 T = TypeVar("T")
 
@@ -121,68 +122,45 @@ class IteratorSubscription(Downstream[T]):
                 if ended:
                     self._finish(error)  # rules 1.4, 1.5: the end is known, no demand needed
             return False
-        if self._tracer is not None:
-            return self._emit_traced(it)
-        if self._executor is None:
-            if self._requested == MAX_DEMAND:
-                self._emit_unbounded(it)
-            else:
-                self._emit_bounded(it, self._requested)
-            return False
-        return self._emit_bounded(it, min(self._requested, self._budget))
+        limit = min(self._requested, self._budget)  # the budget is unlimited when sync
+        return self._emit(it, limit)
 
-    def _emit_unbounded(self, it: Iterator[T]) -> None:
-        """Synchronous unbounded demand: the hot loop (rule 3.17, no accounting)."""
-        downstream = self._downstream
-        if downstream is None:
-            return
-        on_next = downstream.on_next
-        try:
-            for item in it:
-                if self._pub is not ACTIVE or self._bad is not None:
-                    break
-                if item is None:
-                    self._finish(null_from(it))
-                    return
-                try:
-                    on_next(item)
-                except Exception as exc:
-                    self._next_raised(exc)
-                    return
-            else:
-                self._finish(None)
-                return
-        except Exception as exc:
-            self._finish(exc)
-            return
-        self._answer_bad_request()  # rule 3.9
-
-    def _emit_bounded(self, it: Iterator[T], limit: int) -> bool:
-        """Emit up to ``limit`` elements, then take them from the demand in one step."""
+    def _emit(self, it: Iterator[T], limit: int) -> bool:
+        """Emit up to ``limit`` elements (unbounded demand never reaches it: rule 3.17),
+        then take them from the demand in one step. The one emit loop: tracing is a
+        branch per element (``_next_traced`` records the same delivery), not a loop."""
         downstream = self._downstream
         if downstream is None:
             return False
+        tracer = self._tracer
         on_next = downstream.on_next
         sent = 0
         exhausted = False
+        # bounded: islice ends the batch (in C); unbounded needs no count (rule 3.17)
+        counting = limit != MAX_DEMAND
+        batch = islice(it, limit) if counting else it
         try:
-            for item in it:
+            for item in batch:
                 if self._pub is not ACTIVE or self._bad is not None:
                     break
                 if item is None:
                     self._finish(null_from(it))
                     return False
-                sent += 1
-                try:
-                    on_next(item)
-                except Exception as exc:
-                    self._next_raised(exc)
-                    return False
-                if sent == limit:
-                    break
+                if tracer is None:
+                    try:
+                        on_next(item)
+                    except Exception as exc:
+                        self._next_raised(exc)  # rule 2.13
+                        return False
+                elif not self._next_traced(downstream, item):
+                    if self._pub is not ACTIVE:
+                        return False  # cancelled meanwhile, or the subscriber raised
+                    break  # rule 3.9: its error is due instead
+                if counting:
+                    sent += 1
             else:
-                exhausted = True
-        except Exception as exc:
+                exhausted = sent < limit  # the source ended before the batch did
+        except Exception as exc:  # the source failed
             self._finish(exc)
             return False
         return self._after_batch(it, sent, exhausted)
@@ -201,31 +179,47 @@ class IteratorSubscription(Downstream[T]):
                 self._finish(error)  # rules 1.4, 1.5: completion or the recorded error
         return False
 
-    def _emit_traced(self, it: Iterator[T]) -> bool:
-        """The same protocol as the fast paths, with every event recorded."""
-        downstream = self._downstream
-        if downstream is None:
+
+class ScalarSubscription(Downstream[T]):
+    """One known element, then completion, synchronously: ``just(x)`` and a range of
+    one. The core's protocol (rule 3.9, cancel, 2.13, the trace) without an iterator,
+    a batch or the demand arithmetic: the first valid demand sends it (rule 1.1)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, subscriber: Subscriber[T], value: T, name: str) -> None:
+        super().__init__(subscriber, name)
+        self._value: T | None = value
+
+    def start(self) -> None:
+        self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
+        self._drain()
+
+    def _drain(self, missed: int = 1) -> None:
+        # one-shot: once it ended, the work recorded meanwhile is void (requests after
+        # the end are not recorded at all, rule 3.6): no second round to release it
+        while True:
+            self._drain_round()
+            if self._pub in DONE:
+                with self._lock:
+                    self._wip = 0
+                return
+            missed = self._leave(missed)
+            if missed == 0:
+                return
+
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
+        self._value = None
+
+    def _drain_round(self) -> bool:
+        if self._pub is not ACTIVE and not (self._pub is SUBSCRIBED and self._deliver_subscribe()):
+            self._released()  # cancelled
             return False
-        limit = min(self._requested, self._budget)  # the budget is unlimited when sync
-        sent = 0
-        exhausted = False
-        while limit == MAX_DEMAND or sent < limit:
-            if self._bad is not None:
-                break
-            try:
-                item = next(it)
-            except StopIteration:
-                exhausted = True
-                break
-            except Exception as exc:
-                self._finish(exc)
-                return False
-            if item is None:
-                self._finish(null_from(it))
-                return False
-            if not self._next_traced(downstream, item):
-                if self._pub is not ACTIVE:
-                    return False
-                break
-            sent += 1
-        return self._after_batch(it, sent, exhausted)
+        if self._answer_bad_request() or self._requested == 0:
+            return False  # rule 3.9's error was sent, or no demand yet
+        value, self._value = self._value, None
+        downstream = self._downstream
+        if value is not None and downstream is not None and self._send(downstream, value):
+            self._finish(None)  # rule 1.5; rule 3.9's error instead if asked meanwhile
+        return False

@@ -22,7 +22,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import Generic, TypeVar, cast
 
 from ._blocking import check_not_on_loop, check_timeout
-from ._demand import MAX_DEMAND, add_demand, check_request
+from ._core.downstream import ACTIVE, Downstream, null_element_error
+from ._demand import MAX_DEMAND, check_request
 from ._oneshot import OneShotAsync
 from .api import Publisher, Subscriber, Subscription
 
@@ -121,9 +122,24 @@ class _BufferingSubscriber(Generic[T]):
 
 
 class _BlockingSubscriber(_BufferingSubscriber[T]):
+    """Moves elements to a blocking consumer in batches: ``on_next`` appends without a
+    lock (``deque.append`` is atomic under the GIL) and takes the lock only to wake a
+    consumer that waits; the consumer pops everything buffered (``popleft`` is atomic)
+    and takes the lock only when the buffer is empty."""
+
     def __init__(self, prefetch: int) -> None:
         super().__init__(prefetch)
         self._ready = threading.Condition(self._lock)
+        self._waiting = False  # the consumer waits (or is about to): wake it
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        if self._cancelled:
+            return  # rule 2.8: a late element after the cancel is dropped
+        self._buffer.append(item)
+        if self._waiting:  # read after the append: a consumer that set it sees the item
+            self._wake()
 
     def _wake(self) -> None:
         with self._ready:
@@ -132,22 +148,30 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
     def _takeable(self) -> bool:
         return bool(self._buffer) or self._done or self._cancelled
 
-    def take(self, timeout: float | None) -> tuple[bool, T | None]:
-        """(True, item), or (False, None) at completion or once closed; raises the
-        upstream error."""
+    def wait(self, timeout: float | None) -> bool:
+        """Block until an element is buffered (True), or the stream ended or was closed
+        (False); raises the upstream error once the elements before it were taken."""
         with self._ready:
-            if not self._ready.wait_for(self._takeable, timeout):
-                raise TimeoutError(f"no element within {timeout}s")
+            self._waiting = True  # set before the buffer is looked at (no lost wake-up)
+            try:
+                if not self._ready.wait_for(self._takeable, timeout):
+                    raise TimeoutError(f"no element within {timeout}s")
+            finally:
+                self._waiting = False
             if self._cancelled:
-                return False, None  # closed: the iteration is over
+                return False  # closed: the iteration is over
             if self._buffer:
-                item = self._buffer.popleft()
-            elif self._error is not None:
+                return True
+            if self._error is not None:
                 raise self._error
-            else:
-                return False, None
-        self._consumed_one()  # outside the lock: a synchronous publisher emits right here
-        return True, item
+            return False
+
+    def replenish(self) -> None:
+        """``prefetch * 3/4`` elements were taken: ask for as many (a synchronous
+        publisher emits right here, outside the lock)."""
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.request(self._limit)
 
 
 def to_iterable(
@@ -168,24 +192,44 @@ def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> I
     check_not_on_loop("iterating a flow (for, list(), blocking_iter)", "async for x in flow")
     subscriber: _BlockingSubscriber[T] = _BlockingSubscriber(prefetch)
     publisher.subscribe(subscriber)
+    buffer = subscriber._buffer
+    limit = subscriber._limit
+    consumed = 0
     try:
         while True:
-            ok, item = subscriber.take(timeout)
-            if not ok:
+            if not buffer and not subscriber.wait(timeout):
                 return
-            yield item  # type: ignore[misc]
+            while buffer:  # everything buffered, without the lock
+                item = buffer.popleft()
+                consumed += 1
+                if consumed == limit:
+                    consumed = 0
+                    subscriber.replenish()
+                yield item
     finally:
         subscriber.cancel()
 
 
 class _LoopSubscriber(_BufferingSubscriber[T]):
-    """Wakes a consumer coroutine on ``loop`` (signals may come from any thread)."""
+    """Wakes a consumer coroutine on ``loop`` (signals may come from any thread), in
+    batches: ``on_next`` appends without a lock (atomic under the GIL) and wakes the
+    consumer only when it waits; the consumer pops without a lock while elements are
+    buffered (``AsyncFlowIterator.__anext__``) and locks only to wait."""
 
     def __init__(self, prefetch: int, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(prefetch)
         self._loop = loop
         self._event = asyncio.Event()
         self._waiting = False
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        if self._cancelled:
+            return  # rule 2.8: a late element after the cancel is dropped
+        self._buffer.append(item)
+        if self._waiting:  # read after the append: a consumer that set it sees the item
+            self._wake()
 
     def _wake(self) -> None:
         with self._lock:
@@ -200,15 +244,17 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
             with self._lock:
                 if self._cancelled:
                     return False, None  # closed (aclose, a cancelled __anext__): it is over
+                self._waiting = True  # set before the buffer is looked at (no lost wake-up)
                 if self._buffer:
+                    self._waiting = False
                     item = self._buffer.popleft()
                     break
                 if self._done:
+                    self._waiting = False
                     if self._error is not None:
                         raise self._error
                     return False, None
                 self._event.clear()
-                self._waiting = True
             await self._event.wait()
         self._consumed_one()
         return True, item
@@ -236,6 +282,15 @@ class AsyncFlowIterator(Generic[T]):
 
     async def __anext__(self) -> T:
         subscriber = self._subscriber
+        if subscriber is not None and subscriber._buffer and not subscriber._cancelled:
+            # buffered: one coroutine, no lock (popleft is atomic; one consumer)
+            item = subscriber._buffer.popleft()
+            consumed = subscriber._consumed + 1  # _consumed_one, without its call
+            if consumed == subscriber._limit:
+                subscriber._consumed_one()  # at 75 %: a synchronous source emits right here
+            else:
+                subscriber._consumed = consumed
+            return item
         if subscriber is None:
             publisher = self._publisher
             if publisher is None:
@@ -245,14 +300,14 @@ class AsyncFlowIterator(Generic[T]):
             self._subscriber = subscriber
             publisher.subscribe(subscriber)
         try:
-            ok, item = await subscriber.take()
+            ok, taken = await subscriber.take()
         except BaseException:
             self.close()
             raise
         if not ok:
             self.close()
             raise StopAsyncIteration
-        return item  # type: ignore[return-value]
+        return taken  # type: ignore[return-value]
 
     def close(self) -> None:
         """Cancel upstream (idempotent, callable from any thread)."""
@@ -396,14 +451,18 @@ def _resolve(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-class _AsyncIterableSubscription(Generic[T]):
+class _AsyncIterableSubscription(Downstream[T]):
     """Pulls from an async iterator on ``loop``, one element per unit of demand.
 
-    Every signal is sent from one task on the loop, so they are serial (rule 1.3);
-    ``request``/``cancel`` only schedule work on the loop (rules 3.3, 3.5). A cancel while
-    the source awaits its next element cancels that await: the task then drops the
-    subscriber and acloses the iterator (rules 3.12, 3.13).
+    The protocol (demand through ``_demand``, rule 3.9, cancel, 2.13, 3.13, the trace
+    of the ``from_async_iterable`` hop) is the core's :class:`Downstream`. Every signal
+    is sent from one task on the loop, so they are serial (rule 1.3); ``request`` and
+    ``cancel`` record their effect at once and only wake that task (rules 3.3, 3.5). A
+    cancel while the source awaits its next element cancels that await: the task then
+    drops the subscriber and acloses the iterator (rules 3.12, 3.13).
     """
+
+    __slots__ = ("_iterable", "_loop", "_pulling", "_task", "_wakeup")
 
     def __init__(
         self,
@@ -411,58 +470,43 @@ class _AsyncIterableSubscription(Generic[T]):
         iterable: AsyncIterable[T],
         loop: asyncio.AbstractEventLoop,
     ) -> None:
-        self._subscriber: Subscriber[T] | None = subscriber
+        super().__init__(subscriber, "from_async_iterable")
         self._iterable: AsyncIterable[T] | None = iterable
         self._loop = loop
-        self._demand = 0
         self._wakeup = asyncio.Event()
-        self._cancelled = False
-        self._bad_request: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._pulling = False  # the task awaits the source's next element
+
+    def __repr__(self) -> str:
+        return f"<from_async_iterable subscription {self._sid or hex(id(self))}>"
 
     def start(self) -> None:
         try:
             self._loop.call_soon_threadsafe(self._begin)
         except RuntimeError:  # the loop is closed: nothing will ever run there
-            self._refuse(
+            # on the subscribing thread: on_subscribe, then the error (rules 1.9, 1.4)
+            self._finish(
                 RuntimeError(
                     f"rule 1.9: from_async_iterable: the event loop {self._loop!r} is closed; "
                     "the subscriber gets on_error instead of elements"
                 )
             )
-
-    def _refuse(self, error: Exception) -> None:
-        """On the subscribing thread: on_subscribe, then ``error`` (rules 1.9, 1.4)."""
-        if self._call("on_subscribe", self):
-            self._terminate("on_error", error)  # not after a cancel from on_subscribe
-        self._subscriber = None  # rule 3.13
-        self._iterable = None
+            self._released()
 
     def _begin(self) -> None:
         self._task = self._loop.create_task(self._pump())
 
-    def request(self, n: int) -> None:
-        if self._cancelled:
-            return  # rule 3.6
-        message = check_request(n)
+    # ------------------------------------------------------- the core's hooks
+    def _work(self) -> bool:
+        return True  # no drain loop: the pump task is the one emitter (rule 1.3)
+
+    def _wake(self, cancel: bool) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: the stream is over
-            self._loop.call_soon_threadsafe(self._add_demand, n, message)
+            self._loop.call_soon_threadsafe(self._stop if cancel else self._wakeup.set)
 
-    def _add_demand(self, n: int, message: str | None) -> None:
-        if message is not None:
-            if self._bad_request is None:
-                self._bad_request = message
-        else:
-            self._demand = add_demand(self._demand, n)  # rule 3.17
-        self._wakeup.set()
-
-    def cancel(self) -> None:
-        if self._cancelled:
-            return  # rule 3.5
-        self._cancelled = True
-        with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._stop)
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
+        self._iterable = None
 
     def _stop(self) -> None:
         """On the loop, after a cancel: wake the task, and cancel its wait for an element
@@ -472,31 +516,19 @@ class _AsyncIterableSubscription(Generic[T]):
             task.cancel()
         self._wakeup.set()
 
-    def _call(self, method: str, *args: object) -> bool:
-        subscriber = self._subscriber
-        if subscriber is None:
-            return False
-        try:
-            getattr(subscriber, method)(*args)
-        except Exception:
-            _log.exception("rule 2.13: %s raised; subscription cancelled", method)
-            self._cancelled = True
-            return False
-        return True
-
+    # --------------------------------------------------------------- the pump
     async def _pump(self) -> None:
         iterable = self._iterable
         iterator: AsyncIterator[T] | None = None
         try:
-            if not self._call("on_subscribe", self) or iterable is None:
+            if not self._deliver_subscribe() or iterable is None:
                 return
             try:
                 iterator = aiter(iterable)
-                while not self._cancelled:
-                    if self._bad_request is not None:
-                        self._terminate("on_error", ValueError(self._bad_request))
+                while self._pub is ACTIVE:
+                    if self._answer_bad_request():  # rule 3.9
                         return
-                    if self._demand == 0:
+                    if self._requested == 0:
                         self._wakeup.clear()
                         await self._wakeup.wait()
                         continue
@@ -504,38 +536,29 @@ class _AsyncIterableSubscription(Generic[T]):
                     try:
                         item = await anext(iterator)
                     except StopAsyncIteration:
-                        self._terminate("on_complete")
+                        self._finish(None)
                         return
                     finally:
                         self._pulling = False
-                    if self._cancelled:
+                    downstream = self._downstream
+                    if self._pub is not ACTIVE or downstream is None:
                         return
                     if item is None:
-                        self._terminate(
-                            "on_error", TypeError("rule 2.13: a publisher must not emit None")
-                        )
+                        self._finish(null_element_error("from_async_iterable"))
                         return
-                    if self._demand != MAX_DEMAND:
-                        self._demand -= 1
-                    if not self._call("on_next", item):
-                        return
+                    if self._answer_bad_request() or not self._send(downstream, item):
+                        return  # rule 3.9's error, or the subscriber raised (2.13)
+                    self._delivered(1)  # rule 3.17: unbounded stays
             except Exception as exc:  # the source failed
-                self._terminate("on_error", exc)
+                self._finish(exc)
         finally:
-            self._subscriber = None  # rule 3.13
-            self._iterable = None
+            self._released()
             closer = getattr(iterator, "aclose", None)
             if closer is not None:
                 try:
                     await closer()
                 except Exception:
                     _log.exception("closing the async iterator raised")
-
-    def _terminate(self, method: str, *args: object) -> None:
-        if self._cancelled:
-            return
-        self._cancelled = True
-        self._call(method, *args)
 
 
 class AsyncIterablePublisher(Generic[T]):

@@ -72,13 +72,8 @@ class _ObservableSubscription(Downstream[T]):
             self._finish(None)  # rule 3.9: its error, instead of the element
         elif item is None:  # Rx allows None; rule 2.13 does not: fail the stream
             self._finish(TypeError("rule 2.13: from_observable: the Observable sent None"))
-        elif self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
         else:
-            self._next_traced(downstream, item)
+            self._send(downstream, item)
 
     def _on_error(self, error: BaseException) -> None:
         self._finish(error)

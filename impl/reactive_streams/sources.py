@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.factory import Items, Named
 from ._oneshot import OneShot
-from ._subscription import IteratorSubscription, exact_length_types
+from ._subscription import IteratorSubscription, ScalarSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class IterablePublisher(Generic[T_co]):
     ``"range+map"``) names the hop instead.
     """
 
-    __slots__ = ("_batch_size", "_executor", "_factory", "_name")
+    __slots__ = ("_batch_size", "_executor", "_factory", "_name", "_one")
 
     def __init__(
         self,
@@ -62,6 +62,7 @@ class IterablePublisher(Generic[T_co]):
         self._executor = as_executor(executor) if executor is not None else None
         self._batch_size = batch_size
         self._name = factory.hop if type(factory) is Named else name
+        self._one: T_co | None = None  # the one element of a synchronous range of one
 
     def __repr__(self) -> str:
         return f"<{self._name} publisher>"
@@ -69,6 +70,10 @@ class IterablePublisher(Generic[T_co]):
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        one = self._one
+        if one is not None:
+            ScalarSubscription(subscriber, one, self._name).start()
+            return
         IteratorSubscription(
             subscriber,
             self._factory,
@@ -81,9 +86,9 @@ class IterablePublisher(Generic[T_co]):
 class ScalarPublisher(IterablePublisher[T_co]):
     """``just(value)``: exactly one element, then completion.
 
-    A full Publisher (each ``subscribe`` starts an ``IteratorSubscription`` over
-    ``(value,)``), built cheaply: one slot, no closure. Operators may read ``value``
-    and skip the subscription (``flat_map``'s scalar fast path).
+    A full Publisher (each ``subscribe`` starts a one-shot ``ScalarSubscription``),
+    built cheaply: one slot, no closure. Operators may read ``value`` and skip the
+    subscription (``flat_map``'s scalar fast path).
     """
 
     __slots__ = ("value",)
@@ -104,6 +109,10 @@ class ScalarPublisher(IterablePublisher[T_co]):
 
     def _items(self) -> Iterable[T_co]:
         return (self.value,)
+
+    @property  # subscribed as a one-shot ``ScalarSubscription``: no iterator
+    def _one(self) -> T_co:  # type: ignore[override]
+        return self.value
 
 
 _new_scalar = object.__new__
@@ -147,9 +156,12 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
     if step == 0:
         raise ValueError("range: step must not be zero")
     ints = builtins.range(start, stop, step)  # a range is re-iterable: one per publisher
-    return IterablePublisher(
+    publisher: IterablePublisher[int] = IterablePublisher(
         Items(ints, "range"), executor=executor, batch_size=batch_size, name="range"
     )
+    if executor is None and len(ints) == 1:
+        publisher._one = ints[0]  # subscribed as a scalar: no iterator
+    return publisher
 
 
 def from_iterable(

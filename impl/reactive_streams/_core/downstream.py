@@ -273,6 +273,17 @@ class Downstream(DrainLoop, Generic[T]):
         tracer.emit(sid, "end_on_next", seq=seq, raised=False)
         return True
 
+    def _send(self, downstream: Subscriber[T], item: T) -> bool:
+        """One on_next, traced or not; False when emission must stop (a raise, 2.13)."""
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)
+                return False
+            return True
+        return self._next_traced(downstream, item)
+
     def _next_raised(self, exc: BaseException) -> None:
         """An untraced on_next raised (rule 2.13)."""
         self._raised("on_next", exc, None)

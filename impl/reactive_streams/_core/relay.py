@@ -7,23 +7,36 @@ only what differs from a source: a request is forwarded upstream (``_forward``) 
 of being added to local demand, and a cancel cancels upstream. Upstream's signals never
 overlap (rule 1.3), so the relay passes them on serially without a drain of its own.
 
-Per element, subclasses read ``_out`` (the downstream while elements may pass, else
-None) and, with tracing off, call its ``on_next`` directly; a raise is the core's fault
-path (2.13). With tracing on, ``_next_traced`` records the same delivery.
+Per element there is one path, ``Relay.on_next``: ``_out`` (the downstream while
+elements may pass, else None), the hop's own step ``_apply`` (returns the element to
+send, or ``SKIP``), and the core's send (``Downstream._send``: with tracing off a direct
+``on_next``, a raise being the rule 2.13 fault; with tracing on ``_next_traced``).
 """
 
 from __future__ import annotations
 
+import enum
 from collections import deque
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from .._serial import SerialSubscription
 from .downstream import ACTIVE, NOOP, SUBSCRIBED, Downstream, traced_n
+from .inline import inline_on_next
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription
 
-__all__ = ["Relay"]
+__all__ = ["SKIP", "Relay", "SkipMarker"]
+
+
+class SkipMarker(enum.Enum):
+    """``SKIP``, returned by ``_apply``: nothing is sent for this element (dropped, or
+    the hop ended)."""
+
+    SKIP = "skip"
+
+
+SKIP: Final = SkipMarker.SKIP
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -39,6 +52,12 @@ class Relay(Downstream[R], Generic[T, R]):
     __slots__ = ("_calls", "_out", "_upstream")
 
     hop: ClassVar[str] = "operator"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_apply" in cls.__dict__ and "on_next" not in cls.__dict__:
+            generated = inline_on_next(cls, _composed, Downstream._send)
+            cls.on_next = generated or _composed  # type: ignore[method-assign]
 
     def __init__(self, downstream: Subscriber[R]) -> None:
         super().__init__(downstream, self.hop)
@@ -62,17 +81,19 @@ class Relay(Downstream[R], Generic[T, R]):
         self._deliver_subscribe()  # a raise cancels this hop, and so upstream (2.13)
 
     def on_next(self, item: T) -> None:
-        """Pass the element on (subclasses that change it override this)."""
+        """The one per-element path: the hop's ``_apply``, then the core's send. Each
+        hop's class gets this with both inlined (``_core.inline``): no call per element."""
         downstream = self._out
         if downstream is None:
             self._late()  # rule 2.8: ignored; a cancel takes effect now
-        elif self._tracer is None:
-            try:
-                downstream.on_next(item)  # type: ignore[arg-type]  # T is R here
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)  # type: ignore[arg-type]
+            return
+        value = self._apply(item)
+        if value is not SKIP:
+            self._send(downstream, value)
+
+    def _apply(self, item: T) -> R | SkipMarker:
+        """The hop's step for one element: what to send, or ``SKIP`` (pass-through here)."""
+        return item  # type: ignore[return-value]  # T is R for a pass-through hop
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -140,3 +161,7 @@ class Relay(Downstream[R], Generic[T, R]):
     def _complete_early(self) -> None:
         """Stop before upstream ends (take, take_while): cancel upstream, complete."""
         self._stop(None)
+
+
+_composed = Relay.on_next  # the template, and the path when no source can be inlined
+Relay.on_next = inline_on_next(Relay, _composed, Downstream._send) or _composed  # type: ignore[method-assign]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core.relay import Relay
+from .._core.relay import SKIP, Relay, SkipMarker
 from .._demand import add_demand
 from ._drained import UnboundedUpstream
 
@@ -42,33 +42,21 @@ class Buffer(Relay[T, list[T]]):
             return  # rule 3.9 is latched; upstream is done
         self._upstream.request(n)
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> list[T] | SkipMarker:
         buffer = self._buffer
         buffer.append(item)
-        if len(buffer) == self._count:
-            self._buffer = []
-            self._pass(downstream, buffer)
+        if len(buffer) < self._count:
+            return SKIP
+        self._buffer = []
+        return buffer
 
     def on_complete(self) -> None:
         buffer, self._buffer = self._buffer, []
         downstream = self._out  # None after a cancel or rule 3.9: no tail
         if buffer and downstream is not None:
             self._ending = True
-            self._pass(downstream, buffer)
+            self._send(downstream, buffer)
         self._finish(None)
-
-    def _pass(self, downstream: Subscriber[list[T]], buffer: list[T]) -> None:
-        if self._tracer is None:
-            try:
-                downstream.on_next(buffer)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, buffer)
 
     def _receive_cancel(self) -> None:
         super()._receive_cancel()

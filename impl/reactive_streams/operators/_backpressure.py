@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, Downstream
-from .._core.relay import Relay
+from .._core.relay import SKIP, Relay, SkipMarker
 from .._demand import MAX_DEMAND, take
 from ._drained import UnboundedUpstream
 
@@ -178,21 +178,11 @@ class OnBackpressureDrop(Relay[T, T], Generic[T]):
             self._requested = take(self._requested, 1)
         return True
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
-        if not self._take_one():
-            _call_on_drop(self._on_drop, item)
-            return
-        if self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+    def _apply(self, item: T) -> T | SkipMarker:
+        if self._take_one():
+            return item
+        _call_on_drop(self._on_drop, item)
+        return SKIP
 
 
 class OnBackpressureError(OnBackpressureDrop[T]):
@@ -206,18 +196,8 @@ class OnBackpressureError(OnBackpressureDrop[T]):
     def __init__(self, downstream: Subscriber[T]) -> None:
         super().__init__(downstream, None)
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
-        if not self._take_one():
-            self._fail(BufferOverflowError("an element arrived without downstream demand"))
-            return
-        if self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+    def _apply(self, item: T) -> T | SkipMarker:
+        if self._take_one():
+            return item
+        self._fail(BufferOverflowError("an element arrived without downstream demand"))
+        return SKIP

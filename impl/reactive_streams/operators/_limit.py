@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.downstream import ACTIVE
-from .._core.relay import Relay
+from .._core.relay import SKIP, Relay, SkipMarker
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription
@@ -52,19 +52,12 @@ class Take(Relay[T, T]):
             self._upstream.request(grant)
 
     def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
+        if self._out is None:
+            super().on_next(item)  # rule 2.8: ignored; a cancel takes effect now
             return
         remaining = self._remaining - 1
         self._remaining = remaining
-        if self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+        super().on_next(item)  # the pass-through send
         if remaining == 0:
             self._complete_early()
 
@@ -85,21 +78,11 @@ class Skip(Relay[T, T]):
         if self._remaining > 0 and self._pub is ACTIVE:
             self._upstream.request(self._remaining)  # the skipped ones are ours to ask for
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> T | SkipMarker:
         if self._remaining > 0:
             self._remaining -= 1
-            return
-        if self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+            return SKIP
+        return item
 
 
 class TakeWhile(Relay[T, T]):
@@ -113,23 +96,13 @@ class TakeWhile(Relay[T, T]):
         super().__init__(downstream)
         self._predicate = predicate
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> T | SkipMarker:
         try:
             keep = self._predicate(item)
         except Exception as exc:
             self._fail(exc)
-            return
+            return SKIP
         if not keep:
             self._complete_early()
-            return
-        if self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+            return SKIP
+        return item

@@ -1,9 +1,8 @@
 """Element-wise operators: ``map``, ``filter``, ``scan``, ``do_on_next``,
 ``do_on_request``, ``do_on_cancel``. One upstream element in, at most one out.
 
-Each is a :class:`~reactive_streams._core.relay.Relay`. Per element: ``_out`` is None
-once nothing may pass (cancel, end, rule 3.9); with tracing off the element goes
-straight to ``on_next``, a raise being the core's rule 2.13 fault.
+Each is a :class:`~reactive_streams._core.relay.Relay` and defines only its step,
+``_apply``: the element to send, or ``SKIP``; the relay's ``on_next`` sends it.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.downstream import DONE, null_element_error, where
-from .._core.relay import Relay
+from .._core.relay import SKIP, Relay, SkipMarker
 from .._demand import MAX_DEMAND
 
 if TYPE_CHECKING:
@@ -34,26 +33,16 @@ class Map(Relay[T, R]):
         super().__init__(downstream)
         self._fn = fn
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> R | SkipMarker:
         try:
             value = self._fn(item)
         except Exception as exc:  # the user function failed: cancel upstream, on_error
             self._fail(exc)
-            return
+            return SKIP
         if value is None:
             self._fail(null_element_error(where("map", self._fn)))  # rule 2.13
-            return
-        if self._tracer is None:
-            try:
-                downstream.on_next(value)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, value)
+            return SKIP
+        return value
 
 
 class Filter(Relay[T, T]):
@@ -74,26 +63,17 @@ class Filter(Relay[T, T]):
             self._unbounded = True
         self._upstream.request(n)
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> T | SkipMarker:
         try:
             keep = self._predicate(item)
         except Exception as exc:
             self._fail(exc)
-            return
-        if not keep:
-            if not self._unbounded:
-                self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)
-        elif self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+            return SKIP
+        if keep:
+            return item
+        if not self._unbounded:
+            self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)
+        return SKIP
 
 
 class Scan(Relay[T, R]):
@@ -108,27 +88,17 @@ class Scan(Relay[T, R]):
         self._fn = fn
         self._acc = initial
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> R | SkipMarker:
         try:
             acc = self._fn(self._acc, item)
         except Exception as exc:
             self._fail(exc)
-            return
+            return SKIP
         if acc is None:
             self._fail(null_element_error(where("scan", self._fn)))
-            return
+            return SKIP
         self._acc = acc
-        if self._tracer is None:
-            try:
-                downstream.on_next(acc)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, acc)
+        return acc
 
 
 class DoOnNext(Relay[T, T]):
@@ -142,23 +112,13 @@ class DoOnNext(Relay[T, T]):
         super().__init__(downstream)
         self._action = action
 
-    def on_next(self, item: T) -> None:
-        downstream = self._out
-        if downstream is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> T | SkipMarker:
         try:
             self._action(item)
         except Exception as exc:
             self._fail(exc)
-            return
-        if self._tracer is None:
-            try:
-                downstream.on_next(item)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13
-        else:
-            self._next_traced(downstream, item)
+            return SKIP
+        return item
 
 
 class DoOnRequest(Relay[T, T]):

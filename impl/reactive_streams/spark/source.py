@@ -25,8 +25,8 @@ import math
 import threading
 from typing import Any
 
-from reactive_streams._demand import MAX_DEMAND
-from reactive_streams.api import Subscriber, Subscription
+from reactive_streams._core.downstream import Downstream
+from reactive_streams.api import Subscriber
 from reactive_streams.spark.session import is_connect
 
 __all__ = ["SparkSource", "SparkSourceError"]
@@ -43,121 +43,112 @@ class SparkSourceError(RuntimeError):
     """Reading the DataFrame failed (the Spark error is the ``__cause__``)."""
 
 
-class _RowSubscription:
+class _RowSubscription(Downstream[Any]):
+    """One subscriber's rows, read on its own thread, on the core: demand through
+    ``_demand``, rule 3.9, cancel, 2.13 and 3.13 are :class:`Downstream`'s, and the
+    subscription is traced as the ``spark_source`` hop. The thread is the one emitter
+    (rule 1.3); ``request`` and ``cancel`` record their effect and wake it."""
+
+    __slots__ = ("_cond", "_source", "group", "partitions", "thread")
+
     def __init__(self, source: SparkSource, subscriber: Subscriber[Any]) -> None:
+        super().__init__(subscriber, "spark_source")
         self._source = source
-        self._subscriber: Subscriber[Any] | None = subscriber
-        self._cond = threading.Condition()
-        self._demand = 0
-        self._cancelled = False
-        self._bad_request: str | None = None
+        self._cond = threading.Condition(self._lock)  # the thread waits for demand here
         self.group = f"rs-spark-source-{next(_ids)}"
         self.partitions: int | None = None  # partitions read (after any split)
         self.thread = threading.Thread(target=self._run, name=self.group, daemon=True)
 
-    def request(self, n: int) -> None:
-        with self._cond:
-            if self._cancelled:
-                return  # rule 3.6
-            if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-                self._bad_request = f"rule 3.9: request(n) requires n > 0, got {n!r}"
-            else:
-                self._demand = min(MAX_DEMAND, self._demand + n)  # rule 3.17
-            self._cond.notify_all()
+    def __repr__(self) -> str:
+        return f"<spark_source subscription {self._sid or self.group}>"
 
-    def cancel(self) -> None:
-        with self._cond:
-            if self._cancelled:
-                return  # rule 3.7
-            self._cancelled = True
-            self._cond.notify_all()
-        try:  # stop the partition Spark may be computing for us (rule 3.12)
-            self._source.cancel_jobs(self.group)
-        except Exception:  # rule 3.15: cancel returns normally
-            log.debug("cancelling Spark jobs of %s failed", self.group, exc_info=True)
+    def start(self) -> None:
+        """On the subscribing thread: on_subscribe first (rule 1.9), then the reader."""
+        if self._deliver_subscribe():
+            self.thread.start()  # rule 1.3: on_next only after on_subscribe returned
 
-    def _wait(self) -> int | str:
-        """Block until there is demand (return how many rows to fetch), a cancel or a
-        bad request (return which)."""
+    # ------------------------------------------------------- the core's hooks
+    def _work(self) -> bool:
+        return True  # no drain loop: the reader thread is the one emitter
+
+    def _wake(self, cancel: bool) -> None:
         with self._cond:
-            while True:
-                if self._cancelled:
-                    return "cancelled"
-                if self._bad_request is not None:
-                    return "bad_request"
-                if self._demand > 0:
-                    return min(self._demand, self._source.chunk_rows)
+            self._cond.notify_all()
+        if cancel:
+            try:  # stop the partition Spark may be computing for us (rule 3.12)
+                self._source.cancel_jobs(self.group)
+            except Exception:  # rule 3.15: cancel returns normally
+                log.debug("cancelling Spark jobs of %s failed", self.group, exc_info=True)
+
+    def _wait(self) -> int:
+        """Block until there is demand, a cancel or an invalid request; the rows to read
+        next (0: nothing more is read)."""
+        with self._cond:
+            while self._requested == 0 and not self._stopped():
                 self._cond.wait(timeout=5.0)
+            return 0 if self._stopped() else min(self._requested, self._source.chunk_rows)
 
-    def _take_one(self) -> bool:
-        """Spend one unit of demand for a row about to be sent; False once cancelled."""
-        with self._cond:
-            if self._cancelled:
-                return False
-            self._demand -= 1  # never below 0: a chunk is at most the demand
-            return True
-
-    def _fail(self, sub: Subscriber[Any], error: BaseException) -> None:
-        if self._terminate():
-            try:
-                sub.on_error(error)  # rule 1.4: a failed job, a dead JVM, an OOM
-            except Exception:
-                log.exception("SparkSource: on_error raised")  # rule 2.13
+    def _read(self, iterator: Any, size: int) -> tuple[list[Any], Exception | None]:
+        """Up to ``size`` rows (a chunk is at most the demand), and the read's failure."""
+        chunk: list[Any] = []
+        try:
+            rows = itertools.islice(iterator, size)
+            if self._source.as_dict:
+                chunk.extend(row.asDict(recursive=True) for row in rows)
+            else:
+                chunk.extend(rows)
+        except Exception as e:  # a py4j/gRPC error, a dead JVM, MemoryError
+            return chunk, e
+        return chunk, None
 
     def _run(self) -> None:
-        sub = self._subscriber
-        assert sub is not None
         iterator: Any = None
-        as_dict = self._source.as_dict
         try:
             while True:
-                what = self._wait()
-                if what == "cancelled":
+                size = self._wait()
+                if size == 0:
+                    self._answer_bad_request()  # rule 3.9; after a cancel, nothing
                     return
-                if what == "bad_request":
-                    self._terminate()
-                    sub.on_error(ValueError(self._bad_request))  # rule 3.9
-                    return
-                assert isinstance(what, int)
-                chunk: list[Any] = []
-                failure: Exception | None = None
                 try:
                     if iterator is None:
                         iterator, self.partitions = self._source.open(self.group)
-                    chunk.extend(itertools.islice(iterator, what))
-                except Exception as e:  # a py4j/gRPC error, a dead JVM, MemoryError
-                    failure = e
+                except Exception as e:
+                    self._fail(e)
+                    return
+                chunk, failure = self._read(iterator, size)
+                downstream = self._downstream
+                sent = 0
                 for row in chunk:  # rows read before a failure are still delivered
-                    if not self._take_one():
-                        return  # rule 1.8: cancelled, stop sending
-                    sub.on_next(row.asDict(recursive=True) if as_dict else row)
+                    if downstream is None or self._stopped():
+                        break  # rule 1.8: cancelled, stop sending
+                    if not self._send(downstream, row):
+                        return  # the subscriber raised: cancelled (rule 2.13)
+                    sent += 1
+                self._delivered(sent)  # rule 3.17: unbounded stays
+                if self._stopped():
+                    continue  # the next _wait answers a cancel or an invalid request
                 if failure is not None:
-                    message = f"SparkSource: reading the DataFrame failed: {failure}"
-                    error = SparkSourceError(message)
-                    error.__cause__ = failure
-                    self._fail(sub, error)
+                    self._fail(failure)
                     return
-                if len(chunk) < what:  # the iterator is exhausted
-                    if self._terminate():
-                        sub.on_complete()  # rule 1.5
+                if len(chunk) < size:  # the iterator is exhausted
+                    self._finish(None)  # rule 1.5
                     return
-        except Exception:
-            # rule 2.13: a subscriber that raises is cancelled, the fault logged
-            log.exception("SparkSource subscriber raised; subscription cancelled")
-            self.cancel()
         finally:
-            self._subscriber = None  # rule 3.13
+            self._released()
             if iterator is not None and hasattr(iterator, "close"):
                 try:
                     iterator.close()
                 except Exception:
                     log.debug("closing the row iterator failed", exc_info=True)
 
-    def _terminate(self) -> bool:
-        with self._cond:
-            was_live = not self._cancelled
-            self._cancelled = True
-            return was_live
+    def _fail(self, failure: Exception) -> None:
+        """Rule 1.4: a failed job, a dead JVM, an OOM ends the stream with on_error."""
+        error = SparkSourceError(f"SparkSource: reading the DataFrame failed: {failure}")
+        error.__cause__ = failure
+        self._finish(error)
+
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
 
 
 class SparkSource:
@@ -237,12 +228,4 @@ class SparkSource:
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(None)")
-        subscription = _RowSubscription(self, subscriber)
-        sub_view: Subscription = subscription
-        try:
-            subscriber.on_subscribe(sub_view)  # rule 1.9: first signal
-        except Exception:
-            log.exception("on_subscribe raised; subscription cancelled")  # rule 2.13
-            subscription.cancel()
-            return
-        subscription.thread.start()  # rule 1.3: on_next only after on_subscribe returned
+        _RowSubscription(self, subscriber).start()

@@ -1,0 +1,126 @@
+"""The per-element send is written once (``Downstream._send``) and each pass-through
+hop's ``on_next`` is generated from it and the hop's ``_apply`` (``_core.inline``): the
+generated path and the composed one (``Relay.on_next`` calling both) give the same
+signals, traced or not, and a step that returns inside ``try`` is not inlined."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from reactive_streams import sources
+from reactive_streams._core import relay
+from reactive_streams._core.downstream import Downstream
+from reactive_streams._core.inline import inline_on_next
+from reactive_streams._core.relay import SKIP, Relay, SkipMarker
+from reactive_streams.flow import Flow
+from reactive_streams.operators import set_fusion
+from reactive_streams.testing import TestSubscriber
+from reactive_streams.tracing import tracing
+
+
+def _relays() -> list[type]:
+    seen: list[type] = []
+    todo: list[type] = [Relay]
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return seen
+
+
+def test_every_step_of_a_relay_is_inlined() -> None:
+    import reactive_streams.flow  # noqa: F401  (imports every operator module)
+
+    steps = [c for c in _relays() if "_apply" in c.__dict__ and c.__module__ != __name__]
+    assert len(steps) >= 8, steps
+    for cls in steps:
+        on_next = cls.__dict__["on_next"]
+        assert on_next is not relay._composed, cls
+        assert on_next.__code__.co_filename == cls.__dict__["_apply"].__code__.co_filename
+
+
+def test_a_value_returned_inside_try_is_not_inlined() -> None:
+    class Guarded(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            try:
+                return item + 1  # the send would run under this try: refused
+            except ArithmeticError:
+                return SKIP
+
+    assert inline_on_next(Guarded, relay._composed, Downstream._send) is None
+    assert Guarded.on_next is relay._composed
+
+
+def _raise_on(bad: int) -> Callable[[int], int]:
+    def fn(x: int) -> int:
+        if x == bad:
+            raise RuntimeError("step fails")
+        return x
+
+    return fn
+
+
+PIPELINES: dict[str, Callable[[Flow[int]], Flow[Any]]] = {
+    "map": lambda f: f.map(lambda x: x * 2),
+    "map_raises": lambda f: f.map(_raise_on(3)),
+    "map_none": lambda f: f.map(lambda x: None if x == 2 else x),
+    "filter": lambda f: f.filter(lambda x: x % 3 != 0),
+    "scan": lambda f: f.scan(lambda a, x: a + x, 0),
+    "do_on_next": lambda f: f.do_on_next(_raise_on(4)),
+    "skip": lambda f: f.skip(2),
+    "take_while": lambda f: f.take_while(lambda x: x < 5),
+    "take": lambda f: f.take(3),
+    "buffer": lambda f: f.buffer(3),
+    "drop": lambda f: f.on_backpressure_drop(),
+}
+
+KINDS: dict[str, Callable[[], TestSubscriber[Any]]] = {
+    "bounded": lambda: TestSubscriber(2, on_next_hook=lambda ts, x: ts.request(1)),
+    "unbounded": lambda: TestSubscriber(2**63 - 1),
+    "raise": lambda: TestSubscriber(3, on_next_hook=_fail),
+    "cancel": lambda: TestSubscriber(3, on_next_hook=lambda ts, x: ts.cancel()),
+}
+
+
+def _fail(ts: TestSubscriber[Any], x: object) -> None:
+    raise RuntimeError("subscriber fails")
+
+
+@pytest.fixture(autouse=True)
+def _unfused() -> Iterator[None]:
+    logging.disable(logging.ERROR)
+    previous = set_fusion(False)
+    yield
+    set_fusion(previous)
+    logging.disable(logging.NOTSET)
+
+
+def _signals(name: str, kind: str, traced: bool) -> list[tuple[str, str]]:
+    subscriber = KINDS[kind]()
+    if traced:
+        with tracing():
+            PIPELINES[name](Flow(sources.range(0, 8))).subscribe(subscriber)
+    else:
+        PIPELINES[name](Flow(sources.range(0, 8))).subscribe(subscriber)
+    return [(s.kind, "" if s.kind == "on_subscribe" else repr(s.value)) for s in subscriber.signals]
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["plain", "traced"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_generated_and_composed_paths_agree(
+    name: str, kind: str, traced: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    generated = _signals(name, kind, traced)
+    for cls in _relays():
+        if (
+            "on_next" in cls.__dict__
+            and cls.__dict__["on_next"].__doc__
+            and ("see _core.inline" in cls.__dict__["on_next"].__doc__)
+        ):
+            monkeypatch.setattr(cls, "on_next", relay._composed)
+    assert _signals(name, kind, traced) == generated
