@@ -602,16 +602,19 @@ def test_trace_of_a_synchronous_subscription(tracer: rs.Tracer) -> None:
         "send_on_complete",
         "begin_on_complete",
         "end_on_complete",
+        "end_request",  # request(5) returns once its drain delivered (format version 2)
         "request",
+        "end_request",
         "cancel",
+        "end_cancel",
     ]
-    assert [e["clock"] for e in tracer.events] == list(range(1, 18))
+    assert [e["clock"] for e in tracer.events] == list(range(1, 21))
     assert {e["sub"] for e in tracer.events} == {1}
     assert tracer.events[4]["n"] == 5
-    assert tracer.events[15]["n"] == 0
+    assert tracer.events[16]["n"] == 0
     seqs = [e.get("seq") for e in tracer.events if e["sig"].endswith("on_next")]
     assert seqs == [1] * 3 + [2] * 3
-    assert all(e["raised"] is False for e in tracer.events if e["sig"].startswith("end_"))
+    assert all(e["raised"] is False for e in tracer.events if e["sig"].startswith("end_on_"))
     assert all(isinstance(e["thread"], int) for e in tracer.events)
 
 
@@ -623,13 +626,15 @@ def test_trace_of_an_asynchronous_subscription_shows_messages_in_flight(
     manual.run_all()
     ts.request(2)
     ts.request(True)
-    assert _sigs(tracer.events)[-2:] == ["request", "request"]
-    assert tracer.events[-1]["n"] is None
+    assert _sigs(tracer.events)[-4:] == ["request", "end_request", "request", "end_request"]
+    assert tracer.events[-2]["n"] is None
     manual.run_all()
     sigs = _sigs(tracer.events)
     assert sigs[4:] == [
         "request",
+        "end_request",  # queued for the drain task: the call returns at once
         "request",
+        "end_request",
         "recv_request",
         "recv_request",
         "send_on_error",
@@ -646,8 +651,15 @@ def test_trace_records_raising_subscriber_and_its_cancel(tracer: rs.Tracer) -> N
 
     run(rs.range(0, 5), 2, on_next_hook=hook)
     sigs = _sigs(tracer.events)
-    assert sigs[-5:] == ["send_on_next", "begin_on_next", "end_on_next", "cancel", "recv_cancel"]
-    assert tracer.events[-3]["raised"] is True
+    assert sigs[-6:] == [
+        "send_on_next",
+        "begin_on_next",
+        "end_on_next",
+        "cancel",
+        "recv_cancel",
+        "end_cancel",
+    ]
+    assert tracer.events[-4]["raised"] is True
 
 
 def test_trace_to_jsonl(tracer: rs.Tracer, tmp_path: Any) -> None:
@@ -661,7 +673,7 @@ def test_trace_to_jsonl(tracer: rs.Tracer, tmp_path: Any) -> None:
     from reactive_streams.tracing import SIGNALS
 
     assert {e["sig"] for e in lines} <= SIGNALS
-    assert len(lines) == 12
+    assert len(lines) == 13
 
 
 def test_just_of_one_is_a_full_scalar_publisher() -> None:
