@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from . import sources as _sources
 from ._core import arbiter as _arbiter
+from ._core.fusion import Items, SyncSource, fusion_enabled, set_fusion, sync_of
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .operators import (
@@ -38,13 +39,7 @@ from .operators import (
     _zip,
 )
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
-from .operators._fused import (
-    SyncSource,
-    fused_filter,
-    fused_map,
-    fusion_enabled,
-    set_fusion,
-)
+from .operators._fused import fused_filter, fused_map
 from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, ScalarPublisher, Sink
 from .subscribers import LambdaSubscriber
 
@@ -75,6 +70,24 @@ def _identity(item: T) -> T:
 
 
 _new_flow = object.__new__
+
+
+# The sources' answers to the fusion protocol (``__rs_sync__``, see ``_core/fusion.py``);
+# installed here until sources.py defines them in its classes.
+def _iterable_rs_sync(self: IterablePublisher[Any]) -> SyncSource | None:
+    if self._executor is not None:
+        return None  # its signals run on its executor: a barrier
+    factory = self._factory
+    nulls = None if isinstance(factory, Items) and isinstance(factory.items, range) else ""
+    return SyncSource(factory, hop=self._name, nulls=nulls)
+
+
+def _scalar_rs_sync(self: ScalarPublisher[Any]) -> SyncSource:
+    return SyncSource(self._factory, "scalar", self.value, hop="just", nulls=None)
+
+
+IterablePublisher.__rs_sync__ = _iterable_rs_sync  # type: ignore[attr-defined]
+ScalarPublisher.__rs_sync__ = _scalar_rs_sync  # type: ignore[attr-defined]
 
 
 class _DeferPublisher(Generic[T]):
@@ -181,6 +194,11 @@ class Flow(Generic[T]):
         """The wrapped Publisher."""
         return self._source
 
+    def __rs_sync__(self) -> SyncSource | None:
+        """The fusion protocol: this flow's synchronous source, or None (its source's answer)."""
+        sync = self._sync
+        return sync if sync is not None else sync_of(self._source)
+
     # ================================================================ Publisher
     @overload
     def subscribe(self, subscriber: Subscriber[T], /) -> None: ...
@@ -232,18 +250,10 @@ class Flow(Generic[T]):
     # ============================================================= constructors
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flow[T]:
-        """Wrap ``publisher`` (a Flow is returned as is).
-
-        A synchronous ``IterablePublisher`` (no executor) is recognised as fusable.
-        """
+        """Wrap ``publisher`` (a Flow is returned as is). A publisher that answers the
+        fusion protocol (``__rs_sync__``) fuses."""
         if isinstance(publisher, Flow):
             return publisher
-        if (
-            isinstance(publisher, IterablePublisher)
-            and type(publisher) is IterablePublisher
-            and publisher._executor is None
-        ):
-            return Flow(publisher, _sync=SyncSource(publisher._factory))
         return Flow(publisher)
 
     @overload
@@ -313,13 +323,11 @@ class Flow(Generic[T]):
         if executor is not None:
             return Flow.from_publisher(_sources.just(*items, executor=executor))
         publisher = _sources.just(*items)
-        if type(publisher) is ScalarPublisher:
-            # the common inner of flat_map: built without __init__; _sync_source() describes it
-            flow: Flow[T] = _new_flow(Flow)
-            flow._source = publisher
-            flow._sync = None
-            return flow
-        return Flow.from_publisher(publisher)
+        # the common inner of flat_map: built without __init__; fusion asks the source
+        flow: Flow[T] = _new_flow(Flow)
+        flow._source = publisher
+        flow._sync = None
+        return flow
 
     @staticmethod
     def empty(*, executor: Executor | None = None) -> Flow[Any]:
@@ -327,7 +335,9 @@ class Flow(Generic[T]):
         if executor is not None:
             return Flow(_sources.empty(executor=executor))
         publisher = _sources.empty()
-        return Flow(publisher, _sync=SyncSource(publisher._factory, "empty"))
+        sync = sync_of(publisher)
+        assert sync is not None
+        return Flow(publisher, _sync=SyncSource(sync.factory, "empty", hop=sync.hop))
 
     @staticmethod
     def error(exc: BaseException, *, executor: Executor | None = None) -> Flow[Any]:
@@ -335,7 +345,9 @@ class Flow(Generic[T]):
         if executor is not None:
             return Flow(_sources.error(exc, executor=executor))
         publisher = _sources.error(exc)
-        return Flow(publisher, _sync=SyncSource(publisher._factory, "error", error=exc))
+        sync = sync_of(publisher)
+        assert sync is not None
+        return Flow(publisher, _sync=SyncSource(sync.factory, "error", error=exc, hop=sync.hop))
 
     @staticmethod
     def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> Flow[T]:
@@ -366,17 +378,8 @@ class Flow(Generic[T]):
     def _op(self, make: Callable[[Subscriber[R]], Subscriber[Any]], name: str) -> Flow[R]:
         return Flow(OperatorPublisher(self._source, make, name))
 
-    def _sync_source(self) -> SyncSource | None:
-        sync = self._sync
-        if sync is None:
-            source: object = self._source
-            if type(source) is ScalarPublisher:  # just(x), described on first use
-                return SyncSource(source._factory, "scalar", source.value)
-        return sync
-
     def _fusable(self) -> SyncSource | None:
-        sync = self._sync_source()
-        return sync if sync is not None and not sync.barrier and fusion_enabled() else None
+        return sync_of(self) if fusion_enabled() else None
 
     def _terminal_or_none(self) -> Flow[Any] | None:
         """Macro-fusion: an operator applied to ``empty()``/``error()`` is the same flow."""
@@ -393,8 +396,8 @@ class Flow(Generic[T]):
             return same
         sync = self._fusable()
         if sync is not None:
-            factory = fused_map(fn, sync.factory)
-            return Flow(IterablePublisher(factory, name="map"), _sync=SyncSource(factory))
+            fused = fused_map(fn, sync)
+            return Flow(IterablePublisher(fused.factory, name="map"), _sync=fused)
         return self._op(lambda d: _transform.Map(d, fn), "map")
 
     def filter(self, predicate: Callable[[T], object]) -> Flow[T]:
@@ -404,8 +407,8 @@ class Flow(Generic[T]):
             return same
         sync = self._fusable()
         if sync is not None:
-            factory = fused_filter(predicate, sync.factory)
-            return Flow(IterablePublisher(factory, name="filter"), _sync=SyncSource(factory))
+            fused = fused_filter(predicate, sync)
+            return Flow(IterablePublisher(fused.factory, name="filter"), _sync=fused)
         return self._op(lambda d: _transform.Filter(d, predicate), "filter")
 
     def scan(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
@@ -467,10 +470,7 @@ class Flow(Generic[T]):
         if sync is not None and sync.kind == "scalar":
             value = sync.value  # macro-fusion: just(x).flat_map(f) is f(x), per subscription
             return Flow(_DeferPublisher(lambda: fn(value)))
-        factory = sync.factory if sync is not None else None  # pulled, not subscribed to
-        return Flow(
-            _flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, factory, hop)
-        )
+        return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
@@ -669,15 +669,13 @@ class Flow(Generic[T]):
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
         the source directly (micro-fusion)."""
-        sync = self._fusable()  # never across subscribe_on: its source runs on its executor
-        factory = sync.factory if sync is not None else None
-        return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, factory))
+        fuse = fusion_enabled()  # asked at subscribe; subscribe_on answers None (a barrier)
+        return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, fuse))
 
     def subscribe_on(self, executor: Executor) -> Flow[T]:
         """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
-        sync = self._sync_source()
-        barrier = SyncSource(sync.factory, barrier=True) if sync is not None else None
-        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, executor), _sync=barrier)
+        # a fusion barrier: SubscribeOnPublisher does not answer ``__rs_sync__``
+        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, executor))
 
     def limit_rate(self, prefetch: int) -> Flow[T]:
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
