@@ -507,8 +507,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_flat_map.py",
-                "                self.subscription.request(grant)\n",
-                "                self.subscription.request(grant - 1)\n",
+                "            self.subscription.request(grant)\n",
+                "            self.subscription.request(grant - 1)\n",
             ),
         ),
         PIPE,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from reactive_streams import Emitter
-from reactive_streams._core.fusion import SyncSource, fusion, sync_of
 from reactive_streams.executors import ManualExecutor, SingleThreadExecutor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
+from reactive_streams.operators import SyncSource, fusion, sync_of
 from reactive_streams.sources import IterablePublisher, just
 from reactive_streams.sources import range as rs_range
 from reactive_streams.testing import TestSubscriber
