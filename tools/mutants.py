@@ -461,6 +461,36 @@ MUTANTS = (
         "tests/operators/test_timed.py",
         "cancel_cancels",
     ),
+    # issue 23 (fusion): the fused chain refuses None as the unfused hop does; a pulled
+    # upstream ends when the subscribed source would
+    Mutant(
+        "fused-filter-hides-map-none",
+        "a fused filter drops the None a fused map returned instead of failing the stream",
+        "2.13",
+        (
+            Patch(
+                "operators/_fused.py",
+                "    return fn if sync.nulls is None else _refusing_none(fn, sync.nulls)\n",
+                "    return fn\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "none",
+    ),
+    Mutant(
+        "pulled-upstream-passes-none",
+        "a fused (pulled) source hands a None element to observe_on instead of failing",
+        "2.13",
+        (
+            Patch(
+                "_core/fusion.py",
+                "                if item is None:\n                    raise null_from(it)",
+                "                if False:\n                    raise null_from(it)",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "none",
+    ),
 )
 
 

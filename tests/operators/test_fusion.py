@@ -219,7 +219,7 @@ def test_subscribe_on_is_a_barrier_the_source_is_pulled_only_on_its_executor() -
 
 
 @pytest.mark.parametrize("kind", sorted(["list", "executor", "emitter", "do_on_next", "off"]))
-@pytest.mark.parametrize("tail", ["filter", "observe_on", "flat_map", "map"])
+@pytest.mark.parametrize("tail", ["filter", "observe_on", "flat_map", "map", "last_observe_on"])
 def test_a_map_returning_none_gives_the_same_signals_over_every_source_kind(
     manual: ManualExecutor, kind: str, tail: str
 ) -> None:
@@ -250,6 +250,8 @@ def test_a_map_returning_none_gives_the_same_signals_over_every_source_kind(
             flow = mapped.filter(lambda x: x is not None).observe_on(manual, 2)
         elif tail == "flat_map":
             flow = mapped.filter(lambda x: x is not None).flat_map(Flow.just)
+        elif tail == "last_observe_on":  # the fused map's None reaches the pulled upstream
+            flow = mapped.observe_on(manual, 2)
         else:
             flow = mapped.map(lambda x: 0 if x is None else x)
     ts: TestSubscriber[int | None] = TestSubscriber(10)
