@@ -491,6 +491,22 @@ MUTANTS = (
         "tests/operators/test_fusion.py",
         "none",
     ),
+    Mutant(
+        "observe_on-loses-late-element",
+        "observe_on's drain leaves without looking again: an element that arrived while it "
+        "was leaving (on_next wakes only an idle drain) waits for the next signal",
+        "1.3",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "            if not (self._queue and self._requested and self._pub is ACTIVE"
+                " and self._enter()):\n",
+                "            if True:\n",
+            ),
+        ),
+        "tests/operators/test_observe_on.py",
+        "leaves",
+    ),
 )
 
 

@@ -20,6 +20,7 @@ source would, so the one drain below serves both.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -38,6 +39,8 @@ T = TypeVar("T")
 __all__ = ["ObserveOnPublisher", "replenish_size"]
 
 
+# on_next reads ``_wip`` without the lock: a plain attribute read, atomic under the GIL
+_GIL = getattr(sys, "_is_gil_enabled", lambda: True)()
 _BATCH = 256  # elements per drain task: the sources' DEFAULT_BATCH_SIZE
 
 
@@ -60,6 +63,18 @@ class _ObserveOn(DemandDrain[T]):
         self._done = False  # upstream terminated (error in _error)
 
     # ----------------------------------------------------------- scheduling
+    def _drain(self, missed: int = 1) -> None:
+        while True:
+            super()._drain(missed)
+            # an element appended while the drain was leaving did not wake it (on_next
+            # signals only an idle drain): deliver it if there is demand for it
+            if not (self._queue and self._requested and self._pub is ACTIVE and self._enter()):
+                return
+            executor = self._executor
+            if executor is not None and self._submit(executor):
+                return
+            missed = 1
+
     def _wake(self, cancel: bool) -> None:
         """We took ``_wip`` from 0: drain here (limit_rate) or on the executor."""
         executor = self._executor
@@ -76,7 +91,10 @@ class _ObserveOn(DemandDrain[T]):
 
     def on_next(self, item: T) -> None:
         self._queue.append(item)
-        self._signal()
+        if self._wip == 0 or not _GIL:
+            self._signal()  # the drain is idle: wake it
+        # else the running drain takes the element: its rounds pop until the queue is
+        # empty, and ``_drain`` looks again after it left (no lost wake-up)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
