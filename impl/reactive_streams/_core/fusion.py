@@ -147,7 +147,12 @@ def sync_of(publisher: object) -> SyncSource | None:
 def subscribe_fused(publisher: Any, subscriber: Subscriber[Any], fuse: bool) -> bool:
     """Subscribe ``subscriber`` to ``publisher``'s pulled source when ``fuse`` and the
     publisher answers the protocol; False when nothing was subscribed (subscribe it)."""
-    sync = sync_of(publisher) if fuse else None
+    if not fuse:
+        return False
+    try:
+        sync = sync_of(publisher)
+    except Exception:  # a faulty answer: subscribe, and let the publisher decide (1.9)
+        return False
     if sync is None:
         return False
     PulledUpstream(subscriber, sync.factory).start()

@@ -128,10 +128,10 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             publisher = self._fn(item)
             if publisher is None:
                 raise null_element_error(where("flat_map", self._fn))
+            sync = sync_of(publisher) if self._fast else None
         except Exception as exc:
             self._fail(exc)
             return
-        sync = sync_of(publisher) if self._fast else None
         if sync is not None and sync.kind == "scalar":
             self._on_scalar(sync.value)
             return
