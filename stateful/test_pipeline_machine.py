@@ -1324,7 +1324,8 @@ class PipelineMachine(TracedMachine):
             core_tracing._tracer = None
         else:
             self.tracer = core_tracing.start_tracing()
-        self._replay = Replay(sync=False)
+        # every hop records its calls' ends (format version 2: end_request, end_cancel)
+        self._replay = Replay(sync=False, call_ends=True)
         self._configured = True
         set_fusion(fused)  # for the whole example: inners are built while it runs
         flow, expect = build_source(source, self)

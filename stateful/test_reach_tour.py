@@ -17,10 +17,12 @@ tests: ``test_invalid_request_outruns_a_failing_source`` (below) and
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import logging
 import os
 import random
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,7 @@ from reactive_streams import tracing as core_tracing
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.sources import IterablePublisher
 from reactive_streams.trace.format import Header, Trace, event_from_dict, write_trace
+from reactive_streams.trace.model import Replay
 from reactive_streams.trace.transitions import MAX_DEMAND
 from reactive_streams.trace.validate import prepass
 
@@ -77,6 +80,15 @@ def scenarios(sync: bool, count: int, seed: int) -> list[Scenario]:
     rng = random.Random(seed)
     arms, interludes = _arms(), _interludes()
     lasts: list[tuple[str, int] | None] = [None, ("cancel", 0), *(("request", n) for n in SIZES)]
+    kinds, lengths, batches = ["range", "generate_fails", "failing_factory"], range(4), [1, 2]
+    initials = [None, *SIZES]
+    grid = list(
+        itertools.product(
+            kinds, lengths, batches, initials, arms, [None] if sync else interludes, lasts
+        )
+    )
+    if count >= len(grid):  # the whole grid, in order
+        return [Scenario(*cell) for cell in grid]
     out: list[Scenario] = []
     while len(out) < count:
         sc = Scenario(
@@ -140,21 +152,79 @@ def _chunks(items: list[Scenario], size: int) -> Iterator[list[Scenario]]:
         yield items[start : start + size]
 
 
+def _coverage_module() -> Any:
+    """spec/trace_coverage.py: the abstraction of a Subscription's state."""
+    found = sys.modules.get("trace_coverage")
+    if found is None:
+        path = Path(__file__).resolve().parents[1] / "spec" / "trace_coverage.py"
+        spec = importlib.util.spec_from_file_location("trace_coverage", path)
+        assert spec is not None
+        assert spec.loader is not None
+        found = importlib.util.module_from_spec(spec)
+        sys.modules["trace_coverage"] = found
+        spec.loader.exec_module(found)
+    return found
+
+
+class Novelty:
+    """The abstract states and steps (spec/trace_coverage.py) seen so far; a scenario is
+    kept for the trace corpus when its Subscription visits one not seen before."""
+
+    def __init__(self) -> None:
+        self.cov = _coverage_module()
+        self.bounds = self.cov.Bounds(2, MAX_DEMAND)  # only the abstraction's keys
+        self.seen: set[Any] = set()
+
+    def new_subscriptions(self, trace: Trace) -> set[int]:
+        model = Replay(sync=trace.header.mode == "sync", call_ends=True)
+        begun: dict[int, str] = {}
+        fresh: set[int] = set()
+        for event in trace.events:
+            state = model.state(event.sub)
+            before = self.cov.abstract_replay(state, begun.get(event.sub, ""), self.bounds)
+            assert model.step(event) is None  # prepass accepted the trace
+            if event.sig.startswith("begin_"):
+                begun[event.sub] = self.cov._SIG_OF[event.sig[6:]]
+            after = self.cov.abstract_replay(state, begun.get(event.sub, ""), self.bounds)
+            for key in (before, (before, event.sig, after)):
+                if key not in self.seen:
+                    self.seen.add(key)
+                    fresh.add(event.sub)
+        return fresh
+
+
+def _checked(chunk: list[Scenario], sync: bool) -> tuple[list[dict[str, Any]], Trace]:
+    raw, failures = run(chunk, sync)
+    assert not failures, failures
+    header = Header(mode="sync" if sync else "async", quiescent=True)
+    trace = Trace(header, tuple(event_from_dict(e, k + 1) for k, e in enumerate(raw)))
+    violation = prepass(trace)
+    assert violation is None, f"{violation}; scenarios {chunk}"
+    return raw, trace
+
+
 @pytest.mark.parametrize("sync", [True, False], ids=["sync", "executor"])
 def test_reach_tour(sync: bool) -> None:
+    """Every scenario is replayed against the spec. For ``make traces`` (``RS_TRACE_DIR``),
+    ``RS_TOUR_SCENARIOS`` of them run and those that visit a new abstract state or step
+    are recorded, 25 to a trace (each scenario is one Subscription, in order)."""
+    directory = os.environ.get("RS_TRACE_DIR")
+    count = int(os.environ.get("RS_TOUR_SCENARIOS", "300"))
+    novelty = Novelty() if directory else None
+    kept: list[Scenario] = []
     logging.disable(logging.ERROR)  # raising Subscribers are logged (rule 2.13)
     try:
-        for chunk in _chunks(scenarios(sync, 300, 16 + sync), 25):
-            raw, failures = run(chunk, sync)
-            assert not failures, failures
-            header = Header(mode="sync" if sync else "async", quiescent=True)
-            trace = Trace(header, tuple(event_from_dict(e, k + 1) for k, e in enumerate(raw)))
-            violation = prepass(trace)
-            assert violation is None, f"{violation}; scenarios {chunk}"
-            directory = os.environ.get("RS_TRACE_DIR")
-            if directory:
+        for chunk in _chunks(scenarios(sync, count, 16 + sync), 25):
+            _, trace = _checked(chunk, sync)
+            if novelty is not None:
+                fresh = novelty.new_subscriptions(trace)
+                assert {e.sub for e in trace.events} <= set(range(1, len(chunk) + 1))
+                kept.extend(sc for k, sc in enumerate(chunk) if k + 1 in fresh)
+        if directory:
+            for chunk in _chunks(kept, 25):
+                raw, trace = _checked(chunk, sync)
                 path = Path(directory) / f"ReachTour-{os.getpid()}-{next(_files)}.jsonl"
-                write_trace(path, raw, header)
+                write_trace(path, raw, trace.header)
     finally:
         logging.disable(logging.NOTSET)
 

@@ -335,6 +335,6 @@ def test_a_process_pool_is_refused() -> None:
         with pytest.raises(TypeError, match="executor: a ProcessPoolExecutor"):
             as_executor(pool)
         with pytest.raises(TypeError, match="ProcessPoolExecutor"):
-            rs.range(0, 3, executor=pool)  # type: ignore[call-overload]
+            rs.range(0, 3, executor=pool)
     finally:
         pool.shutdown(wait=True)

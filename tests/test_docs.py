@@ -1,4 +1,5 @@
-"""Every fenced ``python`` block in README.md and docs/*.md runs as a complete program.
+"""Every fenced ``python`` block in README.md, docs/*.md and docs/howto/*.md runs as a
+complete program.
 
 Each block runs alone, in a fresh interpreter, with this test run's import path; it
 passes when it exits 0 (the blocks assert what they show). A block that imports an
@@ -17,7 +18,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "docs" / "howto").glob("*.md")),
+]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 OPTIONAL = ("pyspark", "reactivex")
 
@@ -49,6 +54,34 @@ def test_the_pages_have_python_blocks() -> None:
         if BLOCK.search(page.read_text(encoding="utf-8"))
     }
     assert {"README.md", "docs/asyncio.md", "docs/operators.md", "docs/multicast.md"} <= pages
+    assert {"docs/install.md", "docs/tutorial.md", "docs/coming-from-rxpy.md"} <= pages
+    assert "docs/coming-from-reactor.md" in pages
+    assert len([p for p in pages if p.startswith("docs/howto/")]) >= 4
+
+
+@pytest.mark.timeout(120)
+def test_the_api_reference_builds_without_warnings(tmp_path: Path) -> None:
+    """``make docs``'s API reference (tools/apidocs.py, pdoc): a warning fails the build."""
+    pytest.importorskip("pdoc")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "apidocs.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        env=env,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "0 warnings" in result.stderr
+    for page in (
+        "reactive_streams.html",
+        "reactive_streams/flow.html",
+        "reactive_streams/tck.html",
+    ):
+        assert (tmp_path / page).is_file(), page
+    flow = (tmp_path / "reactive_streams" / "flow.html").read_text(encoding="utf-8")
+    assert "observe_on" in flow
 
 
 @pytest.mark.timeout(150)

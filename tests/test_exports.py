@@ -33,6 +33,7 @@ TOP_LEVEL = {
     "BufferOverflowError",
     "Emitter",
     "Executor",
+    "ExecutorLike",
     "Flow",
     "ImmediateExecutor",
     "LambdaSubscriber",

@@ -166,8 +166,41 @@ def test_report_on_recorded_traces() -> None:
         assert rule.name in text
     # a run that visits a state excluded by one rule contradicts that rule only
     rule = cov.DESIGN_RULES[0]
-    visits.states[next(iter(model.gone_alone[rule.name]))] += 1
+    visits.families[cov.SOURCE][next(iter(model.gone_alone[rule.name]))] += 1
     out = io.StringIO()
     _, consistent = cov.report(model, visits, 60.0, out)
-    assert f"{rule.name}: " in out.getvalue()
+    assert f"{rule.name} [" in out.getvalue()
     assert "CONTRADICTED" in out.getvalue()
+
+
+def test_hop_families_name_every_source_and_relay() -> None:
+    """The sources' hops are the IteratorSubscription ones; the relays are every Relay."""
+    from reactive_streams import Flow
+    from reactive_streams._subscription import IteratorSubscription
+    from reactive_streams.tracing import tracing
+
+    relays = cov.relay_hops()
+    assert {"map", "filter", "take", "do_on_next"} <= relays
+    assert not relays & cov.SOURCE_HOPS
+    for flow in (Flow.range(2), Flow.from_iterable([1]), Flow.just(1), Flow.empty()):
+        with tracing() as tracer:
+            flow.subscribe(lambda x: None)
+        hop = tracer.events[0]["hop"]
+        assert cov.hop_family(hop, relays) == cov.SOURCE, hop
+        assert any(type(s) is IteratorSubscription for s in _subscriptions_of(flow))
+
+
+def _subscriptions_of(flow: object) -> list[object]:
+    """The Subscription a plain Subscriber of ``flow`` receives."""
+    got: list[object] = []
+
+    class Keep:
+        def on_subscribe(self, s: object) -> None:
+            got.append(s)
+
+        def on_next(self, item: object) -> None: ...
+        def on_error(self, error: BaseException) -> None: ...
+        def on_complete(self) -> None: ...
+
+    flow.subscribe(Keep())  # type: ignore[attr-defined]
+    return got

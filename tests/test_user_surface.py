@@ -172,9 +172,12 @@ def test_tracing_a_fused_pipeline_records_its_subscription_and_says_so() -> None
     assert "Tracing sees subscriptions, not iterators" in operators_doc.read_text("utf-8")
 
 
-def test_library_logger_has_a_null_handler() -> None:
+def test_library_logger_has_only_its_last_resort_handler() -> None:
+    # the library configures no logging: it never adds a handler to the root logger
+    from reactive_streams._report import LastResortHandler
+
     handlers = logging.getLogger("reactive_streams").handlers
-    assert any(isinstance(h, logging.NullHandler) for h in handlers)
+    assert any(isinstance(h, LastResortHandler) for h in handlers)
 
 
 # ------------------------------------------------------------ 9. asyncio first-class

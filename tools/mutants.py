@@ -901,6 +901,163 @@ OPERATOR_MUTANTS = (
         "tests/tck/test_right_rule.py",
         "ignored_cancel",
     ),
+    # ---- issue 25: the newcomer's surface (tests/test_newcomer_surface.py)
+    Mutant(
+        "unhandled-error-silent",
+        "an error with no on_error is logged to a library logger nobody configured: silence",
+        "2.13",
+        (
+            Patch(
+                "_report.py",
+                "        if _configured(logging.getLogger(record.name), self):\n",
+                "        if True:  # mutant: never the last resort\n",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "unhandled_error",
+    ),
+    Mutant(
+        "lambda-subscriber-forgets-error",
+        "LambdaSubscriber does not keep the error it ended with",
+        "2.13",
+        (Patch("subscribers.py", "        self.error = error\n", "        pass\n"),),
+        "tests/test_newcomer_surface.py",
+        "exposes_error",
+    ),
+    Mutant(
+        "blocking-terminal-on-loop-thread",
+        "a blocking terminal waits on the thread of the event loop its flow needs: deadlock",
+        "-",
+        (
+            Patch(
+                "_blocking.py",
+                '    asyncio = sys.modules.get("asyncio")  # no asyncio imported: no loop can be running\n',
+                "    asyncio = None  # mutant: never checked\n",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "coroutine",
+    ),
+    Mutant(
+        "terminal-timeout-unchecked",
+        "to_list(timeout=-1) and friends accept a negative or non-number timeout",
+        "-",
+        (
+            Patch(
+                "_blocking.py",
+                "    if timeout is None:\n        return\n    if type",
+                "    return\n    if type",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "bad_timeout",
+    ),
+    Mutant(
+        "one-shot-source-shared",
+        "a one-shot iterator is handed to every subscriber: the second silently gets what is left",
+        "-",
+        (
+            Patch(
+                "_oneshot.py",
+                "            it, self._it = self._it, None\n",
+                "            it = self._it  # mutant: kept for the next subscriber\n",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "second_subscriber",
+    ),
+    Mutant(
+        "flow-wraps-a-non-publisher",
+        "Flow([1, 2, 3]) is accepted and fails only at subscribe with an AttributeError",
+        "1.9",
+        (
+            Patch(
+                "flow.py",
+                '        if not callable(getattr(source, "subscribe", None)):\n            hint',
+                "        if source is None:\n            hint",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "construction",
+    ),
+    Mutant(
+        "observe-on-none-runs-on-caller",
+        "observe_on(None) is accepted and silently hops nowhere",
+        "-",
+        (
+            Patch(
+                "flow.py",
+                '        if executor is None:\n            raise TypeError(\n                "observe_on',
+                '        if False:\n            raise TypeError(\n                "observe_on',
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "observe_on_none",
+    ),
+    Mutant(
+        "from-future-overlaps-on-subscribe",
+        "from_future's done callback signals on_next while on_subscribe still runs on another thread",
+        "1.3",
+        (
+            Patch(
+                "_future.py",
+                "            if not self._returned or self._over:\n",
+                "            if self._over:\n",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "on_subscribe_runs",
+    ),
+    Mutant(
+        "flat-map-rejects-a-future",
+        "a flat_map mapper returning a concurrent.futures.Future raises TypeError",
+        "-",
+        (Patch("flow.py", "        if _is_concurrent_future(result):\n", "        if False:\n"),),
+        "tests/test_newcomer_surface.py",
+        "concurrent_future",
+    ),
+    Mutant(
+        "auto-connect-at-first-subscriber",
+        "auto_connect(n) connects at the first subscriber whatever n",
+        "-",
+        (
+            Patch(
+                "multicast/_connectable.py",
+                "            connect = self._left == 0\n",
+                "            connect = True\n",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "nth_subscriber",
+    ),
+    Mutant(
+        "zip-untyped",
+        "Flow.zip of two sources is typed Flow[tuple[Any, ...]]: a wrong element type passes mypy",
+        "-",
+        (
+            Patch(
+                "flow.py",
+                "/, *, prefetch: int = 128) -> Flow[tuple[A, B]]: ...\n",
+                "/, *, prefetch: int = 128) -> Flow[tuple[Any, ...]]: ...\n",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "mypy",
+    ),
+    Mutant(
+        "repr-not-recorded",
+        "an operator's Flow does not record the call that made it: repr shows an object address",
+        "-",
+        (
+            Patch(
+                "_describe.py",
+                "            result._desc = (self, name, args, kwargs)",
+                "            pass",
+            ),
+        ),
+        "tests/test_newcomer_surface.py",
+        "repr",
+    ),
 )
 
 

@@ -11,15 +11,17 @@ The protocol-level pieces stay in their modules: the raw publishers in
 ``reactive_streams.sources``, the operators in ``reactive_streams.operators``.
 """
 
-import logging as _logging
+# The package's version: pyproject.toml reads it from here ([tool.hatch.version]).
+__version__ = "0.1.0"
 
-from . import schedulers
+from . import _report, schedulers
 from ._demand import MAX_DEMAND
 from ._emitter import Emitter
 from .api import Processor, Publisher, Subscriber, Subscription
 from .executors import (
     AsyncioExecutor,
     Executor,
+    ExecutorLike,
     ImmediateExecutor,
     ManualExecutor,
     NewThreadExecutor,
@@ -34,8 +36,9 @@ from .sources import Sink
 from .subscribers import AsyncSubscriber, LambdaSubscriber, subscribe
 from .tracing import Tracer, start_tracing, stop_tracing
 
-# A library logs, the application decides where it goes (logging HOWTO).
-_logging.getLogger("reactive_streams").addHandler(_logging.NullHandler())
+# A library logs, the application decides where it goes (logging HOWTO); with no
+# handler configured, errors still reach stderr (``_report``: never silent).
+_report.install()
 
 # Sources, as Flows.
 empty = Flow.empty
@@ -55,6 +58,7 @@ __all__ = [
     "BufferOverflowError",
     "Emitter",
     "Executor",
+    "ExecutorLike",
     "Flow",
     "ImmediateExecutor",
     "LambdaSubscriber",

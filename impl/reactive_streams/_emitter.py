@@ -21,9 +21,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ._blocking import check_not_on_loop, check_timeout
 from ._demand import MAX_DEMAND, add_demand, check_request
 from .operators._backpressure import BufferOverflowError
 
@@ -82,16 +84,28 @@ class Emitter(Generic[T]):
         return Flow(self)
 
     # ---------------------------------------------------------------- producers
-    def emit(self, item: T) -> bool:
-        """Buffer ``item`` for the subscriber (thread-safe), applying ``overflow``."""
+    def emit(self, item: T, timeout: float | None = None) -> bool:
+        """Buffer ``item`` for the subscriber (thread-safe), applying ``overflow``.
+
+        With ``"block"``, ``timeout`` (seconds, None: forever) bounds the wait for room
+        (``TimeoutError``); waiting on an event loop's thread raises ``RuntimeError``."""
         if item is None:
             raise TypeError("rule 2.13: Emitter.emit(None): elements must not be None")
+        check_timeout("Emitter.emit", timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             while True:
                 accepted = self._offer_locked(item)
                 if accepted is not None:
                     break
-                self._room.wait()  # "block"
+                check_not_on_loop("Emitter.emit with overflow='block'", "await emit_async(x)")
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError(
+                        f"Emitter.emit: no room within timeout={timeout}s ({self!r}): the "
+                        "subscriber has not requested the buffered elements (or none subscribed)"
+                    )
+                self._room.wait(left)  # "block"
         self._drain()
         return accepted
 

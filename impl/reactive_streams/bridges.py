@@ -19,9 +19,11 @@ import logging
 import threading
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
+from ._blocking import check_not_on_loop, check_timeout
 from ._demand import MAX_DEMAND, add_demand, check_request
+from ._oneshot import OneShotAsync
 from .api import Publisher, Subscriber, Subscription
 
 __all__ = [
@@ -158,10 +160,12 @@ def to_iterable(
     closing the generator) cancels.
     """
     _replenish_size(prefetch)
+    check_timeout("blocking_iter", timeout)
     return _iterate(publisher, prefetch, timeout)
 
 
 def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> Iterator[T]:
+    check_not_on_loop("iterating a flow (for, list(), blocking_iter)", "async for x in flow")
     subscriber: _BlockingSubscriber[T] = _BlockingSubscriber(prefetch)
     publisher.subscribe(subscriber)
     try:
@@ -355,6 +359,8 @@ class _ResultSubscriber(Generic[T]):
 def wait_result(publisher: Publisher[T], mode: str, what: str, timeout: float | None) -> object:
     """Block until ``publisher`` ends (``first``: its first element); ``timeout`` bounds
     the whole wait (``TimeoutError``, after cancelling)."""
+    check_timeout(what, timeout)
+    check_not_on_loop(f"{what}()", f"await flow.aio.{what}()")
     done = threading.Event()
     subscriber: _ResultSubscriber[T] = _ResultSubscriber(mode, done.set)
     publisher.subscribe(subscriber)
@@ -553,4 +559,24 @@ def from_async_iterable(
     ``__aiter__`` is called per subscription; an element is pulled only when there is
     demand. The loop may run in another thread: subscribers are called on the loop.
     """
-    return AsyncIterablePublisher(iterable, loop or asyncio.get_running_loop())
+    if not hasattr(iterable, "__aiter__"):
+        raise TypeError(
+            f"from_async_iterable: iterable must be an async iterable (with __aiter__), got "
+            f"{type(iterable).__name__} (for a plain iterable use Flow.from_iterable)"
+        )
+    if loop is None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                "from_async_iterable: no event loop runs on this thread; call it inside a "
+                "coroutine (async def, under asyncio.run), or pass loop= a loop that runs "
+                "in another thread"
+            ) from None
+    elif not isinstance(loop, asyncio.AbstractEventLoop):
+        raise TypeError(
+            f"from_async_iterable: loop must be an asyncio event loop, got {type(loop).__name__}"
+        )
+    if hasattr(iterable, "__anext__"):  # an async generator: one subscriber only
+        iterable = OneShotAsync(cast("AsyncIterator[T]", iterable))
+    return AsyncIterablePublisher(iterable, loop)

@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
 
 if TYPE_CHECKING:  # neither is imported at runtime unless the caller already did
     import asyncio
@@ -43,6 +43,7 @@ __all__ = [
     "AsyncioExecutor",
     "Cancellable",
     "Executor",
+    "ExecutorLike",
     "ImmediateExecutor",
     "ManualExecutor",
     "NewThreadExecutor",
@@ -70,6 +71,13 @@ class Executor(Protocol):
     def execute(self, task: Task) -> None:
         """Schedule ``task``. Raises ``RuntimeError`` if the executor is closed."""
         ...
+
+
+ExecutorLike = Union[Executor, "concurrent.futures.Executor", "asyncio.AbstractEventLoop"]
+"""What every ``executor=``/``scheduler=`` parameter accepts: this library's executors
+(anything with ``execute(task)``), a ``concurrent.futures.Executor`` (a thread pool) and
+an asyncio event loop; ``as_executor`` adapts the other two (a string-free ``Union``
+would import asyncio at run time)."""
 
 
 @runtime_checkable

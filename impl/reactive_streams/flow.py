@@ -12,14 +12,17 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from . import _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
 from ._core.fusion import Items, SyncSource, fusion_enabled, set_fusion, sync_of
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
+from .executors import as_executor
 from .operators import (
     _aggregate,
     _args,
@@ -44,15 +47,21 @@ from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, ScalarPublisher, Sin
 from .subscribers import LambdaSubscriber
 
 if TYPE_CHECKING:
+    import concurrent.futures
+
     from .bridges import AsyncFlowIterator
-    from .executors import Executor
-    from .multicast import ConnectableFlow, OnDisconnect
+    from .executors import ExecutorLike
+    from .multicast import ConnectableFlow, OnDisconnect, RefCountFlow
 
 __all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 S = TypeVar("S")
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
+D = TypeVar("D")
 
 
 def _check_count(name: str, count: int) -> None:
@@ -114,7 +123,10 @@ class _DeferPublisher(Generic[T]):
 
 _NO_CALLBACK: Any = object()  # subscribe() with callbacks but no on_next
 
-Inner = Publisher[R] | Iterable[R] | Awaitable[R]
+if TYPE_CHECKING:  # concurrent.futures is imported at run time only by who uses it
+    Inner = Publisher[R] | Iterable[R] | Awaitable[R] | concurrent.futures.Future[R]
+else:
+    Inner = Publisher[R] | Iterable[R] | Awaitable[R]
 """What ``flat_map``'s mapper may return for one element."""
 
 
@@ -143,14 +155,21 @@ def _adapt_mapper(operator: str, fn: Callable[[T], Inner[R]]) -> Callable[[T], P
             return _awaitable_flow(cast("Awaitable[R]", result), operator, fn)
         if hasattr(result, "__iter__"):
             return Flow.from_iterable(result)
+        if _is_concurrent_future(result):
+            return Flow.from_future(result)
         if result is None:
             raise TypeError(f"rule 2.13: {operator}({_name_of(fn)}): returned None")
         raise TypeError(
             f"{operator}({_name_of(fn)}): returned {type(result).__name__}; expected a "
-            "Publisher, an iterable or an awaitable"
+            "Publisher, an iterable, an awaitable or a concurrent.futures.Future"
         )
 
     return mapper
+
+
+def _is_concurrent_future(value: object) -> bool:
+    futures: Any = sys.modules.get("concurrent.futures")  # an instance implies the import
+    return futures is not None and isinstance(value, futures.Future)
 
 
 def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[R]:
@@ -178,16 +197,22 @@ def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[
 class Flow(Generic[T]):
     """A cold Publisher of ``T`` with operators. ``Flow(publisher)`` wraps any Publisher."""
 
-    __slots__ = ("_source", "_sync")
+    __slots__ = ("_desc", "_source", "_sync")  # _desc: the call that made it (_describe)
 
     def __init__(self, source: Publisher[T], *, _sync: SyncSource | None = None) -> None:
-        if source is None:
-            raise TypeError("Flow(source) requires a Publisher, got None")
+        if not callable(getattr(source, "subscribe", None)):
+            hint = (
+                " (for its elements use Flow.from_iterable)" if hasattr(source, "__iter__") else ""
+            )
+            raise TypeError(
+                f"Flow(source): source must be a Publisher (with subscribe(subscriber)), "
+                f"got {type(source).__name__}{hint}"
+            )
         self._source = source
         self._sync = _sync
 
     def __repr__(self) -> str:
-        return f"Flow({self._source!r})"
+        return f"{type(self).__name__}({_describe.describe(self)})"
 
     @property
     def source(self) -> Publisher[T]:
@@ -223,8 +248,10 @@ class Flow(Generic[T]):
     ) -> LambdaSubscriber[T] | None:
         """``subscribe(subscriber)`` (the Publisher method, rule 1.9), or callbacks:
         ``subscribe(on_next, on_error, on_complete, request=batch)`` returns the
-        ``LambdaSubscriber`` (``cancel()``, ``done``). An ``on_next`` that raises
-        cancels upstream and its exception goes to ``on_error``."""
+        ``LambdaSubscriber`` (``cancel()``, ``done``, ``error``, ``completed``; ``with``
+        cancels on exit). An ``on_next`` that raises cancels upstream and its exception
+        goes to ``on_error``; without ``on_error`` it is logged, and reaches stderr when
+        the application configured no logging (docs/errors-and-resubscription.md)."""
         if on_next is None:
             # rule 1.9: null plays None; a Publisher rejects it with TypeError
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
@@ -259,7 +286,7 @@ class Flow(Generic[T]):
     @overload
     @staticmethod
     def range(
-        stop: int, /, *, executor: Executor | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+        stop: int, /, *, executor: ExecutorLike | None = None, batch_size: int = DEFAULT_BATCH_SIZE
     ) -> Flow[int]: ...
 
     @overload
@@ -270,7 +297,7 @@ class Flow(Generic[T]):
         step: int = 1,
         /,
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]: ...
 
@@ -281,7 +308,7 @@ class Flow(Generic[T]):
         step: int = 1,
         /,
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]:
         """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``."""
@@ -296,7 +323,7 @@ class Flow(Generic[T]):
         start: int,
         count: int,
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]:
         """``count`` consecutive ints from ``start`` (Reactor's and RxJava's ``range``)."""
@@ -308,7 +335,7 @@ class Flow(Generic[T]):
     def from_iterable(
         iterable: Iterable[T],
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
         """The elements of ``iterable`` (``iter()`` per subscription); with ``executor``,
@@ -318,7 +345,7 @@ class Flow(Generic[T]):
         )
 
     @staticmethod
-    def just(*items: T, executor: Executor | None = None) -> Flow[T]:
+    def just(*items: T, executor: ExecutorLike | None = None) -> Flow[T]:
         """The given items, then completion."""
         if executor is not None:
             return Flow.from_publisher(_sources.just(*items, executor=executor))
@@ -330,7 +357,7 @@ class Flow(Generic[T]):
         return flow
 
     @staticmethod
-    def empty(*, executor: Executor | None = None) -> Flow[Any]:
+    def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:
         """Completes at once, without demand."""
         if executor is not None:
             return Flow(_sources.empty(executor=executor))
@@ -340,7 +367,7 @@ class Flow(Generic[T]):
         return Flow(publisher, _sync=SyncSource(sync.factory, "empty", hop=sync.hop))
 
     @staticmethod
-    def error(exc: BaseException, *, executor: Executor | None = None) -> Flow[Any]:
+    def error(exc: BaseException, *, executor: ExecutorLike | None = None) -> Flow[Any]:
         """Fails at once with ``exc``, without demand."""
         if executor is not None:
             return Flow(_sources.error(exc, executor=executor))
@@ -350,7 +377,7 @@ class Flow(Generic[T]):
         return Flow(publisher, _sync=SyncSource(sync.factory, "error", error=exc, hop=sync.hop))
 
     @staticmethod
-    def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> Flow[T]:
+    def from_callable(fn: Callable[[], T], *, executor: ExecutorLike | None = None) -> Flow[T]:
         """One element, ``fn()``, computed per subscription on the first demand."""
         return Flow.from_publisher(_sources.from_callable(fn, executor=executor))
 
@@ -359,13 +386,21 @@ class Flow(Generic[T]):
         initial_state: S,
         generator: Callable[[S, Sink[T]], S],
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
         """Elements produced on demand by ``generator(state, sink) -> state``."""
         return Flow.from_publisher(
             _sources.generate(initial_state, generator, executor=executor, batch_size=batch_size)
         )
+
+    @staticmethod
+    def from_future(future: concurrent.futures.Future[T]) -> Flow[T]:
+        """The result of a ``concurrent.futures.Future`` (a None result: empty), its
+        exception as ``on_error``; nothing blocks, the future's callback signals."""
+        from ._future import FuturePublisher
+
+        return Flow(FuturePublisher(future))
 
     @staticmethod
     def from_async_iterable(iterable: AsyncIterable[T], *, loop: Any = None) -> Flow[T]:
@@ -456,8 +491,9 @@ class Flow(Generic[T]):
         """Map each element to a Publisher and merge their elements (at most
         ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``).
 
-        ``fn`` may also return an iterable (its elements) or an awaitable (its result,
-        awaited on the running event loop of the thread that calls ``fn``)."""
+        ``fn`` may also return an iterable (its elements), a ``concurrent.futures.Future``
+        (its result) or an awaitable (its result, awaited on the running event loop of the
+        thread that calls ``fn``)."""
         return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch, "flat_map")
 
     def _flat_map(
@@ -488,6 +524,45 @@ class Flow(Generic[T]):
         return Flow.from_iterable(publishers)._flat_map(
             _identity, len(publishers), prefetch, "merge"
         )
+
+    @overload
+    @staticmethod
+    def zip(p1: Publisher[A], /, *, prefetch: int = 128) -> Flow[tuple[A]]: ...
+
+    @overload
+    @staticmethod
+    def zip(p1: Publisher[A], p2: Publisher[B], /, *, prefetch: int = 128) -> Flow[tuple[A, B]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        p1: Publisher[A], p2: Publisher[B], p3: Publisher[C], /, *, prefetch: int = 128
+    ) -> Flow[tuple[A, B, C]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        p1: Publisher[A],
+        p2: Publisher[B],
+        p3: Publisher[C],
+        p4: Publisher[D],
+        /,
+        *,
+        prefetch: int = 128,
+    ) -> Flow[tuple[A, B, C, D]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        p1: Publisher[Any],
+        p2: Publisher[Any],
+        p3: Publisher[Any],
+        p4: Publisher[Any],
+        p5: Publisher[Any],
+        /,
+        *publishers: Publisher[Any],
+        prefetch: int = 128,
+    ) -> Flow[tuple[Any, ...]]: ...
 
     @staticmethod
     def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:
@@ -568,7 +643,7 @@ class Flow(Generic[T]):
     # ``default_executor()``. In tests, a ``ManualExecutor`` runs them in virtual time.
     @staticmethod
     def interval(
-        period: float, initial_delay: float | None = None, *, scheduler: Executor | None = None
+        period: float, initial_delay: float | None = None, *, scheduler: ExecutorLike | None = None
     ) -> Flow[int]:
         """0, 1, 2... every ``period`` seconds (the first after ``initial_delay``, default
         ``period``). A tick that finds no demand ends the stream with
@@ -583,13 +658,13 @@ class Flow(Generic[T]):
         )
 
     @staticmethod
-    def timer(delay: float, *, scheduler: Executor | None = None) -> Flow[int]:
+    def timer(delay: float, *, scheduler: ExecutorLike | None = None) -> Flow[int]:
         """Emits 0 after ``delay`` seconds, then completes; a due 0 waits for demand."""
         _timed.check_seconds("timer", delay)
         clock = _timed.scheduler_of(scheduler)
         return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock)))
 
-    def delay(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def delay(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Each element ``dt`` seconds after it arrived, in order; the completion after the
         last element; an error at once (elements still waiting are dropped). Upstream is
         asked for what downstream asks, so a due element always finds demand."""
@@ -597,7 +672,7 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed.Delay(d, dt, clock))
 
-    def delay_subscription(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def delay_subscription(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Subscribe upstream ``dt`` seconds after the subscriber (which gets
         ``on_subscribe`` at once; its requests wait and are forwarded in order)."""
         _timed.check_seconds("delay_subscription", dt)
@@ -613,7 +688,7 @@ class Flow(Generic[T]):
         fallback: Publisher[T] | None = None,
         *,
         first_only: bool = False,
-        scheduler: Executor | None = None,
+        scheduler: ExecutorLike | None = None,
     ) -> Flow[T]:
         """Each element (the first counted from the subscription; with ``first_only``,
         the first alone) must arrive within ``dt`` seconds of the previous one, demand or
@@ -623,7 +698,7 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock, first_only))
 
-    def debounce(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def debounce(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes once ``dt`` seconds went by without a newer one (the pending
         one is emitted on completion). Upstream is unbounded; a value due with no demand
         waits, and a newer due value replaces it (latest)."""
@@ -631,7 +706,7 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed_window.Debounce(d, dt, clock))
 
-    def sample(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def sample(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Every ``dt`` seconds, the latest element since the previous tick, if any (the
         pending one is emitted on completion). Upstream is unbounded; a sampled value with
         no demand waits, and a newer one replaces it (latest)."""
@@ -639,11 +714,11 @@ class Flow(Generic[T]):
         clock = _timed.scheduler_of(scheduler)
         return self._timed(lambda d: _timed_window.Sample(d, dt, clock))
 
-    def throttle_latest(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def throttle_latest(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """``sample(dt)``."""
         return self.sample(dt, scheduler=scheduler)
 
-    def throttle_first(self, dt: float, *, scheduler: Executor | None = None) -> Flow[T]:
+    def throttle_first(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes, then the others are dropped for ``dt`` seconds. Upstream is
         unbounded; an element that finds no demand is dropped and opens no window."""
         _timed.check_seconds("throttle_first", dt, positive=True)
@@ -651,7 +726,7 @@ class Flow(Generic[T]):
         return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock))
 
     def buffer_timeout(
-        self, count: int, dt: float, *, scheduler: Executor | None = None
+        self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
     ) -> Flow[list[T]]:
         """Lists of up to ``count`` elements, emitted full or ``dt`` seconds after their
         first element. Upstream is asked for ``count`` per requested list; a list due
@@ -665,17 +740,23 @@ class Flow(Generic[T]):
         return Flow(_timed.TimedPublisher(self._source, make))
 
     # ====================================================== async boundaries
-    def observe_on(self, executor: Executor, prefetch: int = 128) -> Flow[T]:
+    def observe_on(self, executor: ExecutorLike, prefetch: int = 128) -> Flow[T]:
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
         the source directly (micro-fusion)."""
+        if executor is None:
+            raise TypeError(
+                "observe_on: executor must be an executor, a concurrent.futures.Executor or "
+                "an asyncio loop, got None (limit_rate(prefetch) queues without a hop)"
+            )
         fuse = fusion_enabled()  # asked at subscribe; subscribe_on answers None (a barrier)
-        return Flow(_observe_on.ObserveOnPublisher(self._source, executor, prefetch, fuse))
+        hop = as_executor(executor)  # a pool or an asyncio loop, adapted (rule 2.2)
+        return Flow(_observe_on.ObserveOnPublisher(self._source, hop, prefetch, fuse))
 
-    def subscribe_on(self, executor: Executor) -> Flow[T]:
+    def subscribe_on(self, executor: ExecutorLike) -> Flow[T]:
         """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
         # a fusion barrier: SubscribeOnPublisher does not answer ``__rs_sync__``
-        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, executor))
+        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, as_executor(executor)))
 
     def limit_rate(self, prefetch: int) -> Flow[T]:
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
@@ -773,6 +854,41 @@ class Flow(Generic[T]):
         _args.check_callable("defer", "factory", factory)
         return Flow(_arbiter.SwitchingPublisher(lambda d: _recover.Defer(d, factory), "defer"))
 
+    @overload
+    def pipe(self, op1: Callable[[Flow[T]], Publisher[A]], /) -> Flow[A]: ...
+
+    @overload
+    def pipe(
+        self, op1: Callable[[Flow[T]], Publisher[A]], op2: Callable[[Flow[A]], Publisher[B]], /
+    ) -> Flow[B]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flow[T]], Publisher[A]],
+        op2: Callable[[Flow[A]], Publisher[B]],
+        op3: Callable[[Flow[B]], Publisher[C]],
+        /,
+    ) -> Flow[C]: ...
+
+    @overload
+    def pipe(self, *ops: Callable[[Flow[Any]], Publisher[Any]]) -> Flow[Any]: ...
+
+    def pipe(self, *ops: Callable[[Flow[Any]], Publisher[Any]]) -> Flow[Any]:
+        """``ops[-1](...ops[1](ops[0](self)))``: a reusable chain of operators, each a
+        function from a Flow to a Publisher (RxPY's ``pipe``), applied now."""
+        flow: Flow[Any] = self
+        for position, op in enumerate(ops, 1):
+            _args.check_callable("pipe", f"operator {position}", op)
+            result = op(flow)
+            _args.check_publisher("pipe", f"the result of operator {position}", result)
+            flow = Flow.from_publisher(result)
+        return flow
+
+    def transform(self, fn: Callable[[Flow[T]], Publisher[R]]) -> Flow[R]:
+        """``fn(self)`` as a Flow: a reusable chain of operators (Reactor's ``transform``)."""
+        return self.pipe(fn)
+
     def do_on_error(self, action: Callable[[BaseException], object]) -> Flow[T]:
         """Calls ``action(error)`` before passing an error on (if it raises, its error
         goes on instead, the original as ``__context__``)."""
@@ -859,6 +975,11 @@ class Flow(Generic[T]):
 
         return publish(self, buffer_size, on_disconnect)
 
+    def share(self, buffer_size: int = 256) -> RefCountFlow[T]:
+        """``publish(buffer_size).ref_count()``: one upstream subscription shared while
+        anyone subscribes (Reactor's and RxPY's ``share``)."""
+        return self.publish(buffer_size).ref_count()
+
     def replay(
         self, bound: int | None = None, on_disconnect: OnDisconnect = "error"
     ) -> ConnectableFlow[T]:
@@ -943,3 +1064,11 @@ class AsyncTerminals(Generic[T]):
         from .bridges import await_result
 
         return cast("T", await await_result(self._flow, "last", "last"))
+
+
+# every stage describes itself in repr: one wrapper records the call (_describe)
+# (just: the inner of many a flat_map, left bare; repr reads its value off the publisher)
+_describe.install(
+    Flow,
+    skip=("subscribe", "to_list", "first", "last", "blocking_iter", "to_async_iterator", "just"),
+)

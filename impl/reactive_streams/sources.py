@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.factory import Items, Named
+from ._oneshot import OneShot
 from ._subscription import IteratorSubscription, exact_length_types
-from .executors import Executor, as_executor
+from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:
     from .api import Subscriber
@@ -53,7 +54,7 @@ class IterablePublisher(Generic[T_co]):
         self,
         factory: Callable[[], Iterable[T_co]],
         *,
-        executor: Executor | None = None,
+        executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         name: str = "iterable",
     ) -> None:
@@ -110,7 +111,7 @@ _new_scalar = object.__new__
 
 @overload
 def range(
-    stop: int, /, *, executor: Executor | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+    stop: int, /, *, executor: ExecutorLike | None = None, batch_size: int = DEFAULT_BATCH_SIZE
 ) -> IterablePublisher[int]: ...
 
 
@@ -121,7 +122,7 @@ def range(
     step: int = 1,
     /,
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[int]: ...
 
@@ -132,7 +133,7 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
     step: int = 1,
     /,
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[int]:
     """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``.
@@ -154,14 +155,23 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
 def from_iterable(
     iterable: Iterable[T],
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[T]:
     """The elements of ``iterable``; ``iter()`` is called once per subscription.
 
-    A one-shot iterator is shared: a second subscriber gets what the first left.
+    A one-shot source (an iterator: a generator, a file, ``map(...)``) serves only its
+    first subscriber; a later one gets ``on_error`` naming ``Flow.defer``, which makes a
+    fresh source per subscriber. Re-iterables (lists, tuples, ranges) serve every one.
     An exception from ``iter()`` or ``next()`` is signalled as ``on_error``.
     """
+    if isinstance(iterable, Iterator):
+        return IterablePublisher(
+            Named(OneShot(iterable), "from_iterable"),
+            executor=executor,
+            batch_size=batch_size,
+            name="from_iterable",
+        )
     return IterablePublisher(
         Items(iterable, "from_iterable"),
         executor=executor,
@@ -170,7 +180,7 @@ def from_iterable(
     )
 
 
-def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
+def just(*items: T, executor: ExecutorLike | None = None) -> IterablePublisher[T]:
     """The given items, then completion (one item: a ``ScalarPublisher``)."""
     if len(items) == 1 and executor is None:
         item = items[0]
@@ -184,12 +194,12 @@ def just(*items: T, executor: Executor | None = None) -> IterablePublisher[T]:
     return IterablePublisher(Items(items, "just"), executor=executor, name="just")
 
 
-def empty(*, executor: Executor | None = None) -> IterablePublisher[Never]:
+def empty(*, executor: ExecutorLike | None = None) -> IterablePublisher[Never]:
     """Completes right after ``on_subscribe``, without any demand (rule 1.5)."""
     return IterablePublisher(Items((), "empty"), executor=executor, name="empty")
 
 
-def error(exc: BaseException, *, executor: Executor | None = None) -> IterablePublisher[Never]:
+def error(exc: BaseException, *, executor: ExecutorLike | None = None) -> IterablePublisher[Never]:
     """Signals ``on_error(exc)`` right after ``on_subscribe``, without any demand (rule 1.4)."""
     if exc is None:
         raise TypeError("rule 2.13: error() requires an exception, got None")
@@ -219,7 +229,9 @@ class _CallableIterator(Iterator[T]):
         return 0 if self._fn is None else 1
 
 
-def from_callable(fn: Callable[[], T], *, executor: Executor | None = None) -> IterablePublisher[T]:
+def from_callable(
+    fn: Callable[[], T], *, executor: ExecutorLike | None = None
+) -> IterablePublisher[T]:
     """One element, ``fn()``, computed per subscription on the first demand.
 
     ``fn`` raising becomes ``on_error``; ``fn`` returning None becomes
@@ -291,7 +303,7 @@ def generate(
     initial_state: S,
     generator: Callable[[S, Sink[T]], S],
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> IterablePublisher[T]:
     """Elements produced one call at a time: ``generator(state, sink) -> new state``.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ._demand import MAX_DEMAND, check_request
 from ._serial import SerialQueue
-from .executors import Executor
+from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:
     from .api import Publisher, Subscription
@@ -29,8 +29,11 @@ class LambdaSubscriber(Generic[T]):
     ``request`` is the batch: it requests that many on subscription and again each
     time that many have arrived (``MAX_DEMAND``, the default, means unbounded).
     If ``on_next`` raises, the subscription is cancelled and the exception goes to
-    ``on_error`` (logged when there is none). ``done`` is set after the terminal
-    callback has returned, or by ``cancel``.
+    ``on_error``. Without ``on_error`` the error is logged at ERROR on the
+    ``reactive_streams`` logger, which reaches stderr when the application configured
+    no logging (never silent). ``done`` is set after the terminal callback has
+    returned, or by ``cancel``; ``error`` and ``completed`` then say how it ended.
+    ``with flow.subscribe(...) as sub:`` cancels on exit.
     """
 
     def __init__(
@@ -52,6 +55,20 @@ class LambdaSubscriber(Generic[T]):
         self._subscription: Subscription | None = None
         self._failed = False
         self.done = threading.Event()
+        self.error: BaseException | None = None
+        """The error the stream (or the ``on_next`` callback) ended with, else None."""
+        self.completed = False
+        """True once ``on_complete`` arrived (and its callback returned)."""
+
+    def __repr__(self) -> str:
+        name = getattr(self._on_next, "__qualname__", None) or type(self._on_next).__name__
+        return f"LambdaSubscriber(on_next={name})"
+
+    def __enter__(self) -> LambdaSubscriber[T]:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.cancel()  # rule 3.5: a no-op when the stream already ended
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
@@ -87,29 +104,30 @@ class LambdaSubscriber(Generic[T]):
         subscription, self._subscription = self._subscription, None
         if subscription is not None:
             subscription.cancel()  # rule 2.13 / 3.5
-        if self._on_error is None:
-            _log.error(
-                "rule 2.13: the on_next callback of %r raised; subscription cancelled",
-                self,
-                exc_info=exc,
-            )
-            self.done.set()
-            return
-        self._deliver_error(exc)
+        self._deliver_error(exc, "rule 2.13: the on_next callback raised; subscription cancelled")
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         self._subscription = None  # rule 2.4: the subscription is over
         if not self._failed:
-            self._deliver_error(error)
+            self._deliver_error(error, "rule 1.4: the stream failed")
 
-    def _deliver_error(self, error: BaseException) -> None:
+    def _deliver_error(self, error: BaseException, what: str) -> None:
+        self.error = error
         try:
             if self._on_error is not None:
                 self._on_error(error)
             else:
-                _log.error("unhandled on_error in %r", self, exc_info=error)
+                _log.error(
+                    "%r: %s, and subscribe() was given no on_error callback (pass one, or "
+                    "read the subscriber's .error): %s: %s",
+                    self,
+                    what,
+                    type(error).__name__,
+                    error,
+                    exc_info=error,
+                )
         except Exception:
             _log.exception("the on_error callback of %r raised", self)  # rule 2.13: nobody else
         finally:
@@ -119,6 +137,7 @@ class LambdaSubscriber(Generic[T]):
         self._subscription = None
         if self._failed:
             return
+        self.completed = True
         try:
             if self._on_complete is not None:
                 self._on_complete()
@@ -173,8 +192,9 @@ class AsyncSubscriber(Generic[T]):
     calling nothing means no more demand: call ``request`` to ask for more.
     """
 
-    def __init__(self, executor: Executor, *, batch: int = 256) -> None:
-        self._signals: SerialQueue[_Signal] = SerialQueue(executor, self._handle, batch)
+    def __init__(self, executor: ExecutorLike, *, batch: int = 256) -> None:
+        hop = as_executor(executor)  # a pool or an asyncio loop, adapted
+        self._signals: SerialQueue[_Signal] = SerialQueue(hop, self._handle, batch)
         self._subscription: Subscription | None = None
         self._done = False
 

@@ -470,7 +470,7 @@ def test_subscribe_on_is_a_fusion_barrier(fusion: bool) -> None:
 # ------------------------------------------- executors: foreign ones, cancel via subscribe_on
 def test_concurrent_futures_executor_is_accepted() -> None:
     with concurrent.futures.ThreadPoolExecutor(2) as executor:
-        values = Flow.range(0, 20).observe_on(executor).to_list(DEADLINE)  # type: ignore[arg-type]
+        values = Flow.range(0, 20).observe_on(executor).to_list(DEADLINE)
     assert values == list(range(20))
 
 
@@ -478,7 +478,7 @@ def test_shut_down_concurrent_futures_executor_becomes_on_error() -> None:
     executor = concurrent.futures.ThreadPoolExecutor(1)
     executor.shutdown()
     subscriber: TestSubscriber[int] = TestSubscriber(5)
-    Flow.range(0, 3).observe_on(executor).subscribe(subscriber)  # type: ignore[arg-type]
+    Flow.range(0, 3).observe_on(executor).subscribe(subscriber)
     subscriber.await_terminal(DEADLINE)
     assert [type(e) for e in subscriber.errors] == [RuntimeError]
 

@@ -142,14 +142,17 @@ class Downstream(DrainLoop, Generic[T]):
             if tracer is not None:
                 tracer.emit(self._sid, "request", n=traced_n(n))
             if self._pub in DONE:
-                return  # rule 3.6
-            if self._inbound is not None:
-                self._inbound.append(n)
+                wake = False  # rule 3.6
             else:
-                self._receive_request(n, message)
-            wake = self._work()
+                if self._inbound is not None:
+                    self._inbound.append(n)
+                else:
+                    self._receive_request(n, message)
+                wake = self._work()
         if wake:
             self._wake(False)
+        if tracer is not None:
+            tracer.emit(self._sid, "end_request")  # the call returns (rules 2.7, 3.3)
 
     def cancel(self) -> None:
         self._cancel(None)
@@ -164,13 +167,16 @@ class Downstream(DrainLoop, Generic[T]):
                     tracer.emit(self._sid, fault[0], **fault[1])
                 tracer.emit(self._sid, "cancel")
             if self._pub in DONE:
-                return  # rules 3.5, 3.7
-            if self._inbound:
-                self._receive_queued()  # FIFO: requests made before the cancel first
-            self._receive_cancel()  # at once, queued or not: emission stops now (rule 3.12)
-            wake = self._work()
+                wake = False  # rules 3.5, 3.7
+            else:
+                if self._inbound:
+                    self._receive_queued()  # FIFO: requests made before the cancel first
+                self._receive_cancel()  # at once, queued or not: emission stops (rule 3.12)
+                wake = self._work()
         if wake:
             self._wake(True)  # the drain releases upstream (rule 3.12)
+        if tracer is not None:
+            tracer.emit(self._sid, "end_cancel")  # the call returns (rules 2.7, 3.5)
 
     def _receive_request(self, n: Any, message: str | None) -> None:
         if self._tracer is not None:

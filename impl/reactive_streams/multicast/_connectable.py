@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .. import _describe
 from ..flow import Flow
 from ._connection import Child, Connection
 
@@ -91,6 +92,41 @@ class ConnectableFlow(Flow[T]):
     def ref_count(self) -> RefCountFlow[T]:
         """A Flow that connects on its first subscriber and disconnects after its last."""
         return RefCountFlow(self._hub)
+
+    def auto_connect(self, n: int = 1) -> Flow[T]:
+        """A Flow that connects once, when its ``n``-th subscriber arrives (``n == 0``:
+        now), and never disconnects (Reactor's ``autoConnect``)."""
+        if type(n) is not int or n < 0:
+            raise ValueError(f"auto_connect: n must be an int >= 0, got {n!r}")
+        auto = _AutoConnect(self, n)
+        if n == 0:
+            self.connect()
+        return Flow(auto)
+
+
+_describe.install(ConnectableFlow, skip=("connect",))  # ref_count(), auto_connect(n)
+
+
+class _AutoConnect(Generic[T]):
+    """Subscribers join the connectable; the ``n``-th one connects it."""
+
+    def __init__(self, connectable: ConnectableFlow[T], n: int) -> None:
+        self._connectable = connectable
+        self._lock = threading.Lock()
+        self._left = n
+
+    def __repr__(self) -> str:
+        return f"<auto_connect of {self._connectable._hub!r}>"
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        self._connectable._hub.subscribe(subscriber)  # joins before a connect: misses nothing
+        with self._lock:
+            self._left -= 1
+            connect = self._left == 0
+        if connect:
+            self._connectable.connect()
 
 
 class _RefCount(Generic[T]):

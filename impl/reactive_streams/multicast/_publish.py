@@ -28,7 +28,7 @@ from collections import deque
 from typing import TYPE_CHECKING, TypeVar
 
 from .._demand import MAX_DEMAND
-from ..executors import Executor
+from ..executors import Executor, ExecutorLike, as_executor
 from ._connectable import ConnectableFlow, _Hub
 from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect
 
@@ -121,7 +121,7 @@ def publish(
     buffer_size: int = DEFAULT_BUFFER_SIZE,
     on_disconnect: OnDisconnect = "error",
     *,
-    executor: Executor | None = None,
+    executor: ExecutorLike | None = None,
     batch_size: int = 256,
 ) -> ConnectableFlow[T]:
     """Share one subscription to ``source`` among many subscribers, in lockstep.
@@ -132,12 +132,14 @@ def publish(
     buffered elements they request) or ``"none"``. With ``executor``, every signal to
     the subscribers is delivered by drain tasks on it, ``batch_size`` elements per task.
     """
-    if buffer_size < 1:
-        raise ValueError(f"publish: buffer_size must be >= 1, got {buffer_size}")
+    if type(buffer_size) is not int or buffer_size < 1:
+        raise ValueError(f"publish: buffer_size must be an int >= 1, got {buffer_size!r}")
     if on_disconnect not in DISCONNECT_STRATEGIES:
         raise ValueError(f"publish: on_disconnect must be one of {DISCONNECT_STRATEGIES}")
 
+    hop = as_executor(executor) if executor is not None else None
+
     def new_connection(flow: _Hub[T]) -> Connection[T]:
-        return PublishConnection(flow, source, on_disconnect, executor, batch_size, buffer_size)
+        return PublishConnection(flow, source, on_disconnect, hop, batch_size, buffer_size)
 
     return ConnectableFlow(new_connection, name="publish")

