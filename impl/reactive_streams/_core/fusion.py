@@ -11,9 +11,12 @@ barrier: the source runs only where it emits).
 *Macro-fusion* folds ``map``/``filter`` into the factory when a pipeline is built.
 *Micro-fusion*: an operator subscribing to a synchronous source (``observe_on``,
 ``flat_map``'s upstream and inners) gets a :class:`PulledUpstream` instead: a plain
-Subscription that pulls the iterator into the operator's ``on_next`` when the operator
-calls ``request(n)``, exactly as the subscribed source would emit. The operator keeps one
-code path, so fused and unfused signals agree by construction.
+Subscription that pulls the iterator into the operator when the operator calls
+``request(n)``, exactly as the subscribed source would emit. The operator keeps one code
+path, so fused and unfused signals agree by construction. Pulls are batched (:class:`Pull`,
+up to ``PULL_BATCH`` elements in one C-level loop); a subscriber that defines
+``on_next_batch(items)`` receives each batch in one call (its elements in order, as if
+``on_next`` were called for each), others receive ``on_next`` per element.
 
 The switch is a context variable read when a pipeline is built (``set_fusion``,
 ``fusion``); its default is on unless ``RS_FUSION=0`` is set in the environment.
@@ -25,6 +28,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._demand import add_demand, check_request, take
@@ -37,8 +41,10 @@ if TYPE_CHECKING:
     from ..api import Subscriber
 
 __all__ = [
+    "PULL_BATCH",
     "Items",
     "Named",
+    "Pull",
     "PulledUpstream",
     "SyncSource",
     "fusion",
@@ -49,6 +55,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+PULL_BATCH = 256  # elements pulled per batch: bounds memory under unbounded demand (3.17)
 
 _OFF = ("0", "false", "off", "no")
 _switch: ContextVar[bool] = ContextVar(
@@ -155,28 +163,88 @@ def subscribe_fused(publisher: Any, subscriber: Subscriber[Any], fuse: bool) -> 
         return False
     if sync is None:
         return False
-    PulledUpstream(subscriber, sync.factory).start()
+    PulledUpstream(subscriber, sync.factory, sync.nulls is not None).start()
     return True
+
+
+def _first_none(items: list[Any]) -> int:
+    """The index of the first None in ``items``, or -1 (identity, never ``__eq__``'s word)."""
+    try:
+        if None not in items:  # C-level scan; an ``__eq__`` that lies is re-checked below
+            return -1
+    except Exception:  # an ``__eq__`` that raises: scan by identity
+        pass
+    for index, item in enumerate(items):
+        if item is None:
+            return index
+    return -1
+
+
+class Pull(Generic[T]):
+    """One subscription's iterator, pulled in batches: ``take(n)`` returns the next
+    elements (at most ``n`` and ``PULL_BATCH``), whether the source has ended, and its
+    error: the exception ``next`` raised, rule 2.13's error for a None (after the
+    elements before it), or None at a plain end. An exact iterator's end is known as soon
+    as its last element is pulled (rules 1.4, 1.5)."""
+
+    __slots__ = ("_exact", "_it", "_nulls")
+
+    def __init__(self, it: Iterator[T], nulls: bool = True) -> None:
+        self._it = it
+        self._exact = type(it) in exact_length_types
+        self._nulls = nulls  # False: the source vouches no element is None (``range``)
+
+    def take(self, n: int) -> tuple[list[T], bool, BaseException | None]:
+        it = self._it
+        if n > PULL_BATCH:
+            n = PULL_BATCH
+        items: list[T] = []
+        try:
+            items.extend(islice(it, n))  # keeps the elements before an exception
+        except Exception as exc:
+            error: BaseException | None = exc
+            ended = True
+        else:
+            error = None
+            ended = len(items) < n
+        if self._nulls:
+            index = _first_none(items)
+            if index >= 0:
+                del items[index:]
+                return items, True, null_from(it)  # rule 2.13, as the source would signal
+        if not ended and self._exact:
+            ended, error = exact_end(it)
+        return items, ended, error
+
+    def ended(self) -> tuple[bool, BaseException | None]:
+        """Without pulling an element: whether an exact iterator is at its end (its error)."""
+        return exact_end(self._it) if self._exact else (False, None)
 
 
 class PulledUpstream(DrainLoop, Generic[T]):
     """The Subscription of a fused synchronous source: ``request(n)`` pulls up to ``n``
-    elements into ``subscriber.on_next`` on the calling thread, then signals the end as
-    the subscribed ``IteratorSubscription`` would: at once when the length is exact (rules
+    elements into the subscriber on the calling thread, in batches (``on_next_batch`` when
+    the subscriber has it, else ``on_next`` per element), then signals the end as the
+    subscribed ``IteratorSubscription`` would: at once when the length is exact (rules
     1.4, 1.5), the iterator's error, rule 2.13 for a None, rule 3.9 for a bad ``n``.
 
     Serial as every hop is (the core ``DrainLoop``, rules 1.3, 3.3): ``start`` delivers
     ``on_subscribe`` and opens the iterator in the first round; a ``request`` made
     meanwhile, or from inside ``on_next``, is pulled by the running drain."""
 
-    __slots__ = ("_bad", "_exact", "_factory", "_it", "_pending", "_subscriber")
+    __slots__ = ("_bad", "_batch_hook", "_factory", "_nulls", "_pending", "_pull", "_subscriber")
 
-    def __init__(self, subscriber: Subscriber[T], factory: Callable[[], Iterable[T]]) -> None:
+    def __init__(
+        self, subscriber: Subscriber[T], factory: Callable[[], Iterable[T]], nulls: bool = True
+    ) -> None:
         super().__init__()
         self._subscriber: Subscriber[T] | None = subscriber
+        self._batch_hook: Callable[[list[T]], object] | None = getattr(
+            subscriber, "on_next_batch", None
+        )
         self._factory: Callable[[], Iterable[T]] | None = factory
-        self._it: Iterator[T] | None = None
-        self._exact = False
+        self._nulls = nulls
+        self._pull: Pull[T] | None = None
         self._pending = 0
         self._bad: str | None = None  # rule 3.9: the first invalid request's message
 
@@ -199,15 +267,16 @@ class PulledUpstream(DrainLoop, Generic[T]):
     def cancel(self) -> None:
         # rules 3.7, 3.13: idempotent; drop the subscriber and the source
         self._subscriber = None
+        self._batch_hook = None
         self._factory = None
-        self._it = None
+        self._pull = None
 
     def _drain_round(self) -> bool:
         subscriber = self._subscriber
         if subscriber is None:
             return False
-        it = self._it
-        if it is None:
+        pull = self._pull
+        if pull is None:
             factory, self._factory = self._factory, None
             if factory is None:
                 return False
@@ -215,39 +284,41 @@ class PulledUpstream(DrainLoop, Generic[T]):
             if self._subscriber is None:
                 return False  # cancelled from on_subscribe
             try:
-                it = iter(factory())
+                pull = Pull(iter(factory()), self._nulls)
             except Exception as exc:  # the source failed before its first element
                 self._end(exc)
                 return False
-            self._it = it
-            self._exact = type(it) in exact_length_types
+            self._pull = pull
         if self._bad is not None:
             self._end(ValueError(self._bad))  # rule 3.9
             return False
         limit = self._pending
+        if limit == 0:
+            ended, error = pull.ended()
+            if ended:
+                self._end(error)  # rules 1.4, 1.5: the end is known, no demand needed
+            return False
+        hook = self._batch_hook
         sent = 0
         while sent != limit:
-            try:
-                item = next(it)
-                if item is None:
-                    raise null_from(it)  # rule 2.13, as the source would signal it
-            except StopIteration:
-                self._end(None)
-                return False
-            except Exception as exc:
-                self._end(exc)
-                return False
-            sent += 1
-            subscriber.on_next(item)
-            if self._subscriber is None:
+            items, ended, error = pull.take(limit - sent)
+            if items:
+                sent += len(items)
+                if hook is not None:
+                    hook(items)
+                else:
+                    for item in items:
+                        subscriber.on_next(item)
+                        if self._subscriber is None:
+                            return False
+                if self._subscriber is None:
+                    return False
+            if ended:
+                self._end(error)
                 return False
         if sent:
             with self._lock:
                 self._pending = take(self._pending, sent)  # rule 3.17: unbounded stays
-        if self._exact:
-            ended, error = exact_end(it)
-            if ended:
-                self._end(error)  # rules 1.4, 1.5: the end is known, no demand needed
         return False
 
     def _end(self, error: BaseException | None) -> None:

@@ -15,7 +15,7 @@ Every upstream ``request``/``cancel`` is made from the drain, so they are serial
 
 Micro-fusion: a source that answers the fusion protocol is not subscribed to; its
 ``PulledUpstream`` fills the queue when the drain requests, exactly as the subscribed
-source would, so the one drain below serves both.
+source would (a batch per request, ``on_next_batch``), so the one drain below serves both.
 """
 
 from __future__ import annotations
@@ -96,6 +96,12 @@ class _ObserveOn(DemandDrain[T]):
         # else the running drain takes the element: its rounds pop until the queue is
         # empty, and ``_drain`` looks again after it left (no lost wake-up)
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """A fused upstream's batch (``PulledUpstream``): ``on_next`` for each, at once."""
+        self._queue.extend(items)
+        if self._wip == 0 or not _GIL:
+            self._signal()
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
@@ -128,20 +134,25 @@ class _ObserveOn(DemandDrain[T]):
         emitted = 0
         try:
             while emitted != cap:
-                try:
-                    item = popleft()
-                except IndexError:
+                # a run of elements up to the cap, the queue's end or the next replenish
+                run = min(cap - emitted, len(queue), limit - consumed)
+                if run <= 0:
                     break
-                on_next(item)
-                emitted += 1
-                consumed += 1
+                sent = run
+                for index in range(run):
+                    on_next(popleft())
+                    if self._pub is not ACTIVE:
+                        sent = index + 1
+                        break
+                emitted += sent
+                consumed += sent
                 if consumed == limit:
                     consumed = 0
                     self._upstream.request(limit)
                 if self._pub is not ACTIVE:
                     break
         except Exception as exc:
-            self._consumed = consumed
+            self._consumed = consumed  # the stream is cancelled: no more replenishing
             self._next_raised(exc)
             return False
         self._consumed = consumed
