@@ -484,8 +484,8 @@ MUTANTS = (
         (
             Patch(
                 "_core/fusion.py",
-                "                if item is None:\n                    raise null_from(it)",
-                "                if False:\n                    raise null_from(it)",
+                "        if self._nulls:\n            index = _first_none(items)",
+                "        if False:\n            index = _first_none(items)",
             ),
         ),
         "tests/operators/test_fusion.py",

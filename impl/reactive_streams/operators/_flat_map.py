@@ -21,11 +21,12 @@ protocol (:func:`~reactive_streams._core.fusion.sync_of`), never a type:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, DONE, null_element_error, where
-from .._core.fusion import PulledUpstream, SyncSource, fusion_enabled, subscribe_fused, sync_of
+from .._core.fusion import Pull, SyncSource, fusion_enabled, subscribe_fused, sync_of
 from .._demand import check_request
 from .._subscribing import subscribe_or_fail
 from ._drained import DemandDrain, QueuedInner
@@ -41,14 +42,46 @@ __all__ = ["FlatMapPublisher"]
 
 
 class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
-    """One inner source: subscribed, or (fused) pulled through a ``PulledUpstream``."""
+    """One inner source: subscribed, or (fused) pulled by the parent's drain (``pull``:
+    ``request(n)`` is ``n`` elements pulled into ``queue``, no subscription), or a *run*:
+    the elements of consecutive synchronous inners that ended within their first pull
+    (``sizes``: each one's count, completed as the drain delivers them)."""
 
-    __slots__ = ("_consumed", "_limit")
+    __slots__ = ("_consumed", "_limit", "pull", "sizes")
 
     def __init__(self, parent: _FlatMap[Any, R], prefetch: int) -> None:
         super().__init__(parent)
         self._limit = replenish_size(prefetch)
         self._consumed = 0
+        self.pull: Pull[R] | None = None
+        self.sizes: deque[int] | None = None
+
+    def on_next_batch(self, items: list[R]) -> None:
+        parent = self._parent
+        if parent is not None:
+            self.queue.extend(items)
+            parent._signal()
+
+    def fill(self, n: int) -> tuple[bool, BaseException | None]:
+        """A pulled inner's ``request(n)``: up to ``n`` elements into the queue, as the
+        subscribed source would emit them; (ended, error)."""
+        pull = self.pull
+        if pull is None:
+            return False, None
+        queue = self.queue
+        while True:
+            items, ended, error = pull.take(n)
+            queue.extend(items)
+            n -= len(items)
+            if ended or n <= 0:
+                break
+        if ended:
+            self.pull = None
+        return ended, error
+
+    def cancel(self) -> None:
+        self.pull = None
+        super().cancel()
 
     # ----------------------------------------------------- as a Subscriber
     def on_error(self, error: BaseException) -> None:
@@ -79,8 +112,24 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
         if consumed >= limit:
             grant = (consumed // limit) * limit
             consumed -= grant
-            self.subscription.request(grant)
+            if self.pull is None:
+                self.subscription.request(grant)
+            else:
+                self._refill(grant)
         self._consumed = consumed
+
+    def _refill(self, n: int) -> None:
+        before = len(self.queue)
+        ended, error = self.fill(n)
+        parent = self._parent
+        if parent is None:
+            return
+        if len(self.queue) != before:
+            parent._signal()  # more elements: another round (as on_next would)
+        if error is not None:
+            self.on_error(error)
+        elif ended:
+            self.on_complete()
 
 
 class _FlatMap(DemandDrain[R], Generic[T, R]):
@@ -132,52 +181,100 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         except Exception as exc:
             self._fail(exc)
             return
-        if sync is not None and sync.kind == "scalar":
-            self._on_scalar(sync.value)
-            return
-        self._subscribe_inner(publisher, sync)
+        if sync is None:
+            self._subscribe_inner(publisher)
+        elif sync.kind == "scalar":
+            self._on_whole((sync.value,))
+        else:
+            self._pull_inner(sync)
 
-    def _subscribe_inner(self, publisher: Publisher[R], sync: SyncSource | None) -> None:
+    def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
         self._inners.append(inner)
-        if sync is not None:
-            PulledUpstream(inner, sync.factory).start()  # fused: pulled when requested
-        elif not subscribe_or_fail(publisher, inner, inner.failed):
+        if not subscribe_or_fail(publisher, inner, inner.failed):
             return
         if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
-    def _ready(self, value: R) -> _Inner[R]:
-        """A scalar inner waiting for demand: one queued element, already done."""
-        inner: _Inner[R] = _Inner(self, self._prefetch)
-        inner.queue.append(value)
-        inner.done = True
-        return inner
-
-    def _on_scalar(self, value: R) -> None:
-        """Fused scalar inner from a subscribed upstream."""
-        if not self._inners and self._requested and self._enter():
-            # re-checked with the drain held: another drain may have taken the demand (1.1)
-            if self._stopped() or self._inners or not self._requested:
-                self._inners.append(self._ready(value))
-                self._drain(1)
-                return
-            downstream = self._downstream
-            if downstream is not None:
-                try:
-                    self._sender(downstream)(value)
-                except Exception as exc:
-                    self._next_raised(exc)
-                self._delivered(1)
-                self._inner_completed()
-            missed = self._leave(1)
-            if missed:
-                self._drain(missed)
-            elif self._pub is not ACTIVE:
-                self._signal()
+    def _pull_inner(self, sync: SyncSource) -> None:
+        """A synchronous inner: pulled, never subscribed. Its first ``prefetch`` elements
+        are pulled now, as the subscribed inner's first request would have them emitted;
+        one that ends within them is whole (``_on_whole``); the rest wait as a pulled inner."""
+        prefetch = self._prefetch
+        try:
+            pull: Pull[R] = Pull(iter(sync.factory()), sync.nulls is not None)
+        except Exception as exc:  # the source failed before its first element
+            self._fail(exc)
             return
-        self._inners.append(self._ready(value))
-        self._signal()
+        items, ended, error = pull.take(prefetch)
+        if ended and error is None:
+            self._on_whole(items)
+            return
+        inner: _Inner[R] = _Inner(self, prefetch)
+        inner.queue.extend(items)
+        if not ended:
+            inner.pull = pull
+            if len(items) < prefetch:  # the batch bound cut it: the rest of the request
+                ended, error = inner.fill(prefetch - len(items))
+        self._inners.append(inner)
+        if inner.queue:
+            self._signal()
+        if error is not None:
+            inner.done = True
+            self._fail(error)  # rule 1.4: the inner's error, after its elements
+        elif ended:
+            inner.done = True
+            self._signal()
+        elif self._pub in DONE:
+            inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
+
+    def _join_run(self, items: Sequence[R], signal: bool = True) -> None:
+        """Whole synchronous inners, in order: one queue, each completed as the drain
+        delivers its last element (``sizes``), as its own subscription would complete."""
+        with self._lock:  # the drain closes the tail run under the lock
+            inners = self._inners
+            run = inners[-1] if inners else None
+            if run is None or run.sizes is None or run.done:
+                run = _Inner(self, self._prefetch)
+                run.sizes = deque()
+                inners.append(run)
+            run.queue.extend(items)
+            run.sizes.append(len(items))
+        if signal:
+            self._signal()
+
+    def _on_whole(self, items: Sequence[R]) -> None:
+        """A synchronous inner pulled to its end: with demand for all of it and no inner
+        ahead, straight downstream and completed; otherwise it joins a run."""
+        count = len(items)
+        if self._inners or self._requested < count or not self._enter():
+            self._join_run(items)  # queued, then signalled (a refused ``_enter`` is harmless)
+            return
+        # re-checked with the drain held: another drain may have taken the demand (1.1)
+        if self._stopped() or self._inners or self._requested < count:
+            self._join_run(items, False)
+            self._drain(1)
+            return
+        downstream = self._downstream
+        if downstream is not None:
+            on_next = self._sender(downstream)
+            sent = 0
+            try:
+                for item in items:
+                    on_next(item)
+                    sent += 1
+                    if self._pub is not ACTIVE:
+                        break
+            except Exception as exc:
+                self._next_raised(exc)
+            self._delivered(sent)
+            if self._pub is ACTIVE:
+                self._inner_completed()
+        missed = self._leave(1)
+        if missed:
+            self._drain(missed)
+        elif self._pub is not ACTIVE:
+            self._signal()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -246,15 +343,39 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 self._next_raised(exc)
             if self._pub is not ACTIVE:
                 return emitted
-            if delivered:
-                inner.consumed(delivered)
-            if inner.done and not queue:
-                inners.pop(index)
-                inner._parent = None
-                self._inner_completed()
-                continue
+            sizes = inner.sizes
+            if sizes is not None:
+                if self._run_delivered(inner, sizes, delivered):
+                    inners.pop(index)
+                    continue
+                if queue and emitted != requested and self._pub is ACTIVE:
+                    continue  # inners joined it while it completed some: theirs come next
+            else:
+                if delivered:
+                    inner.consumed(delivered)
+                if inner.done and not queue:
+                    inners.pop(index)
+                    inner._parent = None
+                    self._inner_completed()
+                    continue
             index += 1
         return emitted
+
+    def _run_delivered(self, run: _Inner[R], sizes: deque[int], delivered: int) -> bool:
+        """Complete the run's inners whose last element went out; True when it is spent."""
+        while sizes and sizes[0] <= delivered:
+            delivered -= sizes.popleft()
+            self._inner_completed()
+        if delivered:
+            sizes[0] -= delivered
+        if run.queue:
+            return False
+        with self._lock:  # closed, so no inner joins it after this look (``_join_run``)
+            if sizes:  # joined meanwhile
+                return False
+            run.done = True
+            run._parent = None
+        return True
 
 
 class FlatMapPublisher(Generic[T, R]):
