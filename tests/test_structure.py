@@ -11,18 +11,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "impl" / "reactive_streams"
 
-# Still in the graph, owned elsewhere: multicast/_publish.py and _replay.py build
-# ``ConnectableFlow`` (a Flow) while ``Flow.publish`` calls them. Breaking it moves
-# ``publish``/``replay``'s entry points beside Flow (see the fusion branch's report).
-KNOWN_CYCLES = [
-    {
-        "reactive_streams.flow",
-        "reactive_streams.multicast",
-        "reactive_streams.multicast._connectable",
-        "reactive_streams.multicast._publish",
-        "reactive_streams.multicast._replay",
-    }
-]
+# None left: ``ConnectableFlow`` lives beside ``Flow``; multicast builds plain connectable
+# publishers that flow.py wraps (``multicast/_flows.py`` wraps them for ``publish()``).
+KNOWN_CYCLES: list[set[str]] = []
 
 # What ``_core`` may import from the package above it: the modules the target layout
 # moves into ``_core`` (demand, drain, iterator) and the leaves they need.

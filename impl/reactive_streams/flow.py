@@ -51,9 +51,18 @@ if TYPE_CHECKING:
 
     from .bridges import AsyncFlowIterator
     from .executors import ExecutorLike
-    from .multicast import ConnectableFlow, OnDisconnect, RefCountFlow
+    from .multicast import OnDisconnect
+    from .multicast._connectable import _Hub, _RefCount
+    from .multicast._connection import Connection
 
-__all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
+__all__ = [
+    "AsyncTerminals",
+    "ConnectableFlow",
+    "Flow",
+    "RefCountFlow",
+    "fusion_enabled",
+    "set_fusion",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -971,9 +980,9 @@ class Flow(Generic[T]):
     ) -> ConnectableFlow[T]:
         """Share one subscription among many subscribers in lockstep: a ``ConnectableFlow``
         (see :func:`reactive_streams.multicast.publish`)."""
-        from .multicast import publish
+        from .multicast._publish import publish_hub
 
-        return publish(self, buffer_size, on_disconnect)
+        return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect))
 
     def share(self, buffer_size: int = 256) -> RefCountFlow[T]:
         """``publish(buffer_size).ref_count()``: one upstream subscription shared while
@@ -985,9 +994,9 @@ class Flow(Generic[T]):
     ) -> ConnectableFlow[T]:
         """Share one subscription and replay the last ``bound`` elements (None: all) to late
         subscribers: a ``ConnectableFlow`` (see :func:`reactive_streams.multicast.replay`)."""
-        from .multicast import replay
+        from .multicast._replay import replay_hub
 
-        return replay(self, bound, on_disconnect)
+        return ConnectableFlow(replay_hub(self, bound, on_disconnect))
 
     # ================================================================ terminals
     def to_list(self, timeout: float | None = None) -> list[T]:
@@ -1066,9 +1075,71 @@ class AsyncTerminals(Generic[T]):
         return cast("T", await await_result(self._flow, "last", "last"))
 
 
+class ConnectableFlow(Flow[T]):
+    """A multicasting Flow whose source runs between ``connect()`` and ``disconnect()``
+    (``publish``, ``replay``): multicast's connectable publisher, wrapped."""
+
+    __slots__ = ()
+
+    def __init__(self, hub: _Hub[T]) -> None:
+        super().__init__(hub)
+
+    @property
+    def _hub(self) -> _Hub[T]:
+        return cast("_Hub[T]", self._source)
+
+    @property
+    def connection(self) -> Connection[T]:
+        """The connection new subscribers join (not necessarily connected yet)."""
+        return self._hub.current()
+
+    def connect(self) -> Connection[T]:
+        """Start the current connection (if not started) and return it."""
+        return self._hub.connect()
+
+    def ref_count(self) -> RefCountFlow[T]:
+        """A Flow that connects on its first subscriber and disconnects after its last."""
+        from .multicast._connectable import _RefCount
+
+        return RefCountFlow(_RefCount(self._hub))
+
+    def auto_connect(self, n: int = 1) -> Flow[T]:
+        """A Flow that connects once, when its ``n``-th subscriber arrives (``n == 0``:
+        now), and never disconnects (Reactor's ``autoConnect``)."""
+        from .multicast._connectable import _AutoConnect
+
+        if type(n) is not int or n < 0:
+            raise ValueError(f"auto_connect: n must be an int >= 0, got {n!r}")
+        auto = _AutoConnect(self._hub, n)
+        if n == 0:
+            self.connect()
+        return Flow(auto)
+
+
+class RefCountFlow(Flow[T]):
+    """Connects when its subscriber count goes 0 -> 1 and disconnects at 1 -> 0.
+
+    A subscriber stops counting when it cancels or receives its terminal signal.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, counter: _RefCount[T]) -> None:
+        super().__init__(counter)
+
+    @property
+    def _counter(self) -> _RefCount[T]:
+        return cast("_RefCount[T]", self._source)
+
+    @property
+    def subscriber_count(self) -> int:
+        return self._counter.count()
+
+
 # every stage describes itself in repr: one wrapper records the call (_describe)
 # (just: the inner of many a flat_map, left bare; repr reads its value off the publisher)
 _describe.install(
     Flow,
     skip=("subscribe", "to_list", "first", "last", "blocking_iter", "to_async_iterator", "just"),
 )
+_describe.install(ConnectableFlow, skip=("connect",))  # ref_count(), auto_connect(n)
