@@ -1058,6 +1058,35 @@ OPERATOR_MUTANTS = (
         "tests/test_newcomer_surface.py",
         "repr",
     ),
+    Mutant(
+        "flat_map-run-skips-joined-inners",
+        "flat_map moves past a run of whole synchronous inners although inners joined it "
+        "while it completed some: a later inner's element overtakes theirs",
+        "order",
+        (
+            Patch(
+                OPS + "_flat_map.py",
+                "                if queue and emitted != requested and self._pub is ACTIVE:\n",
+                "                if False:\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map_mix",
+    ),
+    Mutant(
+        "pulled-batch-drops-elements-before-error",
+        "a pulled batch loses the elements pulled before the source raised",
+        "1.4",
+        (
+            Patch(
+                "_core/fusion.py",
+                "            items.extend(islice(it, n))  # keeps the elements before an exception\n",
+                "            items = list(islice(it, n))\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "batch",
+    ),
 )
 
 

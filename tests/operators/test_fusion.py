@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from reactive_streams import Emitter
+from reactive_streams._core.fusion import PulledUpstream
 from reactive_streams.executors import ManualExecutor, SingleThreadExecutor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
 from reactive_streams.operators import SyncSource, fusion, sync_of
@@ -268,3 +269,76 @@ def test_a_none_from_a_source_fails_a_fused_filter_as_the_source_would() -> None
         ts: TestSubscriber[int | None] = TestSubscriber(10)
         flow.subscribe(ts)
         ts.assert_values(1).assert_error(TypeError, "rule 2.13: a publisher must not")
+
+
+class _BatchSink:
+    """A subscriber with the bulk hook: records each batch ``PulledUpstream`` hands it."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[int]] = []
+        self.ends: list[object] = []
+        self.subscription: Any = None
+
+    def on_subscribe(self, subscription: Any) -> None:
+        self.subscription = subscription
+
+    def on_next(self, item: int) -> None:
+        self.batches.append([item])
+
+    def on_next_batch(self, items: list[int]) -> None:
+        self.batches.append(list(items))
+
+    def on_error(self, error: BaseException) -> None:
+        self.ends.append(error)
+
+    def on_complete(self) -> None:
+        self.ends.append("complete")
+
+
+def test_a_pulled_upstream_hands_each_request_over_as_one_batch() -> None:
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: range(10)).start()
+    sink.subscription.request(4)
+    sink.subscription.request(6)
+    assert sink.batches == [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9]]
+    assert sink.ends == ["complete"]  # rule 1.5: the exact end, no further request
+
+
+def test_a_pulled_batch_keeps_the_elements_before_an_error_or_a_none() -> None:
+    def failing() -> Any:
+        yield 1
+        yield 2
+        raise OSError("source")
+
+    sink = _BatchSink()
+    PulledUpstream(sink, failing).start()
+    sink.subscription.request(10)
+    assert sink.batches == [[1, 2]]
+    assert [type(e) for e in sink.ends] == [OSError]
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: iter([1, None, 3])).start()
+    sink.subscription.request(10)
+    assert sink.batches == [[1]]
+    assert "rule 2.13" in str(sink.ends[0])
+
+
+def test_flat_map_pulls_synchronous_inners_without_a_subscription_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[object] = []
+    real_init = PulledUpstream.__init__
+
+    def counting_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(PulledUpstream, "__init__", counting_init)
+    counted = _Counted([7, 8])
+    with fusion(True):
+        flow = Flow.range(0, 50).flat_map(
+            lambda x: Flow.range(x, x + 2) if x % 3 else (Flow.just(x) if x % 2 else counted)
+        )
+        values = flow.to_list(timeout=10)
+    assert len(values) == sum(2 if x % 3 else (1 if x % 2 else 2) for x in range(50))
+    assert len(made) == 1  # the upstream's; no inner is subscribed, nor pulled by a hop
+    assert counted.subscribes == 0
