@@ -238,8 +238,9 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 run = _Inner(self, self._prefetch)
                 run.sizes = deque()
                 inners.append(run)
-            run.queue.extend(items)
+            # the count first: a drain on another thread may deliver the elements at once
             run.sizes.append(len(items))
+            run.queue.extend(items)
         if signal:
             self._signal()
 
