@@ -316,7 +316,8 @@ def test_a_pulled_batch_keeps_the_elements_before_an_error_or_a_none() -> None:
     assert sink.batches == [[1, 2]]
     assert [type(e) for e in sink.ends] == [OSError]
     sink = _BatchSink()
-    PulledUpstream(sink, lambda: iter([1, None, 3])).start()
+    with_none: list[Any] = [1, None, 3]  # a third-party source breaking rule 2.13
+    PulledUpstream(sink, lambda: iter(with_none)).start()
     sink.subscription.request(10)
     assert sink.batches == [[1]]
     assert "rule 2.13" in str(sink.ends[0])
