@@ -500,8 +500,8 @@ MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if self._stopped() or self._inners or not self._requested:\n",
-                "            if self._stopped() or self._inners:\n",
+                "        if self._stopped() or self._inners or self._requested < count:\n",
+                "        if self._stopped() or self._inners:\n",
             ),
         ),
         "stateful/test_interleaved.py",
@@ -686,6 +686,52 @@ MUTANTS = (
         "tests/spark/test_io_errors.py",
         "full_disk",
     ),
+    # issue 23 (fusion): the fused chain refuses None as the unfused hop does; a pulled
+    # upstream ends when the subscribed source would
+    Mutant(
+        "fused-filter-hides-map-none",
+        "a fused filter drops the None a fused map returned instead of failing the stream",
+        "2.13",
+        (
+            Patch(
+                "operators/_fused.py",
+                "    return fn if sync.nulls is None else _refusing_none(fn, sync.nulls)\n",
+                "    return fn\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "none",
+    ),
+    Mutant(
+        "pulled-upstream-passes-none",
+        "a fused (pulled) source hands a None element to observe_on instead of failing",
+        "2.13",
+        (
+            Patch(
+                "_core/fusion.py",
+                "        if self._nulls:\n            index = _first_none(items)",
+                "        if False:\n            index = _first_none(items)",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "none",
+    ),
+    Mutant(
+        "observe_on-loses-late-element",
+        "observe_on's drain leaves without looking again: an element that arrived while it "
+        "was leaving (on_next wakes only an idle drain) waits for the next signal",
+        "1.3",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "            if not (self._queue and self._requested and self._pub is ACTIVE"
+                " and self._enter()):\n",
+                "            if True:\n",
+            ),
+        ),
+        "tests/operators/test_observe_on.py",
+        "leaves",
+    ),
 )
 
 
@@ -732,8 +778,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_flat_map.py",
-                "                self.subscription.request(grant)\n",
-                "                self.subscription.request(grant - 1)\n",
+                "            self.subscription.request(grant)\n",
+                "            self.subscription.request(grant - 1)\n",
             ),
         ),
         PIPE,
@@ -1250,6 +1296,35 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_model_edges.py",
         "raise_after_own_cancel",
+    ),
+    Mutant(
+        "flat_map-run-skips-joined-inners",
+        "flat_map moves past a run of whole synchronous inners although inners joined it "
+        "while it completed some: a later inner's element overtakes theirs",
+        "order",
+        (
+            Patch(
+                OPS + "_flat_map.py",
+                "                if queue and emitted != requested and self._pub is ACTIVE:\n",
+                "                if False:\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map_mix",
+    ),
+    Mutant(
+        "pulled-batch-drops-elements-before-error",
+        "a pulled batch loses the elements pulled before the source raised",
+        "1.4",
+        (
+            Patch(
+                "_core/fusion.py",
+                "            items.extend(islice(it, n))  # keeps the elements before an exception\n",
+                "            items = list(islice(it, n))\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "batch",
     ),
 )
 

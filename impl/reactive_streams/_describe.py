@@ -65,7 +65,7 @@ def describe(flow: Any) -> str:
     while current is not None:
         desc = getattr(current, "_desc", None)
         if desc is None:
-            calls.append(_source(current._source))
+            calls.append(_source(current.source))
             break
         parent, name, args, kwargs = desc
         shown = [_argument(arg) for arg in args]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 from . import _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
+from ._core.fusion import Items, SyncSource, fusion_enabled, set_fusion, sync_of
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .executors import as_executor
@@ -41,13 +42,7 @@ from .operators import (
     _zip,
 )
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
-from .operators._fused import (
-    SyncSource,
-    fused_filter,
-    fused_map,
-    fusion_enabled,
-    set_fusion,
-)
+from .operators._fused import fused_filter, fused_map
 from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, ScalarPublisher, Sink
 from .subscribers import LambdaSubscriber
 
@@ -56,9 +51,18 @@ if TYPE_CHECKING:
 
     from .bridges import AsyncFlowIterator
     from .executors import ExecutorLike
-    from .multicast import ConnectableFlow, OnDisconnect, RefCountFlow
+    from .multicast import OnDisconnect
+    from .multicast._connectable import _Hub, _RefCount
+    from .multicast._connection import Connection
 
-__all__ = ["AsyncTerminals", "Flow", "fusion_enabled", "set_fusion"]
+__all__ = [
+    "AsyncTerminals",
+    "ConnectableFlow",
+    "Flow",
+    "RefCountFlow",
+    "fusion_enabled",
+    "set_fusion",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -84,6 +88,24 @@ def _identity(item: T) -> T:
 
 
 _new_flow = object.__new__
+
+
+# The sources' answers to the fusion protocol (``__rs_sync__``, see ``_core/fusion.py``);
+# installed here until sources.py defines them in its classes.
+def _iterable_rs_sync(self: IterablePublisher[Any]) -> SyncSource | None:
+    if self._executor is not None:
+        return None  # its signals run on its executor: a barrier
+    factory = self._factory
+    nulls = None if isinstance(factory, Items) and isinstance(factory.items, range) else ""
+    return SyncSource(factory, hop=self._name, nulls=nulls)
+
+
+def _scalar_rs_sync(self: ScalarPublisher[Any]) -> SyncSource:
+    return SyncSource(self._factory, "scalar", self.value, hop="just", nulls=None)
+
+
+IterablePublisher.__rs_sync__ = _iterable_rs_sync  # type: ignore[attr-defined]
+ScalarPublisher.__rs_sync__ = _scalar_rs_sync  # type: ignore[attr-defined]
 
 
 class _DeferPublisher(Generic[T]):
@@ -206,6 +228,11 @@ class Flow(Generic[T]):
         """The wrapped Publisher."""
         return self._source
 
+    def __rs_sync__(self) -> SyncSource | None:
+        """The fusion protocol: this flow's synchronous source, or None (its source's answer)."""
+        sync = self._sync
+        return sync if sync is not None else sync_of(self._source)
+
     # ================================================================ Publisher
     @overload
     def subscribe(self, subscriber: Subscriber[T], /) -> None: ...
@@ -259,18 +286,10 @@ class Flow(Generic[T]):
     # ============================================================= constructors
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flow[T]:
-        """Wrap ``publisher`` (a Flow is returned as is).
-
-        A synchronous ``IterablePublisher`` (no executor) is recognised as fusable.
-        """
+        """Wrap ``publisher`` (a Flow is returned as is). A publisher that answers the
+        fusion protocol (``__rs_sync__``) fuses."""
         if isinstance(publisher, Flow):
             return publisher
-        if (
-            isinstance(publisher, IterablePublisher)
-            and type(publisher) is IterablePublisher
-            and publisher._executor is None
-        ):
-            return Flow(publisher, _sync=SyncSource(publisher._factory))
         return Flow(publisher)
 
     @overload
@@ -340,13 +359,11 @@ class Flow(Generic[T]):
         if executor is not None:
             return Flow.from_publisher(_sources.just(*items, executor=executor))
         publisher = _sources.just(*items)
-        if type(publisher) is ScalarPublisher:
-            # the common inner of flat_map: built without __init__; _sync_source() describes it
-            flow: Flow[T] = _new_flow(Flow)
-            flow._source = publisher
-            flow._sync = None
-            return flow
-        return Flow.from_publisher(publisher)
+        # the common inner of flat_map: built without __init__; fusion asks the source
+        flow: Flow[T] = _new_flow(Flow)
+        flow._source = publisher
+        flow._sync = None
+        return flow
 
     @staticmethod
     def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:
@@ -354,7 +371,9 @@ class Flow(Generic[T]):
         if executor is not None:
             return Flow(_sources.empty(executor=executor))
         publisher = _sources.empty()
-        return Flow(publisher, _sync=SyncSource(publisher._factory, "empty"))
+        sync = sync_of(publisher)
+        assert sync is not None
+        return Flow(publisher, _sync=SyncSource(sync.factory, "empty", hop=sync.hop))
 
     @staticmethod
     def error(exc: BaseException, *, executor: ExecutorLike | None = None) -> Flow[Any]:
@@ -362,7 +381,9 @@ class Flow(Generic[T]):
         if executor is not None:
             return Flow(_sources.error(exc, executor=executor))
         publisher = _sources.error(exc)
-        return Flow(publisher, _sync=SyncSource(publisher._factory, "error", error=exc))
+        sync = sync_of(publisher)
+        assert sync is not None
+        return Flow(publisher, _sync=SyncSource(sync.factory, "error", error=exc, hop=sync.hop))
 
     @staticmethod
     def from_callable(fn: Callable[[], T], *, executor: ExecutorLike | None = None) -> Flow[T]:
@@ -401,17 +422,8 @@ class Flow(Generic[T]):
     def _op(self, make: Callable[[Subscriber[R]], Subscriber[Any]], name: str) -> Flow[R]:
         return Flow(OperatorPublisher(self._source, make, name))
 
-    def _sync_source(self) -> SyncSource | None:
-        sync = self._sync
-        if sync is None:
-            source: object = self._source
-            if type(source) is ScalarPublisher:  # just(x), described on first use
-                return SyncSource(source._factory, "scalar", source.value)
-        return sync
-
     def _fusable(self) -> SyncSource | None:
-        sync = self._sync_source()
-        return sync if sync is not None and not sync.barrier and fusion_enabled() else None
+        return sync_of(self) if fusion_enabled() else None
 
     def _terminal_or_none(self) -> Flow[Any] | None:
         """Macro-fusion: an operator applied to ``empty()``/``error()`` is the same flow."""
@@ -428,8 +440,8 @@ class Flow(Generic[T]):
             return same
         sync = self._fusable()
         if sync is not None:
-            factory = fused_map(fn, sync.factory)
-            return Flow(IterablePublisher(factory, name="map"), _sync=SyncSource(factory))
+            fused = fused_map(fn, sync)
+            return Flow(IterablePublisher(fused.factory, name="map"), _sync=fused)
         return self._op(lambda d: _transform.Map(d, fn), "map")
 
     def filter(self, predicate: Callable[[T], object]) -> Flow[T]:
@@ -439,8 +451,8 @@ class Flow(Generic[T]):
             return same
         sync = self._fusable()
         if sync is not None:
-            factory = fused_filter(predicate, sync.factory)
-            return Flow(IterablePublisher(factory, name="filter"), _sync=SyncSource(factory))
+            fused = fused_filter(predicate, sync)
+            return Flow(IterablePublisher(fused.factory, name="filter"), _sync=fused)
         return self._op(lambda d: _transform.Filter(d, predicate), "filter")
 
     def scan(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
@@ -503,10 +515,7 @@ class Flow(Generic[T]):
         if sync is not None and sync.kind == "scalar":
             value = sync.value  # macro-fusion: just(x).flat_map(f) is f(x), per subscription
             return Flow(_DeferPublisher(lambda: fn(value)))
-        factory = sync.factory if sync is not None else None  # pulled, not subscribed to
-        return Flow(
-            _flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, factory, hop)
-        )
+        return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
@@ -749,17 +758,14 @@ class Flow(Generic[T]):
                 "observe_on: executor must be an executor, a concurrent.futures.Executor or "
                 "an asyncio loop, got None (limit_rate(prefetch) queues without a hop)"
             )
-        sync = self._fusable()  # never across subscribe_on: its source runs on its executor
-        factory = sync.factory if sync is not None else None
+        fuse = fusion_enabled()  # asked at subscribe; subscribe_on answers None (a barrier)
         hop = as_executor(executor)  # a pool or an asyncio loop, adapted (rule 2.2)
-        return Flow(_observe_on.ObserveOnPublisher(self._source, hop, prefetch, factory))
+        return Flow(_observe_on.ObserveOnPublisher(self._source, hop, prefetch, fuse))
 
     def subscribe_on(self, executor: ExecutorLike) -> Flow[T]:
         """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
-        sync = self._sync_source()
-        barrier = SyncSource(sync.factory, barrier=True) if sync is not None else None
-        hop = as_executor(executor)
-        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, hop), _sync=barrier)
+        # a fusion barrier: SubscribeOnPublisher does not answer ``__rs_sync__``
+        return Flow(_subscribe_on.SubscribeOnPublisher(self._source, as_executor(executor)))
 
     def limit_rate(self, prefetch: int) -> Flow[T]:
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
@@ -974,9 +980,9 @@ class Flow(Generic[T]):
     ) -> ConnectableFlow[T]:
         """Share one subscription among many subscribers in lockstep: a ``ConnectableFlow``
         (see :func:`reactive_streams.multicast.publish`)."""
-        from .multicast import publish
+        from .multicast._publish import publish_hub
 
-        return publish(self, buffer_size, on_disconnect)
+        return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect))
 
     def share(self, buffer_size: int = 256) -> RefCountFlow[T]:
         """``publish(buffer_size).ref_count()``: one upstream subscription shared while
@@ -988,9 +994,9 @@ class Flow(Generic[T]):
     ) -> ConnectableFlow[T]:
         """Share one subscription and replay the last ``bound`` elements (None: all) to late
         subscribers: a ``ConnectableFlow`` (see :func:`reactive_streams.multicast.replay`)."""
-        from .multicast import replay
+        from .multicast._replay import replay_hub
 
-        return replay(self, bound, on_disconnect)
+        return ConnectableFlow(replay_hub(self, bound, on_disconnect))
 
     # ================================================================ terminals
     def to_list(self, timeout: float | None = None) -> list[T]:
@@ -1069,9 +1075,71 @@ class AsyncTerminals(Generic[T]):
         return cast("T", await await_result(self._flow, "last", "last"))
 
 
+class ConnectableFlow(Flow[T]):
+    """A multicasting Flow whose source runs between ``connect()`` and ``disconnect()``
+    (``publish``, ``replay``): multicast's connectable publisher, wrapped."""
+
+    __slots__ = ()
+
+    def __init__(self, hub: _Hub[T]) -> None:
+        super().__init__(hub)
+
+    @property
+    def _hub(self) -> _Hub[T]:
+        return cast("_Hub[T]", self._source)
+
+    @property
+    def connection(self) -> Connection[T]:
+        """The connection new subscribers join (not necessarily connected yet)."""
+        return self._hub.current()
+
+    def connect(self) -> Connection[T]:
+        """Start the current connection (if not started) and return it."""
+        return self._hub.connect()
+
+    def ref_count(self) -> RefCountFlow[T]:
+        """A Flow that connects on its first subscriber and disconnects after its last."""
+        from .multicast._connectable import _RefCount
+
+        return RefCountFlow(_RefCount(self._hub))
+
+    def auto_connect(self, n: int = 1) -> Flow[T]:
+        """A Flow that connects once, when its ``n``-th subscriber arrives (``n == 0``:
+        now), and never disconnects (Reactor's ``autoConnect``)."""
+        from .multicast._connectable import _AutoConnect
+
+        if type(n) is not int or n < 0:
+            raise ValueError(f"auto_connect: n must be an int >= 0, got {n!r}")
+        auto = _AutoConnect(self._hub, n)
+        if n == 0:
+            self.connect()
+        return Flow(auto)
+
+
+class RefCountFlow(Flow[T]):
+    """Connects when its subscriber count goes 0 -> 1 and disconnects at 1 -> 0.
+
+    A subscriber stops counting when it cancels or receives its terminal signal.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, counter: _RefCount[T]) -> None:
+        super().__init__(counter)
+
+    @property
+    def _counter(self) -> _RefCount[T]:
+        return cast("_RefCount[T]", self._source)
+
+    @property
+    def subscriber_count(self) -> int:
+        return self._counter.count()
+
+
 # every stage describes itself in repr: one wrapper records the call (_describe)
 # (just: the inner of many a flat_map, left bare; repr reads its value off the publisher)
 _describe.install(
     Flow,
     skip=("subscribe", "to_list", "first", "last", "blocking_iter", "to_async_iterator", "just"),
 )
+_describe.install(ConnectableFlow, skip=("connect",))  # ref_count(), auto_connect(n)

@@ -4,15 +4,18 @@ same signals. Also: fusion really happens when it is on."""
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from reactive_streams._core.downstream import NOOP
-from reactive_streams.executors import ManualExecutor
+from reactive_streams import Emitter
+from reactive_streams._core.fusion import PulledUpstream
+from reactive_streams.executors import ManualExecutor, SingleThreadExecutor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
-from reactive_streams.operators._observe_on import _ObserveOn
+from reactive_streams.operators import SyncSource, fusion, sync_of
 from reactive_streams.sources import IterablePublisher, just
 from reactive_streams.sources import range as rs_range
 from reactive_streams.testing import TestSubscriber
@@ -148,17 +151,195 @@ def test_fusion_switch_changes_the_assembled_pipeline() -> None:
         set_fusion(previous)
 
 
-def test_observe_on_micro_fusion_polls_the_source_without_subscribing(
-    manual: ManualExecutor,
+class _Counted:
+    """A third-party publisher (not the library's): it answers the fusion protocol."""
+
+    def __init__(self, items: list[int]) -> None:
+        self.items = items
+        self.subscribes = 0
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscribes += 1
+        Flow.from_iterable(self.items).subscribe(subscriber)
+
+    def __rs_sync__(self) -> SyncSource:
+        return SyncSource(lambda: iter(self.items), hop="counted")
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
+def test_a_third_party_publisher_fuses_through_the_protocol(
+    manual: ManualExecutor, fused: bool
 ) -> None:
-    previous = set_fusion(True)
-    try:
-        flow = Flow.range(0, 5).map(lambda x: x).observe_on(manual)
-        ts: TestSubscriber[int] = TestSubscriber(10)
+    counted = _Counted([1, 2, 3, 4, 5])
+    with fusion(fused):
+        assert (sync_of(Flow(counted)) is not None) is True  # a Flow answers for its source
+        mapped = Flow(counted).map(lambda x: x * 10)
+        through = Flow(counted).observe_on(manual, 2).flat_map(lambda x: Flow(_Counted([x])))
+    for flow, expected in ((mapped, [10, 20, 30, 40, 50]), (through, [1, 2, 3, 4, 5])):
+        ts: TestSubscriber[int] = TestSubscriber(100)
         flow.subscribe(ts)
         manual.run_all()
-        ts.assert_values(0, 1, 2, 3, 4).assert_complete()
-        assert isinstance(ts.subscription, _ObserveOn)
-        assert ts.subscription._upstream is NOOP  # no upstream subscription: polled
-    finally:
-        set_fusion(previous)
+        ts.assert_values(*expected).assert_complete().assert_no_violations()
+    assert counted.subscribes == (0 if fused else 2)  # fused: pulled, never subscribed
+
+
+def _in_a_new_thread() -> bool:
+    seen: list[bool] = []
+    other = threading.Thread(target=lambda: seen.append(fusion_enabled()))
+    other.start()
+    other.join(10)
+    return seen[0]
+
+
+def test_the_switch_is_per_context_and_read_when_the_pipeline_is_built() -> None:
+    default = _in_a_new_thread()  # RS_FUSION's value
+    with fusion(not default):
+        flow = Flow.range(0, 3).map(lambda x: x)
+        assert _in_a_new_thread() is default  # another thread's pipelines are not affected
+    with fusion(default):
+        assert isinstance(flow.source, IterablePublisher) is (not default)  # as built
+        assert flow.to_list(timeout=10) == [0, 1, 2]
+
+
+def test_subscribe_on_is_a_barrier_the_source_is_pulled_only_on_its_executor() -> None:
+    pulled_on: set[int] = set()
+
+    def items() -> Any:
+        for i in range(300):
+            pulled_on.add(threading.get_ident())
+            yield i
+
+    source_thread: list[int] = []
+    with SingleThreadExecutor(name="rs-a") as a, SingleThreadExecutor(name="rs-b") as b:
+        a.execute(lambda: source_thread.append(threading.get_ident()))
+        with fusion(True):
+            flow = Flow.from_iterable(items()).map(lambda x: x + 1).subscribe_on(a).observe_on(b, 8)
+        assert sync_of(Flow.range(3).subscribe_on(a)) is None  # no fusion across it
+        assert flow.to_list(timeout=30) == list(range(1, 301))
+    assert pulled_on == set(source_thread)
+
+
+@pytest.mark.parametrize("kind", sorted(["list", "executor", "emitter", "do_on_next", "off"]))
+@pytest.mark.parametrize("tail", ["filter", "observe_on", "flat_map", "map", "last_observe_on"])
+def test_a_map_returning_none_gives_the_same_signals_over_every_source_kind(
+    manual: ManualExecutor, kind: str, tail: str
+) -> None:
+    """Rule 2.13: ``map(parse)`` returning None fails the stream at that element, whether
+    or not a later ``filter`` would drop it, fused or not, over every kind of source."""
+
+    def parse(row: str) -> int | None:
+        return int(row) if row.isdigit() else None
+
+    rows = ["1", "x", "3"]
+    with fusion(kind != "off"):
+        if kind == "executor":
+            source = Flow.from_iterable(rows, executor=manual)
+        elif kind == "emitter":
+            emitter: Emitter[str] = Emitter(8)
+            for row in rows:
+                emitter.emit(row)
+            emitter.complete()
+            source = emitter.flow
+        elif kind == "do_on_next":
+            source = Flow.from_iterable(rows).do_on_next(lambda row: None)
+        else:
+            source = Flow.from_iterable(rows)
+        mapped = source.map(parse)
+        if tail == "filter":
+            flow = mapped.filter(lambda x: x is not None)
+        elif tail == "observe_on":
+            flow = mapped.filter(lambda x: x is not None).observe_on(manual, 2)
+        elif tail == "flat_map":
+            flow = mapped.filter(lambda x: x is not None).flat_map(Flow.just)
+        elif tail == "last_observe_on":  # the fused map's None reaches the pulled upstream
+            flow = mapped.observe_on(manual, 2)
+        else:
+            flow = mapped.map(lambda x: 0 if x is None else x)
+    ts: TestSubscriber[int | None] = TestSubscriber(10)
+    flow.subscribe(ts)
+    manual.run_all()
+    ts.assert_values(1).assert_error(TypeError, re.escape("rule 2.13: map(parse): returned None"))
+    ts.assert_no_violations()
+
+
+def test_a_none_from_a_source_fails_a_fused_filter_as_the_source_would() -> None:
+    for fused in (True, False):
+        with fusion(fused):
+            flow = Flow.from_iterable([1, None, 3]).filter(lambda x: x is not None)
+        ts: TestSubscriber[int | None] = TestSubscriber(10)
+        flow.subscribe(ts)
+        ts.assert_values(1).assert_error(TypeError, "rule 2.13: a publisher must not")
+
+
+class _BatchSink:
+    """A subscriber with the bulk hook: records each batch ``PulledUpstream`` hands it."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[int]] = []
+        self.ends: list[object] = []
+        self.subscription: Any = None
+
+    def on_subscribe(self, subscription: Any) -> None:
+        self.subscription = subscription
+
+    def on_next(self, item: int) -> None:
+        self.batches.append([item])
+
+    def on_next_batch(self, items: list[int]) -> None:
+        self.batches.append(list(items))
+
+    def on_error(self, error: BaseException) -> None:
+        self.ends.append(error)
+
+    def on_complete(self) -> None:
+        self.ends.append("complete")
+
+
+def test_a_pulled_upstream_hands_each_request_over_as_one_batch() -> None:
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: range(10)).start()
+    sink.subscription.request(4)
+    sink.subscription.request(6)
+    assert sink.batches == [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9]]
+    assert sink.ends == ["complete"]  # rule 1.5: the exact end, no further request
+
+
+def test_a_pulled_batch_keeps_the_elements_before_an_error_or_a_none() -> None:
+    def failing() -> Any:
+        yield 1
+        yield 2
+        raise OSError("source")
+
+    sink = _BatchSink()
+    PulledUpstream(sink, failing).start()
+    sink.subscription.request(10)
+    assert sink.batches == [[1, 2]]
+    assert [type(e) for e in sink.ends] == [OSError]
+    sink = _BatchSink()
+    with_none: list[Any] = [1, None, 3]  # a third-party source breaking rule 2.13
+    PulledUpstream(sink, lambda: iter(with_none)).start()
+    sink.subscription.request(10)
+    assert sink.batches == [[1]]
+    assert "rule 2.13" in str(sink.ends[0])
+
+
+def test_flat_map_pulls_synchronous_inners_without_a_subscription_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[object] = []
+    real_init = PulledUpstream.__init__
+
+    def counting_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(PulledUpstream, "__init__", counting_init)
+    counted = _Counted([7, 8])
+    with fusion(True):
+        flow = Flow.range(0, 50).flat_map(
+            lambda x: Flow.range(x, x + 2) if x % 3 else (Flow.just(x) if x % 2 else counted)
+        )
+        values = flow.to_list(timeout=10)
+    assert len(values) == sum(2 if x % 3 else (1 if x % 2 else 2) for x in range(50))
+    assert len(made) == 1  # the upstream's; no inner is subscribed, nor pulled by a hop
+    assert counted.subscribes == 0

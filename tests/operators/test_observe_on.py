@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from reactive_streams.executors import ManualExecutor, SingleThreadExecutor
 from reactive_streams.flow import Flow
+from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe
+from ._util import Probe, PushPublisher
 
 
 def test_observe_on_prefetch_bound_and_replenish_at_75_percent(manual: ManualExecutor) -> None:
@@ -124,3 +127,30 @@ def test_limit_rate_bounds_upstream_requests() -> None:
     ts.assert_value_count(20).assert_complete()
     assert probe.requests[0] == 8
     assert set(probe.requests[1:]) == {6}
+
+
+def test_an_element_arriving_while_the_drain_leaves_is_delivered(
+    manual: ManualExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """on_next wakes only an idle drain (no lock per element); one that arrives between
+    the drain's last round and its exit must still be delivered (no lost wake-up)."""
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(10)
+    Flow(upstream).observe_on(manual, 8).subscribe(ts)
+    manual.run_all()
+    subscriber = upstream.subscriber
+    assert subscriber is not None
+    injected: list[int] = []
+    leave = _ObserveOn._leave
+
+    def leave_after_a_late_element(self: _ObserveOn[int], missed: int) -> int:
+        if not injected:
+            injected.append(2)
+            subscriber.on_next(2)  # the drain is still held: on_next does not wake it
+        return leave(self, missed)
+
+    monkeypatch.setattr(_ObserveOn, "_leave", leave_after_a_late_element)
+    subscriber.on_next(1)
+    manual.run_all()
+    assert injected == [2]
+    ts.assert_values(1, 2).assert_no_violations()

@@ -7,10 +7,11 @@ its own pace. Both return a :class:`ConnectableFlow`: nothing flows until ``conn
 see), and ``ref_count()`` connects and disconnects automatically.
 """
 
-from ._connectable import ConnectableFlow, RefCountFlow
+from ..flow import ConnectableFlow, RefCountFlow
 from ._connection import DISCONNECT_STRATEGIES, Connection, DisconnectedError, OnDisconnect
-from ._publish import DEFAULT_BUFFER_SIZE, PublishConnection, publish
-from ._replay import ReplayConnection, replay
+from ._flows import publish, replay
+from ._publish import DEFAULT_BUFFER_SIZE, PublishConnection
+from ._replay import ReplayConnection
 
 __all__ = [
     "DEFAULT_BUFFER_SIZE",

@@ -1,4 +1,7 @@
-"""``ConnectableFlow``: a Publisher that starts its source on ``connect()``; ``ref_count()``.
+"""The connectable publisher inside a ``ConnectableFlow`` (``_Hub``: starts its source on
+``connect()``), and the plain publishers of ``ref_count()`` and ``auto_connect(n)``.
+``flow.py`` wraps them in ``ConnectableFlow``/``RefCountFlow``/``Flow``; nothing here
+imports ``flow`` (no import circle).
 
 Subscribers join the *current* connection. ``connect()`` starts it (idempotent while
 it runs) and returns it; ``Connection.disconnect()`` ends it and installs a fresh one,
@@ -13,14 +16,12 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .. import _describe
-from ..flow import Flow
 from ._connection import Child, Connection
 
 if TYPE_CHECKING:
     from ..api import Subscriber
 
-__all__ = ["ConnectableFlow", "RefCountFlow"]
+__all__: list[str] = []  # wrapped by flow.py's ConnectableFlow and RefCountFlow
 
 T = TypeVar("T")
 
@@ -65,68 +66,39 @@ class _Hub(Generic[T]):
             if self._current is conn:
                 self._current = self._new_connection(self)
 
-
-class ConnectableFlow(Flow[T]):
-    """A multicasting Flow whose source runs between ``connect()`` and ``disconnect()``."""
-
-    __slots__ = ("_hub",)
-
-    def __init__(self, new_connection: Callable[[_Hub[T]], Connection[T]], *, name: str) -> None:
-        hub = _Hub(new_connection, name)
-        super().__init__(hub)
-        self._hub = hub
-
-    @property
-    def connection(self) -> Connection[T]:
+    def current(self) -> Connection[T]:
         """The connection new subscribers join (not necessarily connected yet)."""
-        with self._hub._lock:
-            return self._hub._current
+        with self._lock:
+            return self._current
 
     def connect(self) -> Connection[T]:
         """Start the current connection (if not started) and return it."""
-        conn, start = self._hub._acquire()
+        conn, start = self._acquire()
         if start:
             conn._start()
         return conn
-
-    def ref_count(self) -> RefCountFlow[T]:
-        """A Flow that connects on its first subscriber and disconnects after its last."""
-        return RefCountFlow(self._hub)
-
-    def auto_connect(self, n: int = 1) -> Flow[T]:
-        """A Flow that connects once, when its ``n``-th subscriber arrives (``n == 0``:
-        now), and never disconnects (Reactor's ``autoConnect``)."""
-        if type(n) is not int or n < 0:
-            raise ValueError(f"auto_connect: n must be an int >= 0, got {n!r}")
-        auto = _AutoConnect(self, n)
-        if n == 0:
-            self.connect()
-        return Flow(auto)
-
-
-_describe.install(ConnectableFlow, skip=("connect",))  # ref_count(), auto_connect(n)
 
 
 class _AutoConnect(Generic[T]):
     """Subscribers join the connectable; the ``n``-th one connects it."""
 
-    def __init__(self, connectable: ConnectableFlow[T], n: int) -> None:
-        self._connectable = connectable
+    def __init__(self, hub: _Hub[T], n: int) -> None:
+        self._hub = hub
         self._lock = threading.Lock()
         self._left = n
 
     def __repr__(self) -> str:
-        return f"<auto_connect of {self._connectable._hub!r}>"
+        return f"<auto_connect of {self._hub!r}>"
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        self._connectable._hub.subscribe(subscriber)  # joins before a connect: misses nothing
+        self._hub.subscribe(subscriber)  # joins before a connect: misses nothing
         with self._lock:
             self._left -= 1
             connect = self._left == 0
         if connect:
-            self._connectable.connect()
+            self._hub.connect()
 
 
 class _RefCount(Generic[T]):
@@ -175,28 +147,14 @@ class _RefCount(Generic[T]):
             conn._kick()
         return conn
 
-
-class RefCountFlow(Flow[T]):
-    """Connects when its subscriber count goes 0 -> 1 and disconnects at 1 -> 0.
-
-    A subscriber stops counting when it cancels or receives its terminal signal.
-    """
-
-    __slots__ = ("_counter",)
-
-    def __init__(self, hub: _Hub[T]) -> None:
-        counter = _RefCount(hub)
-        super().__init__(counter)
-        self._counter = counter
-
-    @property
-    def subscriber_count(self) -> int:
-        with self._counter._lock:
-            return self._counter._count
+    def count(self) -> int:
+        """Subscribers counted now."""
+        with self._lock:
+            return self._count
 
 
 class _Counted(Child[T]):
-    """A child of a ``RefCountFlow``: its end (terminal signal, cancel, fault) uncounts it
+    """A child of a ``ref_count()`` flow: its end (terminal signal, cancel, fault) uncounts it
     once; the core ``Downstream`` tells which comes first."""
 
     __slots__ = ("_counted", "_counter")

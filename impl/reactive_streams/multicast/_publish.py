@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .._demand import MAX_DEMAND
 from ..executors import Executor, ExecutorLike, as_executor
-from ._connectable import ConnectableFlow, _Hub
+from ._connectable import _Hub
 from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect
 
 if TYPE_CHECKING:
     from ..api import Publisher
 
-__all__ = ["DEFAULT_BUFFER_SIZE", "PublishConnection", "publish"]
+__all__ = ["DEFAULT_BUFFER_SIZE", "PublishConnection", "publish_hub"]
 
 T = TypeVar("T")
 
@@ -116,22 +116,15 @@ class PublishConnection(Connection[T]):
         self._terminate_all(self._error)
 
 
-def publish(
+def publish_hub(
     source: Publisher[T],
     buffer_size: int = DEFAULT_BUFFER_SIZE,
     on_disconnect: OnDisconnect = "error",
     *,
     executor: ExecutorLike | None = None,
     batch_size: int = 256,
-) -> ConnectableFlow[T]:
-    """Share one subscription to ``source`` among many subscribers, in lockstep.
-
-    Nothing is requested from ``source`` until ``connect()``. ``on_disconnect`` says
-    what the subscribers of a disconnected connection receive: ``"error"``
-    (``DisconnectedError``, overtaking buffered elements), ``"complete"`` (after the
-    buffered elements they request) or ``"none"``. With ``executor``, every signal to
-    the subscribers is delivered by drain tasks on it, ``batch_size`` elements per task.
-    """
+) -> _Hub[T]:
+    """The connectable publisher of :func:`reactive_streams.multicast.publish` (validated)."""
     if type(buffer_size) is not int or buffer_size < 1:
         raise ValueError(f"publish: buffer_size must be an int >= 1, got {buffer_size!r}")
     if on_disconnect not in DISCONNECT_STRATEGIES:
@@ -142,4 +135,4 @@ def publish(
     def new_connection(flow: _Hub[T]) -> Connection[T]:
         return PublishConnection(flow, source, on_disconnect, hop, batch_size, buffer_size)
 
-    return ConnectableFlow(new_connection, name="publish")
+    return _Hub(new_connection, "publish")

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._demand import MAX_DEMAND, take
 from ..executors import Executor
-from ._connectable import ConnectableFlow, _Hub
+from ._connectable import _Hub
 from ._connection import DISCONNECT_STRATEGIES, Child, Connection, OnDisconnect
 
 if TYPE_CHECKING:
     from ..api import Publisher
 
-__all__ = ["ReplayConnection", "replay"]
+__all__ = ["ReplayConnection", "replay_hub"]
 
 T = TypeVar("T")
 
@@ -140,20 +140,15 @@ class ReplayConnection(Connection[T]):
         self._spend(self._budget - budget)
 
 
-def replay(
+def replay_hub(
     source: Publisher[T],
     bound: int | None = None,
     on_disconnect: OnDisconnect = "error",
     *,
     executor: Executor | None = None,
     batch_size: int = 256,
-) -> ConnectableFlow[T]:
-    """Share one subscription to ``source``; replay the last ``bound`` elements (None: all).
-
-    Every child receives, at its own pace, the elements from the replay window at the
-    moment it arrived onwards, then the terminal signal. See :func:`publish` for
-    ``on_disconnect`` and ``executor``.
-    """
+) -> _Hub[T]:
+    """The connectable publisher of :func:`reactive_streams.multicast.replay` (validated)."""
     if bound is not None and bound < 0:
         raise ValueError(f"replay: bound must be >= 0 or None, got {bound}")
     if on_disconnect not in DISCONNECT_STRATEGIES:
@@ -162,4 +157,4 @@ def replay(
     def new_connection(flow: _Hub[T]) -> Connection[T]:
         return ReplayConnection(flow, source, on_disconnect, executor, batch_size, bound)
 
-    return ConnectableFlow(new_connection, name="replay")
+    return _Hub(new_connection, "replay")

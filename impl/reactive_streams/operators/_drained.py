@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
+from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream
 from .._demand import MAX_DEMAND
-from .._exact import exact_end
 from .._serial import SerialSubscription
-from .._subscription import exact_length_types
 from ._base import CANCELLED
 
 if TYPE_CHECKING:
@@ -27,31 +25,7 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 
-__all__ = ["DemandDrain", "DrainedOperator", "QueuedInner", "UnboundedUpstream", "pull_ahead"]
-
-
-def pull_ahead(
-    it: Iterator[R], queue: deque[R], pulled: int, allowed: int
-) -> tuple[int, bool, BaseException | None]:
-    """Micro-fusion: pull into ``queue`` what the subscribed source would have emitted by
-    now (``allowed`` in all). Returns the new ``pulled``, whether the source has ended
-    (an exact source also when nothing is left) and its error."""
-    try:
-        while pulled < allowed:
-            item = next(it)
-            if item is None:
-                raise null_from(it)  # rule 2.13, as the source itself would signal
-            queue.append(item)
-            pulled += 1
-    except StopIteration:
-        return pulled, True, None
-    except Exception as exc:
-        return pulled, True, exc
-    if type(it) not in exact_length_types:
-        return pulled, False, None
-    # the unfused source ends eagerly at its end too: complete, or its error (1.4, 1.5)
-    ended, error = exact_end(it)
-    return pulled, ended, error
+__all__ = ["DemandDrain", "DrainedOperator", "QueuedInner", "UnboundedUpstream"]
 
 
 class _InnerParent(Protocol):

@@ -9,35 +9,27 @@ signals never overlap (rule 1.3) even when inner publishers emit on other thread
 error (upstream, an inner, or the mapper raising) cancels everything and is signalled at
 once; completion comes when upstream and every inner have completed.
 
-Fusion (off with ``set_fusion(False)``, checked when the pipeline is built):
+Fusion (off with ``set_fusion(False)``, read when the pipeline is built) asks the fusion
+protocol (:func:`~reactive_streams._core.fusion.sync_of`), never a type:
 
 * scalar inner (``just(x)``, or a Flow of it): never subscribed to. With demand and no
   inner ahead of it, ``x`` goes straight downstream; otherwise it waits as a ready inner.
-* synchronous iterable inner (``range``, ``from_iterable``, ``empty``, ``error``, ``just``
-  of several, fused ``map``/``filter`` chains; no executor): not subscribed to; the drain
-  pulls from its iterator, as far ahead as the inner subscription would have emitted
-  (``prefetch``, replenished at 75 %). Under unbounded demand with no other inner, the
-  elements go straight downstream.
-* synchronous upstream (a fusable Flow): not subscribed to either; the drain pulls it,
-  as far as the requests above allow (``max_concurrency``, then 75 % batches), so the
-  element path takes no lock at all.
-
-Every fast path sends what the subscribed path would send, in the same order.
+* synchronous inner or upstream: a ``PulledUpstream`` instead of a subscription; it fills
+  the inner's queue (or calls ``on_next``) when requested, exactly as the subscribed
+  source would, so the drain below is the only one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._core.downstream import ACTIVE, DONE, null_element_error, null_from, where
-from .._demand import MAX_DEMAND, check_request
-from .._exact import exact_end
+from .._core.downstream import ACTIVE, DONE, null_element_error, where
+from .._core.fusion import Pull, SyncSource, fusion_enabled, subscribe_fused, sync_of
+from .._demand import check_request
 from .._subscribing import subscribe_or_fail
-from .._subscription import exact_length_types
-from ..sources import IterablePublisher, ScalarPublisher
-from ._drained import DemandDrain, QueuedInner, pull_ahead
-from ._fused import fusion_enabled
+from ._drained import DemandDrain, QueuedInner
 from ._observe_on import replenish_size
 
 if TYPE_CHECKING:
@@ -48,33 +40,48 @@ R = TypeVar("R")
 
 __all__ = ["FlatMapPublisher"]
 
-_ITERABLE_PUBLISHER: type = IterablePublisher
-_SCALAR_PUBLISHER: type = ScalarPublisher
-_flow_type: type | None = None  # reactive_streams.flow.Flow, imported on first use
-
-
-def _flow() -> type:
-    global _flow_type
-    if _flow_type is None:
-        from ..flow import Flow
-
-        _flow_type = Flow
-    return _flow_type
-
 
 class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
-    """One inner source: a real subscription, or (fused) an iterator pulled by the drain
-    (``_allowed`` grows only then, so a subscribed inner asks for ``prefetch``)."""
+    """One inner source: subscribed, or (fused) pulled by the parent's drain (``pull``:
+    ``request(n)`` is ``n`` elements pulled into ``queue``, no subscription), or a *run*:
+    the elements of consecutive synchronous inners that ended within their first pull
+    (``sizes``: each one's count, completed as the drain delivers them)."""
 
-    __slots__ = ("_allowed", "_consumed", "_limit", "_pulled", "it")
+    __slots__ = ("_consumed", "_limit", "pull", "sizes")
 
     def __init__(self, parent: _FlatMap[Any, R], prefetch: int) -> None:
         super().__init__(parent)
-        self.it: Iterator[R] | None = None
         self._limit = replenish_size(prefetch)
         self._consumed = 0
-        self._pulled = 0
-        self._allowed = prefetch
+        self.pull: Pull[R] | None = None
+        self.sizes: deque[int] | None = None
+
+    def on_next_batch(self, items: list[R]) -> None:
+        parent = self._parent
+        if parent is not None:
+            self.queue.extend(items)
+            parent._signal()
+
+    def fill(self, n: int) -> tuple[bool, BaseException | None]:
+        """A pulled inner's ``request(n)``: up to ``n`` elements into the queue, as the
+        subscribed source would emit them; (ended, error)."""
+        pull = self.pull
+        if pull is None:
+            return False, None
+        queue = self.queue
+        while True:
+            items, ended, error = pull.take(n)
+            queue.extend(items)
+            n -= len(items)
+            if ended or n <= 0:
+                break
+        if ended:
+            self.pull = None
+        return ended, error
+
+    def cancel(self) -> None:
+        self.pull = None
+        super().cancel()
 
     # ----------------------------------------------------- as a Subscriber
     def on_error(self, error: BaseException) -> None:
@@ -91,10 +98,6 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
             self.done = True
             parent._signal()
 
-    def cancel(self) -> None:
-        self.it = None
-        super().cancel()
-
     def failed(self, error: Exception) -> None:
         """The inner's ``subscribe`` raised, or it is no Publisher (rules 1.9, 2.13)."""
         parent = self._parent
@@ -109,40 +112,24 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
         if consumed >= limit:
             grant = (consumed // limit) * limit
             consumed -= grant
-            if self.it is not None:
-                self._allowed += grant
-            else:
+            if self.pull is None:
                 self.subscription.request(grant)
+            else:
+                self._refill(grant)
         self._consumed = consumed
 
-    def fill(self) -> BaseException | None:
-        """Fused: pull what the inner subscription would have emitted by now."""
-        it = self.it
-        if it is None or self.done:
-            return None
-        self._pulled, self.done, error = pull_ahead(it, self.queue, self._pulled, self._allowed)
-        return error
-
-
-class _Pulled:
-    """The upstream Subscription of a fused synchronous source: nothing is subscribed;
-    ``request`` raises how far the drain may pull, ``cancel`` drops the iterator."""
-
-    __slots__ = ("_parent",)
-
-    def __init__(self, parent: _FlatMap[Any, Any]) -> None:
-        self._parent: _FlatMap[Any, Any] | None = parent
-
-    def request(self, n: int) -> None:
+    def _refill(self, n: int) -> None:
+        before = len(self.queue)
+        ended, error = self.fill(n)
         parent = self._parent
-        if parent is not None:
-            parent._up_allowed += n  # only ever called by the drain holder
-
-    def cancel(self) -> None:
-        parent, self._parent = self._parent, None
-        if parent is not None:
-            parent._up_it = None  # rule 3.13
-            parent._up_factory = None
+        if parent is None:
+            return
+        if len(self.queue) != before:
+            parent._signal()  # more elements: another round (as on_next would)
+        if error is not None:
+            self.on_error(error)
+        elif ended:
+            self.on_complete()
 
 
 class _FlatMap(DemandDrain[R], Generic[T, R]):
@@ -155,9 +142,6 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         "_main_limit",
         "_max_concurrency",
         "_prefetch",
-        "_up_allowed",
-        "_up_factory",
-        "_up_it",
     )
 
     def __init__(
@@ -178,18 +162,8 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         self._completed_inners = 0
         self._main_done = False
         self._fast = fast  # the fused paths (decided when the pipeline was built)
-        self._up_factory: Callable[[], Iterable[T]] | None = None
-        self._up_it: Iterator[T] | None = None
-        self._up_allowed = 0  # fused upstream: elements the drain may still pull
 
     # ------------------------------------------------------ upstream side
-    def start_pulled(self, factory: Callable[[], Iterable[T]]) -> None:
-        """Fused upstream: ``on_subscribe`` downstream, then pull ``factory()``'s iterator
-        from the drain exactly as far as the subscribed upstream would have emitted."""
-        self._upstream = _Pulled(self)
-        self._up_factory = factory
-        self._signal()  # the first round delivers on_subscribe, then ``_opened``
-
     def on_subscribe(self, subscription: Subscription) -> None:
         self._accept(subscription)
 
@@ -203,22 +177,16 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             publisher = self._fn(item)
             if publisher is None:
                 raise null_element_error(where("flat_map", self._fn))
+            sync = sync_of(publisher) if self._fast else None
         except Exception as exc:
             self._fail(exc)
             return
-        if self._fast:
-            source: Any = publisher
-            kind = type(source)
-            if kind is _flow_type:
-                source = source._source
-                kind = type(source)
-            if kind is _SCALAR_PUBLISHER:
-                self._on_scalar(source.value)
-                return
-            if kind is _ITERABLE_PUBLISHER and source._executor is None:
-                self._on_iterable(source._factory)
-                return
-        self._subscribe_inner(publisher)
+        if sync is None:
+            self._subscribe_inner(publisher)
+        elif sync.kind == "scalar":
+            self._on_whole((sync.value,))
+        else:
+            self._pull_inner(sync)
 
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
@@ -228,86 +196,86 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
-    def _ready(self, value: R) -> _Inner[R]:
-        """A scalar inner waiting for demand: one queued element, already done."""
-        inner: _Inner[R] = _Inner(self, self._prefetch)
-        inner.queue.append(value)
-        inner.done = True
-        return inner
-
-    def _on_scalar(self, value: R) -> None:
-        """Fused scalar inner from a subscribed upstream."""
-        if not self._inners and self._requested and self._enter():
-            # re-checked with the drain held: another drain may have taken the demand (1.1)
-            if self._stopped() or self._inners or not self._requested:
-                self._inners.append(self._ready(value))
-                self._drain(1)
-                return
-            downstream = self._downstream
-            if downstream is not None:
-                try:
-                    self._sender(downstream)(value)
-                except Exception as exc:
-                    self._next_raised(exc)
-                self._delivered(1)
-                self._inner_completed()
-            missed = self._leave(1)
-            if missed:
-                self._drain(missed)
-            elif self._pub is not ACTIVE:
-                self._signal()
-            return
-        self._inners.append(self._ready(value))
-        self._signal()
-
-    def _on_iterable(self, factory: Callable[[], Iterable[R]]) -> None:
-        """Fused synchronous iterable inner from a subscribed upstream."""
+    def _pull_inner(self, sync: SyncSource) -> None:
+        """A synchronous inner: pulled, never subscribed. Its first ``prefetch`` elements
+        are pulled now, as the subscribed inner's first request would have them emitted;
+        one that ends within them is whole (``_on_whole``); the rest wait as a pulled inner."""
+        prefetch = self._prefetch
         try:
-            it = iter(factory())
-        except Exception as exc:  # the inner fails before its first element
+            pull: Pull[R] = Pull(iter(sync.factory()), sync.nulls is not None)
+        except Exception as exc:  # the source failed before its first element
             self._fail(exc)
             return
-        if self._requested == MAX_DEMAND and not self._inners and self._enter():
-            self._emit_direct(it)  # fast path: nothing queued, unbounded demand
+        items, ended, error = pull.take(prefetch)
+        if ended and error is None:
+            self._on_whole(items)
             return
-        inner: _Inner[R] = _Inner(self, self._prefetch)
-        inner.it = it
-        error = inner.fill()
-        if error is not None:
-            self._fail(error)
-            return
+        inner: _Inner[R] = _Inner(self, prefetch)
+        inner.queue.extend(items)
+        if not ended:
+            inner.pull = pull
+            if len(items) < prefetch:  # the batch bound cut it: the rest of the request
+                ended, error = inner.fill(prefetch - len(items))
         self._inners.append(inner)
-        self._signal()
+        if inner.queue:
+            self._signal()
+        if error is not None:
+            inner.done = True
+            self._fail(error)  # rule 1.4: the inner's error, after its elements
+        elif ended:
+            inner.done = True
+            self._signal()
+        elif self._pub in DONE:
+            inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
-    def _emit_direct(self, it: Iterator[R]) -> None:
-        """We hold the drain: deliver a fused inner's elements straight downstream."""
+    def _join_run(self, items: Sequence[R], signal: bool = True) -> None:
+        """Whole synchronous inners, in order: one queue, each completed as the drain
+        delivers its last element (``sizes``), as its own subscription would complete."""
+        with self._lock:  # the drain closes the tail run under the lock
+            inners = self._inners
+            run = inners[-1] if inners else None
+            if run is None or run.sizes is None or run.done:
+                run = _Inner(self, self._prefetch)
+                run.sizes = deque()
+                inners.append(run)
+            # the count first: a drain on another thread may deliver the elements at once
+            run.sizes.append(len(items))
+            run.queue.extend(items)
+        if signal:
+            self._signal()
+
+    def _on_whole(self, items: Sequence[R]) -> None:
+        """A synchronous inner pulled to its end: with demand for all of it and no inner
+        ahead, straight downstream and completed; otherwise it joins a run."""
+        count = len(items)
+        if self._inners or self._requested < count or not self._enter():
+            self._join_run(items)  # queued, then signalled (a refused ``_enter`` is harmless)
+            return
+        # re-checked with the drain held: another drain may have taken the demand (1.1)
+        if self._stopped() or self._inners or self._requested < count:
+            self._join_run(items, False)
+            self._drain(1)
+            return
         downstream = self._downstream
         if downstream is not None:
-            self._emit_all(self._sender(downstream), it)
+            on_next = self._sender(downstream)
+            sent = 0
+            try:
+                for item in items:
+                    on_next(item)
+                    sent += 1
+                    if self._pub is not ACTIVE:
+                        break
+            except Exception as exc:
+                self._next_raised(exc)
+            self._delivered(sent)
+            if self._pub is ACTIVE:
+                self._inner_completed()
         missed = self._leave(1)
         if missed:
             self._drain(missed)
-        elif self._error is not None or self._pub is not ACTIVE or self._main_done:
+        elif self._pub is not ACTIVE:
             self._signal()
-
-    def _emit_all(self, on_next: Callable[[R], object], it: Iterator[R]) -> None:
-        """Unbounded demand, no other inner, drain held: the whole inner, then its completion."""
-        try:
-            for item in it:
-                if item is None:
-                    raise null_from(it)
-                try:
-                    on_next(item)
-                except Exception as exc:
-                    self._next_raised(exc)
-                    return
-                if self._pub is not ACTIVE:
-                    return
-        except Exception as exc:
-            if self._error is None and self._pub not in DONE:
-                self._error = exc
-            return
-        self._inner_completed()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -346,15 +314,11 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             if self._bad is not None or self._error is not None:
                 self._finish(self._error)  # rule 3.9's error instead, if one is due
                 return False
-            requested = self._requested
-            emitted = self._deliver(self._sender(downstream), requested)
+            emitted = self._deliver(self._sender(downstream), self._requested)
             if self._pub is not ACTIVE:
                 return False  # the next round releases
-            again = False
-            if self._up_allowed and self._error is None and not self._main_done:
-                emitted, again = self._pull(downstream, requested, emitted)
             self._delivered(emitted)
-            if again or self._error is not None or self._pub is not ACTIVE:
+            if self._error is not None or self._pub is not ACTIVE:
                 continue
             if self._main_done and not self._inners:
                 self._finish(None)  # rule 3.9's error instead, if one is due
@@ -380,139 +344,47 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 self._next_raised(exc)
             if self._pub is not ACTIVE:
                 return emitted
-            if delivered:
-                inner.consumed(delivered)
-            if inner.it is not None:
-                fill_error = inner.fill()
-                if fill_error is not None:
-                    if self._error is None:
-                        self._error = fill_error
-                    return emitted
-                if queue and emitted != requested:
-                    continue  # pulled more: deliver them in this round
-            if inner.done and not queue:
-                inners.pop(index)
-                inner._parent = None
-                self._inner_completed()
-                continue
+            sizes = inner.sizes
+            if sizes is not None:
+                if self._run_delivered(inner, sizes, delivered):
+                    inners.pop(index)
+                    continue
+                if queue and emitted != requested and self._pub is ACTIVE:
+                    continue  # inners joined it while it completed some: theirs come next
+            else:
+                if delivered:
+                    inner.consumed(delivered)
+                if inner.done and not queue:
+                    inners.pop(index)
+                    inner._parent = None
+                    self._inner_completed()
+                    continue
             index += 1
         return emitted
 
-    def _pull(self, downstream: Subscriber[R], requested: int, emitted: int) -> tuple[int, bool]:
-        """Fused upstream, drain held: pull and map elements while the upstream requests
-        allow. Returns the count sent so far and whether another pass must deliver."""
-        it = self._up_it
-        if it is None:
-            factory = self._up_factory
-            if factory is None:
-                return emitted, False
-            self._up_factory = None
-            try:
-                it = iter(factory())
-            except Exception as exc:  # the upstream fails before its first element
-                self._error = exc
-                return emitted, True
-            self._up_it = it
-        fn = self._fn
-        on_next = self._sender(downstream)
-        inners = self._inners
-        fast = self._fast
-        flow_type = _flow_type
-        limit = self._main_limit
-        completed = self._completed_inners
-        unbounded = requested == MAX_DEMAND
-        queued = False
-        try:
-            for item in it:
-                self._up_allowed -= 1
-                if item is None:
-                    raise null_from(it)  # rule 2.13, as the source would signal
-                publisher: Any = fn(item)
-                if publisher is None:
-                    raise null_element_error(where("flat_map", fn))
-                if fast:
-                    kind = type(publisher)
-                    if kind is flow_type:
-                        publisher = publisher._source
-                        kind = type(publisher)
-                    if kind is _SCALAR_PUBLISHER:
-                        if inners or not (unbounded or emitted < requested):
-                            inners.append(self._ready(publisher.value))
-                            queued = True
-                        else:
-                            try:
-                                on_next(publisher.value)
-                            except Exception as exc:
-                                self._next_raised(exc)
-                            emitted += 1
-                            if self._pub is not ACTIVE:
-                                break
-                            completed += 1
-                            if completed == limit:  # the inner completed: replenish upstream
-                                completed = 0
-                                self._up_allowed += limit
-                        if self._up_allowed:
-                            continue
-                        break
-                    if kind is _ITERABLE_PUBLISHER and publisher._executor is None:
-                        inner_it = iter(publisher._factory())
-                        if unbounded and not inners:
-                            self._completed_inners = completed
-                            self._emit_all(on_next, inner_it)
-                            if self._pub is not ACTIVE or self._error is not None:
-                                break
-                            completed = self._completed_inners
-                        else:
-                            inner: _Inner[R] = _Inner(self, self._prefetch)
-                            inner.it = inner_it
-                            fill_error = inner.fill()
-                            if fill_error is not None:
-                                raise fill_error
-                            inners.append(inner)
-                            queued = True
-                        if self._up_allowed:
-                            continue
-                        break
-                self._completed_inners = completed
-                self._subscribe_inner(publisher)
-                completed = self._completed_inners
-                queued = True
-                if not self._up_allowed or self._error is not None or self._pub in DONE:
-                    break
-            else:
-                self._main_done = True  # the upstream is exhausted: it would complete
-                self._up_it = None
-        except Exception as exc:  # the upstream, the mapper or a fused inner failed
-            if self._error is None:
-                self._error = exc
-            queued = True
-        self._completed_inners = completed
-        it = self._up_it
-        if it is not None and not self._up_allowed and type(it) in exact_length_types:
-            ended, error = exact_end(it)  # an exact source ends at the end of its demand
-            if ended:
-                self._main_done = True
-                self._up_it = None
-                if error is not None and self._error is None:
-                    self._error = error  # rule 1.4: as eagerly as it would complete
-                    queued = True
-        return emitted, queued
+    def _run_delivered(self, run: _Inner[R], sizes: deque[int], delivered: int) -> bool:
+        """Complete the run's inners whose last element went out; True when it is spent."""
+        while sizes and sizes[0] <= delivered:
+            delivered -= sizes.popleft()
+            self._inner_completed()
+        if delivered:
+            sizes[0] -= delivered
+        if run.queue:
+            return False
+        with self._lock:  # closed, so no inner joins it after this look (``_join_run``)
+            if sizes:  # joined meanwhile
+                return False
+            run.done = True
+            run._parent = None
+        return True
 
 
 class FlatMapPublisher(Generic[T, R]):
-    """``upstream_factory``: the iterator factory of a synchronous upstream (fusion on),
-    pulled by the drain instead of subscribed to. ``hop``: the name in traces, the
-    ``Flow`` method that built it (``flat_map``, ``concat_map``, ``merge``)."""
+    """``hop``: the name in traces, the ``Flow`` method that built it (``flat_map``,
+    ``concat_map``, ``merge``). With fusion on when it is built, a synchronous upstream
+    is pulled (``PulledUpstream``) instead of subscribed to."""
 
-    __slots__ = (
-        "_fast",
-        "_fn",
-        "_hop",
-        "_max_concurrency",
-        "_prefetch",
-        "_source",
-        "_upstream_factory",
-    )
+    __slots__ = ("_fast", "_fn", "_hop", "_max_concurrency", "_prefetch", "_source")
 
     def __init__(
         self,
@@ -520,7 +392,6 @@ class FlatMapPublisher(Generic[T, R]):
         fn: Callable[[T], Publisher[R]],
         max_concurrency: int,
         prefetch: int,
-        upstream_factory: Callable[[], Iterable[T]] | None = None,
         hop: str = "flat_map",
     ) -> None:
         for name, value in (("max_concurrency", max_concurrency), ("prefetch", prefetch)):
@@ -532,19 +403,13 @@ class FlatMapPublisher(Generic[T, R]):
         self._max_concurrency = max_concurrency
         self._prefetch = prefetch
         self._fast = fusion_enabled()
-        self._upstream_factory = upstream_factory if self._fast else None
         self._hop = hop
 
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        if _flow_type is None:
-            _flow()
         parent: _FlatMap[T, R] = _FlatMap(
             subscriber, self._fn, self._max_concurrency, self._prefetch, self._fast, self._hop
         )
-        factory = self._upstream_factory
-        if factory is not None:
-            parent.start_pulled(factory)
-        else:
+        if not subscribe_fused(self._source, parent, self._fast):
             subscribe_or_fail(self._source, parent, parent._fail)  # rule 1.9

@@ -1,47 +1,31 @@
-"""Fusion: operators folded into a synchronous source instead of chained as subscribers.
+"""Macro-fusion: ``map``/``filter`` folded into a synchronous source's iterator factory.
 
-*Macro-fusion* happens when a pipeline is assembled: ``empty().map(f)`` is ``empty()``,
-and ``map``/``filter`` over a synchronous iterable source (``range``, ``from_iterable``,
-``just``, ...) become one iterator over the source, built from the C ``map``/``filter``
-types, driven by the core ``IteratorSubscription``. *Micro-fusion*: ``observe_on`` over
-such a source polls that iterator in its own drain loop instead of queueing elements.
+Over a source that answers the fusion protocol (:mod:`reactive_streams._core.fusion`),
+``map``/``filter`` become one iterator over the source, built from the C ``map``/
+``filter`` types and driven by the core ``IteratorSubscription``. The fused iterator types
+report an exact ``__length_hint__`` (the source's, when the source's is exact) and are
+registered as exact, so completion is signalled exactly when the unfused chain would.
 
-The fused iterator types report an exact ``__length_hint__`` (the source's, when the
-source's is exact) and are registered as exact, so completion is signalled exactly when
-the unfused chain would signal it. Fusion is on unless ``RS_FUSION=0`` is set in the
-environment or ``set_fusion(False)`` is called; it applies when a pipeline is built.
+Rule 2.13 holds as unfused: a stage whose input may carry None (a ``map``'s output, a
+source other than ``range``) checks it before calling the user function and fails with
+the error the unfused hop would signal (``map(parse): returned None``), so a later
+``filter`` never hides a None that the unfused chain would have refused.
 """
 
 from __future__ import annotations
 
 import operator
-import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from .._core.downstream import where
-from .._core.factory import Named, hop_of
+from .._core.downstream import null_element_error, where
+from .._core.fusion import Named, SyncSource, fusion_enabled, set_fusion
 from .._subscription import exact_length_types
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 __all__ = ["SyncSource", "fused_filter", "fused_map", "fusion_enabled", "set_fusion"]
-
-_enabled = os.environ.get("RS_FUSION", "1").strip().lower() not in ("0", "false", "off", "no")
-
-
-def fusion_enabled() -> bool:
-    """Whether pipelines built from now on are fused."""
-    return _enabled
-
-
-def set_fusion(enabled: bool) -> bool:
-    """Switch fusion on or off for pipelines built from now on; returns the previous value."""
-    global _enabled
-    previous = _enabled
-    _enabled = bool(enabled)
-    return previous
 
 
 def _hint(source: Iterator[Any]) -> int:
@@ -75,59 +59,49 @@ class _FusedFilter(filter):  # type: ignore[type-arg]
 exact_length_types.update({_FusedMap, _FusedFilter})
 
 
-def fused_map(
-    fn: Callable[[T], R], factory: Callable[[], Iterable[T]]
-) -> Callable[[], Iterable[R]]:
-    """The iterator factory of ``source.map(fn)`` for a source with iterator ``factory``;
-    it names the fused hop (``"range+map"``)."""
+def _refusing_none(fn: Callable[[Any], Any], origin: str) -> Callable[[Any], Any]:
+    """``fn`` behind the rule 2.13 check the unfused hop ``origin`` makes ("": a source)."""
+
+    def checked(item: Any) -> Any:
+        if item is None:
+            raise null_element_error(origin)
+        return fn(item)
+
+    return checked
+
+
+def _stage_fn(fn: Callable[[Any], Any], sync: SyncSource) -> Callable[[Any], Any]:
+    return fn if sync.nulls is None else _refusing_none(fn, sync.nulls)
+
+
+def fused_map(fn: Callable[[T], R], sync: SyncSource) -> SyncSource:
+    """The source of ``source.map(fn)`` for a source that answers ``sync`` (hop ``"range+map"``)."""
+    factory = sync.factory
     name = where("map", fn)
+    call = _stage_fn(fn, sync)
 
     def make() -> Iterator[R]:
         source = iter(factory())
-        it = _FusedMap.__new__(_FusedMap, fn, source)
+        it = _FusedMap.__new__(_FusedMap, call, source)
         it._source = source
         it._where = name
         return it
 
-    return Named(make, hop_of(factory) + "+map")
+    hop = sync.hop + "+map"
+    return SyncSource(Named(make, hop), hop=hop, nulls=name)
 
 
-def fused_filter(
-    predicate: Callable[[T], object], factory: Callable[[], Iterable[T]]
-) -> Callable[[], Iterable[T]]:
-    """The iterator factory of ``source.filter(predicate)`` (hop ``"range+filter"``)."""
+def fused_filter(predicate: Callable[[T], object], sync: SyncSource) -> SyncSource:
+    """The source of ``source.filter(predicate)`` (hop ``"range+filter"``); its elements
+    are never None (the input is checked), so a later stage need not check."""
+    factory = sync.factory
+    call = _stage_fn(predicate, sync)
 
     def make() -> Iterator[T]:
         source = iter(factory())
-        it = _FusedFilter.__new__(_FusedFilter, predicate, source)
+        it = _FusedFilter.__new__(_FusedFilter, call, source)
         it._source = source
         return it
 
-    return Named(make, hop_of(factory) + "+filter")
-
-
-class SyncSource:
-    """What a fusable Flow knows about its synchronous source.
-
-    ``factory`` makes one iterator per subscription; ``kind`` is ``"empty"``,
-    ``"error"``, ``"scalar"`` (exactly one element, ``value``) or ``"iterable"``.
-
-    ``barrier`` marks a source behind ``subscribe_on``, a fusion barrier: nothing fuses
-    across it, so the source runs only on ``subscribe_on``'s executor.
-    """
-
-    __slots__ = ("barrier", "error", "factory", "kind", "value")
-
-    def __init__(
-        self,
-        factory: Callable[[], Iterable[Any]],
-        kind: str = "iterable",
-        value: Any = None,
-        error: BaseException | None = None,
-        barrier: bool = False,
-    ) -> None:
-        self.barrier = barrier
-        self.factory = factory
-        self.kind = kind
-        self.value = value
-        self.error = error
+    hop = sync.hop + "+filter"
+    return SyncSource(Named(make, hop), hop=hop, nulls=None)

@@ -13,22 +13,22 @@ terminal signal follows the queued elements.
 Every upstream ``request``/``cancel`` is made from the drain, so they are serial (rule
 2.7); ``on_subscribe`` is delivered downstream from the drain too (rule 1.3).
 
-Micro-fusion: over a synchronous iterable source the drain pulls from the source's
-iterator itself (no queue hand-off, no upstream subscription). It pulls exactly as far
-ahead as the unfused upstream would have emitted, so the signals are the same.
+Micro-fusion: a source that answers the fusion protocol is not subscribed to; its
+``PulledUpstream`` fills the queue when the drain requests, exactly as the subscribed
+source would (a batch per request, ``on_next_batch``), so the one drain below serves both.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from .._core.downstream import ACTIVE, null_from
-from .._demand import MAX_DEMAND, check_request
+from .._core.downstream import ACTIVE
+from .._core.fusion import subscribe_fused
+from .._demand import check_request
 from ..executors import as_executor
-from ..sources import DEFAULT_BATCH_SIZE
-from ._drained import DemandDrain, pull_ahead
+from ._drained import DemandDrain
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -39,46 +39,42 @@ T = TypeVar("T")
 __all__ = ["ObserveOnPublisher", "replenish_size"]
 
 
+# on_next reads ``_wip`` without the lock: a plain attribute read, atomic under the GIL
+_GIL = getattr(sys, "_is_gil_enabled", lambda: True)()
+_BATCH = 256  # elements per drain task: the sources' DEFAULT_BATCH_SIZE
+
+
 def replenish_size(prefetch: int) -> int:
     """Elements consumed between two upstream requests: 75 % of ``prefetch``."""
     return max(1, prefetch - prefetch // 4)
 
 
 class _ObserveOn(DemandDrain[T]):
-    __slots__ = (
-        "_allowed",
-        "_consumed",
-        "_done",
-        "_factory",
-        "_it",
-        "_limit",
-        "_prefetch",
-        "_pulled",
-        "_queue",
-    )
+    __slots__ = ("_consumed", "_done", "_limit", "_prefetch", "_queue")
 
-    def __init__(
-        self,
-        downstream: Subscriber[T],
-        executor: Executor | None,
-        prefetch: int,
-        factory: Callable[[], Iterable[T]] | None = None,
-    ) -> None:
+    def __init__(self, downstream: Subscriber[T], executor: Executor | None, prefetch: int) -> None:
         super().__init__(downstream, "observe_on" if executor is not None else "limit_rate")
         self._executor = executor
-        self._batch = DEFAULT_BATCH_SIZE  # elements per task (fairness)
+        self._batch = _BATCH  # elements per task (fairness)
         self._prefetch = prefetch
         self._limit = replenish_size(prefetch)
         self._queue: deque[T] = deque()
         self._consumed = 0
         self._done = False  # upstream terminated (error in _error)
-        # micro-fusion: the source's iterator, pulled by the drain
-        self._factory = factory
-        self._it: Iterator[T] | None = None
-        self._pulled = 0
-        self._allowed = prefetch
 
     # ----------------------------------------------------------- scheduling
+    def _drain(self, missed: int = 1) -> None:
+        while True:
+            super()._drain(missed)
+            # an element appended while the drain was leaving did not wake it (on_next
+            # signals only an idle drain): deliver it if there is demand for it
+            if not (self._queue and self._requested and self._pub is ACTIVE and self._enter()):
+                return
+            executor = self._executor
+            if executor is not None and self._submit(executor):
+                return
+            missed = 1
+
     def _wake(self, cancel: bool) -> None:
         """We took ``_wip`` from 0: drain here (limit_rate) or on the executor."""
         executor = self._executor
@@ -95,7 +91,16 @@ class _ObserveOn(DemandDrain[T]):
 
     def on_next(self, item: T) -> None:
         self._queue.append(item)
-        self._signal()
+        if self._wip == 0 or not _GIL:
+            self._signal()  # the drain is idle: wake it
+        # else the running drain takes the element: its rounds pop until the queue is
+        # empty, and ``_drain`` looks again after it left (no lost wake-up)
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """A fused upstream's batch (``PulledUpstream``): ``on_next`` for each, at once."""
+        self._queue.extend(items)
+        if self._wip == 0 or not _GIL:
+            self._signal()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -110,25 +115,15 @@ class _ObserveOn(DemandDrain[T]):
 
     # ------------------------------------------------------------ the drain
     def _opened(self) -> None:
-        if self._factory is not None:
-            self._open_source()
-        else:
-            self._upstream.request(self._prefetch)
+        self._upstream.request(self._prefetch)
 
     def _clear(self) -> None:
         self._queue.clear()
-        self._it = None
-        self._factory = None
 
     def _round(self) -> bool:
         downstream = self._downstream
         if downstream is None:
             return False
-        if self._it is not None:
-            return self._drain_fused(downstream, self._it)
-        return self._drain_queue(downstream)
-
-    def _drain_queue(self, downstream: Subscriber[T]) -> bool:
         queue = self._queue
         popleft = queue.popleft
         on_next = self._sender(downstream)
@@ -139,20 +134,25 @@ class _ObserveOn(DemandDrain[T]):
         emitted = 0
         try:
             while emitted != cap:
-                try:
-                    item = popleft()
-                except IndexError:
+                # a run of elements up to the cap, the queue's end or the next replenish
+                run = min(cap - emitted, len(queue), limit - consumed)
+                if run <= 0:
                     break
-                on_next(item)
-                emitted += 1
-                consumed += 1
+                sent = run
+                for index in range(run):
+                    on_next(popleft())
+                    if self._pub is not ACTIVE:
+                        sent = index + 1
+                        break
+                emitted += sent
+                consumed += sent
                 if consumed == limit:
                     consumed = 0
                     self._upstream.request(limit)
                 if self._pub is not ACTIVE:
                     break
         except Exception as exc:
-            self._consumed = consumed
+            self._consumed = consumed  # the stream is cancelled: no more replenishing
             self._next_raised(exc)
             return False
         self._consumed = consumed
@@ -161,112 +161,14 @@ class _ObserveOn(DemandDrain[T]):
             self._finish(self._error)  # rule 3.9's error instead, if one is due
         return False
 
-    # ------------------------------------------------------- micro-fusion
-    def _open_source(self) -> None:
-        factory = self._factory
-        assert factory is not None
-        try:
-            self._it = iter(factory())
-        except Exception as exc:
-            self._done = True
-            self._error = exc
-            self._it = iter(())
-        self._fill()
-
-    def _fill(self) -> None:
-        """Pull what the unfused upstream would have emitted by now into the queue."""
-        it = self._it
-        if it is None or self._done:
-            return
-        self._pulled, done, error = pull_ahead(it, self._queue, self._pulled, self._allowed)
-        if error is not None:
-            self._error = error
-        self._done = done
-
-    def _count_delivered(self, delivered: int) -> None:
-        # the unfused drain asks for ``limit`` more after every ``limit`` delivered
-        consumed = self._consumed + delivered
-        limit = self._limit
-        if consumed >= limit:
-            self._allowed += (consumed // limit) * limit
-            consumed %= limit
-        self._consumed = consumed
-
-    def _drain_fused(self, downstream: Subscriber[T], it: Iterator[T]) -> bool:
-        queue = self._queue
-        on_next = self._sender(downstream)
-        requested = self._requested
-        cap = min(requested, self._budget)  # the task's budget (fairness)
-        emitted = 0
-        try:
-            # queued (pulled ahead) elements first
-            while queue and emitted != cap:
-                on_next(queue.popleft())
-                emitted += 1
-                if self._pub is not ACTIVE:
-                    break
-            if (
-                requested == MAX_DEMAND
-                and not queue
-                and not self._done
-                and self._pub is ACTIVE
-                and self._bad is None
-            ):
-                # unbounded demand: the window no longer matters, poll the source directly
-                emitted += self._poll_unbounded(on_next, it, cap - emitted)
-        except Exception as exc:
-            self._next_raised(exc)
-            return False
-        if emitted:
-            self._delivered(emitted)
-            self._count_delivered(emitted)
-        if self._pub is not ACTIVE:
-            return False  # the next round releases
-        if requested != MAX_DEMAND:
-            self._fill()  # unbounded: the next task polls on, nothing is pulled ahead
-        if self._done and not queue:
-            self._finish(self._error)
-            return False
-        if queue and self._requested > 0:
-            self._enter()  # more to deliver after the fill: another round (budget permitting)
-        return False
-
-    def _poll_unbounded(self, on_next: Callable[[T], object], it: Iterator[T], cap: int) -> int:
-        """Unbounded demand: up to ``cap`` of the source's elements straight downstream; an
-        exception from ``on_next`` propagates, one from the source ends the stream."""
-        sent = 0
-        done = False
-        while sent != cap:  # cap reached: the budget is spent, the next task polls on
-            try:
-                item = next(it)
-                if item is None:
-                    raise null_from(it)
-            except StopIteration:
-                done = True
-                break
-            except Exception as exc:
-                self._error = exc
-                done = True
-                break
-            sent += 1
-            on_next(item)
-            if self._pub is not ACTIVE:
-                break
-        self._done = done
-        return sent
-
 
 class ObserveOnPublisher(Generic[T]):
     """``observe_on`` / ``limit_rate`` for every subscriber of ``source``."""
 
-    __slots__ = ("_executor", "_factory", "_prefetch", "_source")
+    __slots__ = ("_executor", "_fuse", "_prefetch", "_source")
 
     def __init__(
-        self,
-        source: Publisher[T],
-        executor: Executor | None,
-        prefetch: int,
-        factory: Callable[[], Iterable[T]] | None = None,
+        self, source: Publisher[T], executor: Executor | None, prefetch: int, fuse: bool = False
     ) -> None:
         message = check_request(prefetch)
         if message is not None:
@@ -274,13 +176,11 @@ class ObserveOnPublisher(Generic[T]):
         self._source = source
         self._executor = as_executor(executor) if executor is not None else None
         self._prefetch = prefetch
-        self._factory = factory
+        self._fuse = fuse  # the pipeline's fusion switch, read when it was built
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        op: _ObserveOn[T] = _ObserveOn(subscriber, self._executor, self._prefetch, self._factory)
-        if self._factory is not None:
-            op._signal()  # the first round delivers on_subscribe and pulls the prefetch
-        else:
+        op: _ObserveOn[T] = _ObserveOn(subscriber, self._executor, self._prefetch)
+        if not subscribe_fused(self._source, op, self._fuse):
             self._source.subscribe(op)

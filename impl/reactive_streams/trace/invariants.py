@@ -3,7 +3,7 @@
 Each function has the snake_case name of its TLA+ operator
 (``Spec101_DeliveredLeqRequestedInv`` -> ``spec101_delivered_leq_requested_inv``) and
 takes the state of one subscription as replayed from a trace
-(:class:`reactive_streams.trace.model.SubState`); it returns True when the invariant
+(:class:`reactive_streams.trace.state.SubState`); it returns True when the invariant
 holds. ``check_all`` runs them all. The property twins (``..._prop``) are checked on a
 state at rest (a quiescent recording) by ``check_at_rest``.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
-from .model import SubState, any_cancel_queued
+from .state import SubState, any_cancel_queued
 from .transitions import DONE, MAX_DEMAND
 
 _CALLS = ("request", "cancel")

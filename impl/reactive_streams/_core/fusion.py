@@ -1,0 +1,332 @@
+"""Fusion: one protocol, asked by operators, never inferred from types.
+
+A publisher that can be pulled synchronously answers ``__rs_sync__()`` with a
+:class:`SyncSource` (else None, or no such method): ``factory()`` makes the iterator of one
+subscription, and subscribing would signal exactly its elements on the thread that calls
+``subscribe``/``request``, then completion at its end (eagerly when its length hint is
+exact) or the error ``next`` raised. ``sync_of(publisher)`` asks. A ``Flow`` answers for
+its source; a source that delivers on an executor, and ``subscribe_on``, answer None (a
+barrier: the source runs only where it emits).
+
+*Macro-fusion* folds ``map``/``filter`` into the factory when a pipeline is built.
+*Micro-fusion*: an operator subscribing to a synchronous source (``observe_on``,
+``flat_map``'s upstream and inners) gets a :class:`PulledUpstream` instead: a plain
+Subscription that pulls the iterator into the operator when the operator calls
+``request(n)``, exactly as the subscribed source would emit. The operator keeps one code
+path, so fused and unfused signals agree by construction. Pulls are batched (:class:`Pull`,
+up to ``PULL_BATCH`` elements in one C-level loop); a subscriber that defines
+``on_next_batch(items)`` receives each batch in one call (its elements in order, as if
+``on_next`` were called for each), others receive ``on_next`` per element.
+
+The switch is a context variable read when a pipeline is built (``set_fusion``,
+``fusion``); its default is on unless ``RS_FUSION=0`` is set in the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .._demand import add_demand, check_request, take
+from .._exact import exact_end
+from .._serial import DrainLoop
+from .._subscription import exact_length_types
+from .downstream import null_from
+
+if TYPE_CHECKING:
+    from ..api import Subscriber
+
+__all__ = [
+    "PULL_BATCH",
+    "Items",
+    "Named",
+    "Pull",
+    "PulledUpstream",
+    "SyncSource",
+    "fusion",
+    "fusion_enabled",
+    "set_fusion",
+    "subscribe_fused",
+    "sync_of",
+]
+
+T = TypeVar("T")
+
+PULL_BATCH = 256  # elements pulled per batch: bounds memory under unbounded demand (3.17)
+
+_OFF = ("0", "false", "off", "no")
+_switch: ContextVar[bool] = ContextVar(
+    "rs_fusion", default=os.environ.get("RS_FUSION", "1").strip().lower() not in _OFF
+)
+
+
+def fusion_enabled() -> bool:
+    """Whether pipelines built from now on, in this context, are fused."""
+    return _switch.get()
+
+
+def set_fusion(enabled: bool) -> bool:
+    """Switch fusion on or off for pipelines built from now on in this context (thread or
+    task); returns the previous value."""
+    previous = _switch.get()
+    _switch.set(bool(enabled))
+    return previous
+
+
+@contextmanager
+def fusion(enabled: bool) -> Iterator[None]:
+    """``with fusion(False):`` pipelines built inside the block are not fused."""
+    token = _switch.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _switch.reset(token)
+
+
+class Items(Generic[T]):
+    """The factory of a source over a re-iterable (``range``, a tuple): ``items`` itself."""
+
+    __slots__ = ("hop", "items")
+
+    def __init__(self, items: Iterable[T], hop: str) -> None:
+        self.items = items
+        self.hop = hop
+
+    def __call__(self) -> Iterable[T]:
+        return self.items
+
+
+class Named(Generic[T]):
+    """``make`` with a hop name (a fused chain's factory, ``generate``...)."""
+
+    __slots__ = ("_make", "hop")
+
+    def __init__(self, make: Callable[[], Iterable[T]], hop: str) -> None:
+        self._make = make
+        self.hop = hop
+
+    def __call__(self) -> Iterable[T]:
+        return self._make()
+
+
+class SyncSource:
+    """A publisher's answer to ``__rs_sync__()``: it can be pulled synchronously.
+
+    ``factory`` makes one iterator per subscription; ``hop`` names it in traces; ``kind``
+    is ``"empty"``, ``"error"``, ``"scalar"`` (exactly one element, ``value``) or
+    ``"iterable"``. ``nulls`` names the hop whose None a pulled element may be (``""``: the
+    source itself; ``"map(parse)"``), or is None when no element can be None (``range``)."""
+
+    __slots__ = ("error", "factory", "hop", "kind", "nulls", "value")
+
+    def __init__(
+        self,
+        factory: Callable[[], Iterable[Any]],
+        kind: str = "iterable",
+        value: Any = None,
+        error: BaseException | None = None,
+        *,
+        hop: str = "iterable",
+        nulls: str | None = "",
+    ) -> None:
+        self.factory = factory
+        self.kind = kind
+        self.value = value
+        self.error = error
+        self.hop = hop
+        self.nulls = nulls
+
+
+def sync_of(publisher: object) -> SyncSource | None:
+    """The publisher's ``__rs_sync__()`` answer: how to pull it synchronously, or None."""
+    ask = getattr(publisher, "__rs_sync__", None)
+    if ask is None:
+        return None
+    answer = ask()
+    if answer is not None and not isinstance(answer, SyncSource):
+        raise TypeError(f"__rs_sync__() of {publisher!r} returned {answer!r}, not a SyncSource")
+    return answer
+
+
+def subscribe_fused(publisher: Any, subscriber: Subscriber[Any], fuse: bool) -> bool:
+    """Subscribe ``subscriber`` to ``publisher``'s pulled source when ``fuse`` and the
+    publisher answers the protocol; False when nothing was subscribed (subscribe it)."""
+    if not fuse:
+        return False
+    try:
+        sync = sync_of(publisher)
+    except Exception:  # a faulty answer: subscribe, and let the publisher decide (1.9)
+        return False
+    if sync is None:
+        return False
+    PulledUpstream(subscriber, sync.factory, sync.nulls is not None).start()
+    return True
+
+
+def _first_none(items: list[Any]) -> int:
+    """The index of the first None in ``items``, or -1 (identity, never ``__eq__``'s word)."""
+    try:
+        if None not in items:  # C-level scan; an ``__eq__`` that lies is re-checked below
+            return -1
+    except Exception:  # an ``__eq__`` that raises: scan by identity
+        pass
+    for index, item in enumerate(items):
+        if item is None:
+            return index
+    return -1
+
+
+class Pull(Generic[T]):
+    """One subscription's iterator, pulled in batches: ``take(n)`` returns the next
+    elements (at most ``n`` and ``PULL_BATCH``), whether the source has ended, and its
+    error: the exception ``next`` raised, rule 2.13's error for a None (after the
+    elements before it), or None at a plain end. An exact iterator's end is known as soon
+    as its last element is pulled (rules 1.4, 1.5)."""
+
+    __slots__ = ("_exact", "_it", "_nulls")
+
+    def __init__(self, it: Iterator[T], nulls: bool = True) -> None:
+        self._it = it
+        self._exact = type(it) in exact_length_types
+        self._nulls = nulls  # False: the source vouches no element is None (``range``)
+
+    def take(self, n: int) -> tuple[list[T], bool, BaseException | None]:
+        it = self._it
+        if n > PULL_BATCH:
+            n = PULL_BATCH
+        items: list[T] = []
+        try:
+            items.extend(islice(it, n))  # keeps the elements before an exception
+        except Exception as exc:
+            error: BaseException | None = exc
+            ended = True
+        else:
+            error = None
+            ended = len(items) < n
+        if self._nulls:
+            index = _first_none(items)
+            if index >= 0:
+                del items[index:]
+                return items, True, null_from(it)  # rule 2.13, as the source would signal
+        if not ended and self._exact:
+            ended, error = exact_end(it)
+        return items, ended, error
+
+    def ended(self) -> tuple[bool, BaseException | None]:
+        """Without pulling an element: whether an exact iterator is at its end (its error)."""
+        return exact_end(self._it) if self._exact else (False, None)
+
+
+class PulledUpstream(DrainLoop, Generic[T]):
+    """The Subscription of a fused synchronous source: ``request(n)`` pulls up to ``n``
+    elements into the subscriber on the calling thread, in batches (``on_next_batch`` when
+    the subscriber has it, else ``on_next`` per element), then signals the end as the
+    subscribed ``IteratorSubscription`` would: at once when the length is exact (rules
+    1.4, 1.5), the iterator's error, rule 2.13 for a None, rule 3.9 for a bad ``n``.
+
+    Serial as every hop is (the core ``DrainLoop``, rules 1.3, 3.3): ``start`` delivers
+    ``on_subscribe`` and opens the iterator in the first round; a ``request`` made
+    meanwhile, or from inside ``on_next``, is pulled by the running drain."""
+
+    __slots__ = ("_bad", "_batch_hook", "_factory", "_nulls", "_pending", "_pull", "_subscriber")
+
+    def __init__(
+        self, subscriber: Subscriber[T], factory: Callable[[], Iterable[T]], nulls: bool = True
+    ) -> None:
+        super().__init__()
+        self._subscriber: Subscriber[T] | None = subscriber
+        self._batch_hook: Callable[[list[T]], object] | None = getattr(
+            subscriber, "on_next_batch", None
+        )
+        self._factory: Callable[[], Iterable[T]] | None = factory
+        self._nulls = nulls
+        self._pull: Pull[T] | None = None
+        self._pending = 0
+        self._bad: str | None = None  # rule 3.9: the first invalid request's message
+
+    def start(self) -> None:
+        """Called instead of ``publisher.subscribe(subscriber)``."""
+        self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
+        self._drain()
+
+    def request(self, n: int) -> None:
+        message = check_request(n)
+        with self._lock:
+            if message is not None:
+                if self._bad is None:
+                    self._bad = message
+            else:
+                self._pending = add_demand(self._pending, n)  # rule 3.17: saturates
+        if self._enter():
+            self._drain()
+
+    def cancel(self) -> None:
+        # rules 3.7, 3.13: idempotent; drop the subscriber and the source
+        self._subscriber = None
+        self._batch_hook = None
+        self._factory = None
+        self._pull = None
+
+    def _drain_round(self) -> bool:
+        subscriber = self._subscriber
+        if subscriber is None:
+            return False
+        pull = self._pull
+        if pull is None:
+            factory, self._factory = self._factory, None
+            if factory is None:
+                return False
+            subscriber.on_subscribe(self)  # rule 1.9: first
+            if self._subscriber is None:
+                return False  # cancelled from on_subscribe
+            try:
+                pull = Pull(iter(factory()), self._nulls)
+            except Exception as exc:  # the source failed before its first element
+                self._end(exc)
+                return False
+            self._pull = pull
+        if self._bad is not None:
+            self._end(ValueError(self._bad))  # rule 3.9
+            return False
+        limit = self._pending
+        if limit == 0:
+            ended, error = pull.ended()
+            if ended:
+                self._end(error)  # rules 1.4, 1.5: the end is known, no demand needed
+            return False
+        hook = self._batch_hook
+        sent = 0
+        while sent != limit:
+            items, ended, error = pull.take(limit - sent)
+            if items:
+                sent += len(items)
+                if hook is not None:
+                    hook(items)
+                else:
+                    for item in items:
+                        subscriber.on_next(item)
+                        if self._subscriber is None:
+                            return False
+                if self._subscriber is None:
+                    return False
+            if ended:
+                self._end(error)
+                return False
+        if sent:
+            with self._lock:
+                self._pending = take(self._pending, sent)  # rule 3.17: unbounded stays
+        return False
+
+    def _end(self, error: BaseException | None) -> None:
+        subscriber = self._subscriber
+        self.cancel()
+        if subscriber is None:
+            return
+        if error is None:
+            subscriber.on_complete()
+        else:
+            subscriber.on_error(error)
