@@ -855,6 +855,20 @@ OPERATOR_MUTANTS = (
         "tests/tck/test_right_rule.py",
         "ignored_cancel",
     ),
+    Mutant(
+        "spark-reset-matches-a-sink-id-prefix",
+        "overwrite of sink id ev deletes the batches of ev-eu (prefix match)",
+        "issue 26.1",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "if self.batch_id_of(n) is not None)",
+                'if n.startswith(f"{BATCH_DIR}{self.sink_id}-"))',
+            ),
+        ),
+        "tests/spark/test_commit_log.py",
+        "prefixes",
+    ),
 )
 
 

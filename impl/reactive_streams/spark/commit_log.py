@@ -49,7 +49,9 @@ from reactive_streams.spark.hadoop_fs import Entry, join, table_uri
 
 __all__ = ["BATCH_DIR", "CommitLog", "CommitRecord", "FileSystem", "Recovery", "check_sink_id"]
 
-_SINK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# a safe path component: no separator, no dot, not hidden, not an option
+_SINK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", re.ASCII)
+_BATCH_NUMBER = re.compile(r"[0-9]{12}", re.ASCII)
 # a partition-style directory name: plain Spark and pyarrow readers of the table find
 # every batch (and a column ``rs_batch``) through partition discovery
 BATCH_DIR = "rs_batch="
@@ -58,8 +60,11 @@ _COMMIT_NAME = re.compile(r"^(\d{12})\.json$")
 
 def check_sink_id(sink_id: str) -> str:
     """Return ``sink_id`` if it is safe in file names, else raise ValueError."""
-    if not _SINK_ID.match(sink_id):
-        raise ValueError(f"sink_id must match [A-Za-z0-9_-]{{1,64}}, got {sink_id!r}")
+    if not isinstance(sink_id, str) or not _SINK_ID.fullmatch(sink_id):
+        raise ValueError(
+            f"sink_id must be a safe path component ([A-Za-z0-9][A-Za-z0-9_-]{{0,63}}), "
+            f"got {sink_id!r}"
+        )
     return sink_id
 
 
@@ -151,6 +156,13 @@ class CommitLog:
     def batch_dir(self, batch_id: int) -> str:
         return join(self.uri, self.batch_dir_name(batch_id))
 
+    def batch_id_of(self, name: str) -> int | None:
+        """The batch id if ``name`` is a batch directory of exactly this sink id, else
+        None: ``rs_batch=ev-eu-...`` is not a batch of ``ev`` (issue 26: no prefix match)."""
+        prefix = f"{BATCH_DIR}{self.sink_id}-"
+        rest = name[len(prefix) :] if name.startswith(prefix) else ""
+        return int(rest) if _BATCH_NUMBER.fullmatch(rest) else None
+
     def _record_uri(self, batch_id: int) -> str:
         return join(self.commits_dir, f"{batch_id:012d}.json")
 
@@ -201,12 +213,11 @@ class CommitLog:
         last = committed[-1].batch_id if committed else -1
         removed: list[str] = []
         foreign: list[str] = []
-        prefix = f"{BATCH_DIR}{self.sink_id}-"
         for entry in self.fs.list(self.uri):
             name = entry.name
-            if name.startswith(prefix) and entry.is_dir:
-                bid = name[len(prefix) :]
-                if bid.isdigit() and int(bid) > last:
+            bid = self.batch_id_of(name)
+            if bid is not None and entry.is_dir:
+                if bid > last:
                     self.fs.delete(join(self.uri, name))
                     removed.append(name)
             elif not (name.startswith(("_", ".")) or (name.startswith(BATCH_DIR) and entry.is_dir)):
@@ -222,8 +233,8 @@ class CommitLog:
     def reset(self) -> list[str]:
         """Forget this sink: delete its commit records and batch directories (for
         ``mode="overwrite"``); other sinks' batches stay. Returns what was deleted."""
-        prefix = f"{BATCH_DIR}{self.sink_id}-"
-        gone = [e.name for e in self.fs.list(self.uri) if e.name.startswith(prefix)]
+        names = [e.name for e in self.fs.list(self.uri)]
+        gone = sorted(n for n in names if self.batch_id_of(n) is not None)
         for name in gone:
             self.fs.delete(join(self.uri, name))
         self.fs.delete(join(self.uri, "_rs_sink", self.sink_id))
