@@ -869,6 +869,40 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_commit_log.py",
         "prefixes",
     ),
+    Mutant(
+        "spark-takeover-without-fence",
+        "a writer that takes over an unreleased lease writes no fence: the zombie commits",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        if prev is not None and not released:\n",
+                "        if False:\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "zombie",
+    ),
+    Mutant(
+        "spark-second-writer-not-refused",
+        "a live lease holder is not checked: the second writer's recovery deletes its batches",
+        "issue 26.2",
+        (Patch("spark/commit_log.py", "and not takeover and lease.live(prev):", "and False:"),),
+        "tests/spark/test_lease.py",
+        "second_writer",
+    ),
+    Mutant(
+        "spark-restart-past-missing-data",
+        "a restart does not check that committed batch directories exist",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py", "        if missing:  # never", "        if False:  # never"
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "missing",
+    ),
 )
 
 

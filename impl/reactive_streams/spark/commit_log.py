@@ -42,12 +42,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from reactive_streams.spark.hadoop_fs import Entry, join, table_uri
+from reactive_streams.spark.lease import Lease, LeaseHeld, LeaseInfo, LeaseLost
 
-__all__ = ["BATCH_DIR", "CommitLog", "CommitRecord", "FileSystem", "Recovery", "check_sink_id"]
+__all__ = [
+    "BATCH_DIR",
+    "CommitLog",
+    "CommitRecord",
+    "FileSystem",
+    "LeaseHeld",
+    "LeaseLost",
+    "Recovery",
+    "check_sink_id",
+]
 
 # a safe path component: no separator, no dot, not hidden, not an option
 _SINK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", re.ASCII)
@@ -83,6 +93,10 @@ class CommitRecord:
     bytes: int = 0
     # the source position after the batch's last element (JSON; None without positions)
     position: Any = None
+    # the writer's lease epoch and name (-1: written without a lease); a record with
+    # no files whose batch id the writer took at its start is a *fence* (see acquire)
+    epoch: int = -1
+    holder: str = ""
 
     @property
     def rows(self) -> int:
@@ -147,8 +161,67 @@ class CommitLog:
         self.fs = fs
         self.uri = table_uri(table)
         self.sink_id = check_sink_id(sink_id)
-        self.commits_dir = join(self.uri, "_rs_sink", sink_id, "commits")
+        self.sink_dir = join(self.uri, "_rs_sink", sink_id)
+        self.commits_dir = join(self.sink_dir, "commits")
         self.fs.mkdirs(self.commits_dir)
+        self.lease: Lease | None = None
+
+    def acquire(
+        self,
+        *,
+        takeover: bool = False,
+        ttl_s: float = 30.0,
+        heartbeat: bool = True,
+        host: str | None = None,
+        pid: int | None = None,
+    ) -> LeaseInfo:
+        """Become the one writer of this sink id (issue 26.2). A live holder gives
+        :class:`LeaseHeld` naming it (unless ``takeover``); a holder that did not
+        release is *fenced*: a commit record with no files is created at the next batch
+        id, so any commit the old writer still tries hits an existing record and is
+        refused (:class:`LeaseLost`). Call before :meth:`recover` or :meth:`reset`."""
+        lease = Lease(self.fs, self.sink_dir, ttl_s=ttl_s, host=host, pid=pid)
+        prev, released = lease.latest()
+        if prev is not None and not released and not takeover and lease.live(prev):
+            raise LeaseHeld(
+                f"sink_id {self.sink_id!r} of {self.uri} is held by {prev.describe()}: "
+                "one writer per (path, sink_id); wait for it to end, or pass takeover=True"
+            )
+        mine = lease.take(prev.epoch + 1 if prev is not None else 0)
+        self.lease = lease
+        if prev is not None and not released:
+            self._fence(mine)
+        if heartbeat:
+            lease.start_heartbeat()
+        return mine
+
+    def _fence(self, mine: LeaseInfo) -> None:
+        for _ in range(1000):  # each retry follows a commit the old writer made meanwhile
+            done = self.records(repair=True)
+            last = done[-1] if done else None
+            offset = last.offset_after if last else 0
+            fence = CommitRecord(
+                self.sink_id,
+                last.batch_id + 1 if last else 0,
+                0,
+                offset,
+                offset,
+                position=last.position if last else None,
+                epoch=mine.epoch,
+                holder=mine.holder,
+            )
+            uri = self._record_uri(fence.batch_id)
+            if self.fs.create_exclusive(uri, fence.to_json().encode("utf-8")):
+                return
+            other = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+            if other.epoch >= mine.epoch:
+                raise LeaseLost(f"{uri}: the lease was taken over by {other.holder}")
+        raise LeaseHeld(f"sink_id {self.sink_id!r}: the old writer keeps committing")
+
+    def release(self) -> None:
+        """Give the lease up (the stream ended); a later writer need not fence."""
+        if self.lease is not None:
+            self.lease.release()
 
     def batch_dir_name(self, batch_id: int) -> str:
         return f"{BATCH_DIR}{self.sink_id}-{batch_id:012d}"
@@ -195,11 +268,22 @@ class CommitLog:
         return out
 
     def commit(self, record: CommitRecord) -> None:
-        """Create the commit record if absent; idempotent for an identical record."""
+        """Create the commit record if absent; idempotent for an identical record.
+        Stamped with this writer's lease epoch: a record another epoch created first
+        (a fence) refuses the commit (:class:`LeaseLost`)."""
+        mine = self.lease.mine if self.lease is not None else None
+        if mine is not None:
+            record = replace(record, epoch=mine.epoch, holder=mine.holder)
         uri = self._record_uri(record.batch_id)
         if self.fs.create_exclusive(uri, record.to_json().encode("utf-8")):
             return
         existing = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+        if existing.epoch > record.epoch:  # fencing: a newer writer owns this id
+            raise LeaseLost(
+                f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the lease "
+                f"was taken over by {existing.holder} (epoch {existing.epoch}); this writer "
+                f"(epoch {record.epoch}) is fenced and commits nothing more"
+            )
         if existing != record:
             raise RuntimeError(
                 f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
@@ -210,14 +294,17 @@ class CommitLog:
         """Delete a cut-short last record and every uncommitted batch directory;
         raise if the table holds files that belong to no sink."""
         committed = self.records(repair=True)
-        last = committed[-1].batch_id if committed else -1
+        with_data = {r.batch_id: r for r in committed if r.files}
         removed: list[str] = []
         foreign: list[str] = []
+        present: set[int] = set()
         for entry in self.fs.list(self.uri):
             name = entry.name
             bid = self.batch_id_of(name)
             if bid is not None and entry.is_dir:
-                if bid > last:
+                if bid in with_data:
+                    present.add(bid)
+                else:  # above the last commit, or a batch id a fence took
                     self.fs.delete(join(self.uri, name))
                     removed.append(name)
             elif not (name.startswith(("_", ".")) or (name.startswith(BATCH_DIR) and entry.is_dir)):
@@ -228,6 +315,15 @@ class CommitLog:
                 f"table {self.uri} holds {len(foreign)} file(s) no sink wrote ({shown}); "
                 "a reader of the directory would read them too: use an empty directory"
             )
+        missing = sorted(set(with_data) - present)
+        if missing:  # never resume past lost data (issue 26.2)
+            lost = with_data[missing[0]]
+            raise RuntimeError(
+                f"commit record {self._record_uri(lost.batch_id)} names "
+                f"{join(self.uri, self.batch_dir_name(lost.batch_id))}, which is missing "
+                f"({len(missing)} committed batch(es) missing): data was deleted behind "
+                "the commit log; restore it or start over with mode='overwrite'"
+            )
         return Recovery(tuple(committed), tuple(removed), ())
 
     def reset(self) -> list[str]:
@@ -237,7 +333,7 @@ class CommitLog:
         gone = sorted(n for n in names if self.batch_id_of(n) is not None)
         for name in gone:
             self.fs.delete(join(self.uri, name))
-        self.fs.delete(join(self.uri, "_rs_sink", self.sink_id))
+        self.fs.delete(self.commits_dir)  # the lease stays: reset under one's own lease
         self.fs.mkdirs(self.commits_dir)
         return gone
 

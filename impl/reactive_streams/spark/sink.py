@@ -218,6 +218,8 @@ class SparkSink:
         executor: Executor | None = None,
         progress: bool | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        takeover: bool = False,
+        lease_ttl_s: float = 30.0,
     ) -> None:
         if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
@@ -237,6 +239,8 @@ class SparkSink:
                 table=table,
                 mode=mode,
                 partition_by=partition_by,
+                takeover=takeover,
+                lease_ttl_s=lease_ttl_s,
             )
         self.writer = writer
         self.sink_id = sink_id
@@ -667,6 +671,12 @@ class SparkSink:
                 self.writer.finish()
             except Exception as e:
                 state, self._error = "failed", e
+        release = getattr(self.writer, "release", None)
+        if release is not None:  # the lease: a later writer need not fence this one
+            try:
+                release()
+            except Exception as e:
+                log.warning("releasing the lease of sink %s failed: %r", self.sink_id, e)
         self._progress.close(metrics, state)
         if self._pool is not None:
             self._pool.close(timeout=0)

@@ -106,6 +106,8 @@ class SparkBatchWriter:
         mode: str = "append",
         partition_by: Sequence[str] | None = None,
         tune_session: bool = True,
+        takeover: bool = False,
+        lease_ttl_s: float = 30.0,
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
@@ -123,6 +125,8 @@ class SparkBatchWriter:
         self.table = table
         self.fs = filesystem(spark)
         self.log = CommitLog(self.fs, path, sink_id)
+        # one writer per (path, sink_id): before anything is deleted (issue 26.2)
+        self.log.acquire(takeover=takeover, ttl_s=lease_ttl_s)
         if mode == "overwrite":  # a re-run from the start replaces this sink's rows
             self.log.reset()
         if isinstance(schema, str) and is_connect(spark):
@@ -209,6 +213,10 @@ class SparkBatchWriter:
             f"USING {self.format}{opts} PARTITIONED BY ({names}) LOCATION '{location}'"
         )
         self._table_registered = True
+
+    def release(self) -> None:
+        """Give up the sink id's lease (the sink ended, whatever the outcome)."""
+        self.log.release()
 
     def finish(self) -> None:
         if self.table is not None and self._table_registered:
