@@ -903,6 +903,73 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_lease.py",
         "missing",
     ),
+    Mutant(
+        "spark-batch-written-in-place",
+        "a batch is written straight into rs_batch=...: plain readers see it before its commit",
+        "issue 26.4",
+        (
+            Patch(
+                "spark/writer.py",
+                "staging = self.log.staging_dir_name(batch_id) if self._hidden else name",
+                "staging = name",
+            ),
+        ),
+        "tests/spark/test_sink_isolation.py",
+        "plain_readers",
+    ),
+    Mutant(
+        "spark-catalog-shows-batches-at-the-end",
+        "table= adds no partition per commit: the catalog shows 0 rows until the stream ends",
+        "issue 26.4",
+        (
+            Patch(
+                "spark/writer.py",
+                "ADD IF NOT EXISTS PARTITION (rs_batch='{value}')",
+                "ADD IF NOT EXISTS PARTITION (rs_batch='{value}') LOCATION '/nowhere'",
+            ),
+        ),
+        "tests/spark/test_sink_isolation.py",
+        "plain_readers",
+    ),
+    Mutant(
+        "spark-log-never-compacted",
+        "the commit log is never compacted: a restart reads one file per commit",
+        "issue 26.8",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "if (record.batch_id + 1) % self.compact_every == 0:",
+                "if False:",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "compaction",
+    ),
+    Mutant(
+        "spark-zombie-recreates-a-compacted-record",
+        "a commit does not check the compaction: a fenced writer re-creates a deleted record",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py", "if any(c >= record.batch_id for c in covered):", "if False:"
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "compaction_deleted",
+    ),
+    Mutant(
+        "spark-flush-time-not-measured",
+        "sink.metrics.flush_s stays 0",
+        "issue 26.8",
+        (
+            Patch(
+                "spark/sink.py",
+                "self._flush_s += time.monotonic() - flush_started",
+                "self._flush_s += 0.0",
+            ),
+        ),
+        "tests/spark/test_sink_metrics.py",
+    ),
 )
 
 

@@ -49,6 +49,11 @@ class DictFS:
         self.files[uri] = data
         return True
 
+    def rename(self, src: str, dst: str) -> None:
+        assert not self.exists(dst), dst
+        for path in [p for p in self.files if p.startswith(src + "/")]:
+            self.files[dst + path[len(src) :]] = self.files.pop(path)
+
     def delete(self, uri: str, recursive: bool = True) -> None:
         prefix = uri.rstrip("/") + "/"
         for path in [p for p in self.files if p == uri or p.startswith(prefix)]:

@@ -22,8 +22,8 @@ def batch(log: CommitLog, fs: DictFS, b: int) -> CommitRecord:
     return CommitRecord(log.sink_id, b, 1, start, start + 10, name, (("part-0", f"{name}/part-0"),))
 
 
-def writer(fs: DictFS, host: str, **kw: object) -> CommitLog:
-    log = CommitLog(fs, T, "ev")
+def writer(fs: DictFS, host: str, compact_every: int = 100, **kw: object) -> CommitLog:
+    log = CommitLog(fs, T, "ev", compact_every=compact_every)
     log.acquire(host=host, pid=1, heartbeat=False, **kw)  # type: ignore[arg-type]
     return log
 
@@ -88,3 +88,41 @@ def test_a_restart_that_finds_committed_data_missing_names_it() -> None:
     del fs.files[f"{log.batch_dir(0)}/part-0"]  # deleted behind the log's back
     with pytest.raises(RuntimeError, match=r"names .*rs_batch=ev-000000000000, which is missing"):
         log.recover()
+
+
+class CountingFS(DictFS):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def read(self, uri: str) -> bytes:
+        self.reads += 1
+        return super().read(uri)
+
+
+def test_compaction_leaves_a_constant_number_of_files_to_read() -> None:
+    # issue 26.8: restart time must not grow with the number of commits
+    fs = CountingFS()
+    log = CommitLog(fs, T, "ev", compact_every=10)
+    for b in range(95):
+        log.commit(batch(log, fs, b))
+    names = [e.name for e in fs.list(log.commits_dir)]
+    assert len(names) == 1 + 5  # the compaction of 0..89, then 90..94
+    fs.reads = 0
+    recovery = CommitLog(fs, T, "ev", compact_every=10).recover()
+    assert [r.batch_id for r in recovery.committed] == list(range(95))
+    assert recovery.resume_offset == 950
+    assert fs.reads == 6
+
+
+def test_a_zombie_cannot_commit_an_id_a_compaction_deleted() -> None:
+    fs = DictFS()
+    zombie = writer(fs, "node-a", compact_every=3)
+    late = batch(zombie, fs, 0)  # written, about to commit
+    heir = writer(fs, "node-b", takeover=True, compact_every=3)  # fences id 0
+    heir.recover()
+    for b in range(1, 3):
+        heir.commit(batch(heir, fs, b))  # id 2 compacts 0..2: the fence record is gone
+    with pytest.raises(LeaseLost, match=r"compacted past it"):
+        zombie.commit(late)
+    assert next(r.files for r in heir.records()) == ()  # the fence, not the zombie's batch

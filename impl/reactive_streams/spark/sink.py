@@ -286,6 +286,9 @@ class SparkSink:
         self._batches = 0
         self._bytes = 0
         self._retries = 0
+        self._flush_s = 0.0
+        self._fill_since = 0.0  # when the filling batch's first element arrived
+        self._waiting: deque[float] = deque()  # arrival of each in-flight batch's first
         self._started = 0.0
         self._ended: float | None = None
         self._progress = Progress(f"sink {sink_id}", progress)
@@ -323,7 +326,9 @@ class SparkSink:
             return self._metrics_locked()
 
     def _metrics_locked(self) -> SinkMetrics:
-        end = self._ended if self._ended is not None else time.monotonic()
+        now = time.monotonic()
+        end = self._ended if self._ended is not None else now
+        oldest = self._waiting[0] if self._waiting else (self._fill_since if self._filling else 0)
         return SinkMetrics(
             records=self._records,
             batches=self._batches,
@@ -332,6 +337,9 @@ class SparkSink:
             elapsed_s=(end - self._started) if self._started else 0.0,
             committed_offset=self._committed_offset,
             last_committed_batch_id=self._last_committed,
+            pending=len(self._filling) + self._in_flight_rows,
+            lag_s=now - oldest if oldest and self._ended is None else 0.0,
+            flush_s=self._flush_s,
         )
 
     def result(self, timeout: float | None = None) -> SinkResult:
@@ -372,11 +380,13 @@ class SparkSink:
                 else:
                     filling.append(item)
                     size = len(filling)
-                    if size < self._seal_rows and (size > 1 or self.max_latency is None):
+                    if size > 1 and size < self._seal_rows:
                         return  # the hot path: one lock, one append
                     was_empty = size == 1
-                if was_empty and size and self.max_latency is not None:
-                    self._start_delay_timer_locked()
+                if was_empty and size:
+                    self._fill_since = time.monotonic()
+                    if self.max_latency is not None:
+                        self._start_delay_timer_locked()
                 batch = self._seal_locked() if size >= self._seal_rows else None
                 violation = False
             else:
@@ -475,6 +485,9 @@ class SparkSink:
         if position is not None:
             self._sealed_position = position
         batch = _Batch(self._next_batch_id, self._next_offset, take, self._sealed_position)
+        self._waiting.append(self._fill_since)
+        if self._filling:  # the rest arrived later; close enough for a lag figure
+            self._fill_since = time.monotonic()
         self._next_batch_id += 1
         self._next_offset += len(take)
         self._in_flight_batches += 1
@@ -565,6 +578,8 @@ class SparkSink:
 
     def _drop(self, batch: _Batch) -> None:
         with self._lock:
+            if self._waiting:
+                self._waiting.popleft()
             self._in_flight_batches -= 1
             self._in_flight_rows -= batch.slots
 
@@ -588,6 +603,7 @@ class SparkSink:
         payload = batch.payload
         assert payload is not None
         bid = batch.batch_id
+        flush_started = time.monotonic()
         try:
             attempt_used = 0
 
@@ -619,6 +635,9 @@ class SparkSink:
         except _StepFailed as e:  # committed: a restart rolls it forward
             publish_error = e
         with self._lock:
+            if self._waiting:
+                self._waiting.popleft()
+            self._flush_s += time.monotonic() - flush_started
             self._in_flight_batches -= 1
             self._in_flight_rows -= batch.slots
             self._committed_offset = record.offset_after
