@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import json
 import os
@@ -38,6 +39,12 @@ from urllib.parse import urlsplit
 
 SINK_ID = "chaos"
 MODES = ("in_write", "after_commit", "random")
+# issue 26.9 shapes: "plain"; "two_sinks": a second sink id that SINK_ID prefixes
+# writes the same table in the same job, and the first run overwrites SINK_ID's
+# earlier rows (which must not touch the other id); "batch_change": every run
+# resumes with another batch size
+SHAPES = ("plain", "two_sinks", "batch_change")
+OTHER_ID = f"{SINK_ID}-eu"
 
 
 def kept(i: int) -> bool:
@@ -72,6 +79,7 @@ def expected(rows: int) -> tuple[int, int]:
 def job(argv: list[str]) -> int:
     """One run of the job (the process that gets killed)."""
     table, data_dir, master, batch = argv[0], Path(argv[1]), argv[2], int(argv[3])
+    shape, run = (argv[4], int(argv[5])) if len(argv) > 5 else ("plain", 1)
     from reactive_streams.flow import Flow
     from reactive_streams.spark.positions import keep_if, map_value
     from reactive_streams.spark.replay import FileSource
@@ -83,24 +91,40 @@ def job(argv: list[str]) -> int:
         conf = {"spark.executor.memory": "640m", "spark.cores.max": "2"}
     spark = local_session(master, fast_start=True, driver_memory="1g", conf=conf)
     files = sorted(data_dir.glob("part-*.jsonl"))
-    sink = SparkSink(
-        spark,
-        table,
-        sink_id=SINK_ID,
-        batch_rows=batch,
-        schema="id long, key string, value double",
-        progress=False,
-    )
-    source = FileSource(files, parse=json.loads)
-    (
-        Flow.from_publisher(source.replay_from(sink.resume_position))
-        .filter(lambda env: env.value["id"] % 10 != 3)
-        .map(keep_if(lambda r: r["id"] % 10 != 7))
-        .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
-        .subscribe(sink)
-    )
-    result = sink.result(3600)
-    print(json.dumps({"status": result.status, "records": result.metrics.records}), flush=True)
+    if shape == "batch_change":
+        batch = batch * (1 + run % 3) // 2 or 1  # 1/2, 1, 3/2 of --batch in turn
+    ids = [SINK_ID, OTHER_ID] if shape == "two_sinks" else [SINK_ID]
+    sinks = []
+    for sink_id in ids:
+        overwrite = shape == "two_sinks" and sink_id == SINK_ID and run in (0, 1)
+        sink = SparkSink(
+            spark,
+            table,
+            sink_id=sink_id,
+            batch_rows=batch,
+            schema="id long, key string, value double",
+            progress=False,
+            mode="overwrite" if overwrite else "append",
+        )
+        source = FileSource(files, parse=json.loads)
+        (
+            Flow.from_publisher(source.replay_from(sink.resume_position))
+            .filter(lambda env: env.value["id"] % 10 != 3)
+            .map(keep_if(lambda r: r["id"] % 10 != 7))
+            .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
+            .subscribe(sink)
+        )
+        sinks.append(sink)
+    if run == 0:  # the earlier run: two batches of each sink id, closed cleanly
+        deadline = time.monotonic() + 600
+        while min(s.metrics.batches for s in sinks) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for sink in sinks:
+            sink.close()
+    for sink in sinks:
+        result = sink.result(3600)
+        out = {"sink": sink.sink_id, "status": result.status, "records": result.metrics.records}
+        print(json.dumps(out), flush=True)
     spark.stop()
     return 0
 
@@ -147,13 +171,16 @@ def _names(table: str, *sub: str) -> list[str]:
 
 
 def _commits(table: str) -> int:
-    return len([n for n in _names(table, "_rs_sink", SINK_ID, "commits") if n.endswith(".json")])
+    """Commit records of SINK_ID: the next batch id (a compaction holds the early ones)."""
+    names = _names(table, "_rs_sink", SINK_ID, "commits")
+    ids = [int(n[:12]) for n in names if n.endswith((".json", ".compact")) and n[:12].isdigit()]
+    return max(ids) + 1 if ids else 0
 
 
 def _staging_busy(table: str) -> bool:
-    """A batch directory exists that has no commit record yet: Spark is writing it."""
-    batches = [n for n in _names(table) if n.startswith(f"rs_batch={SINK_ID}-")]
-    return len(batches) > _commits(table)
+    """A batch is in its hidden staging directory: Spark is writing it (or a commit
+    has not renamed it yet)."""
+    return bool(_names(table, "_rs_sink", SINK_ID, "staging"))
 
 
 def _tail(fh: Any) -> str:
@@ -174,6 +201,7 @@ def run_chaos(
     seed: int = 1,
     timeout: float = 3600.0,
     log: Any = None,
+    shape: str = "plain",
 ) -> Report:
     """Run the job, SIGKILL it ``kills`` times at spread-out commit counts (sometimes
     while Spark is writing a batch, sometimes at a random delay), finish. The table is
@@ -188,12 +216,18 @@ def run_chaos(
     report = Report()
     started = time.monotonic()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch)]
+    cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch), shape]
+    if shape == "two_sinks":  # the earlier run, not killed: SINK_ID rows to overwrite
+        subprocess.run([*cmd, "0"], env=env, check=True, stdout=subprocess.DEVNULL, timeout=timeout)
     for target in [*targets, None]:
         report.runs += 1
         errfile = open(work / f"run-{report.runs}.err", "wb")  # noqa: SIM115 - closed below
         child = subprocess.Popen(
-            cmd, env=env, stdout=subprocess.DEVNULL, stderr=errfile, start_new_session=True
+            [*cmd, str(report.runs)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errfile,
+            start_new_session=True,
         )
         try:
             if target is None:
@@ -235,10 +269,10 @@ def run_chaos(
     return report
 
 
-def read_back(spark: Any, table: str | Path, report: Report) -> Report:
+def read_back(spark: Any, table: str | Path, report: Report, sink_id: str = SINK_ID) -> Report:
     from reactive_streams.spark.writer import read_committed
 
-    df = read_committed(spark, str(table), sink_id=SINK_ID)
+    df = read_committed(spark, str(table), sink_id=sink_id)
     row = df.selectExpr("count(*) AS c", "count(DISTINCT id) AS d", "sum(id) AS s").collect()[0]
     report.count, report.distinct, report.id_sum = int(row["c"]), int(row["d"]), int(row["s"] or 0)
     return report
@@ -253,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--batch", type=int, default=40_000)
     parser.add_argument("--master", default="local[1]")
+    parser.add_argument("--shape", choices=SHAPES, default="plain")
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument(
         "--cluster", action="store_true", help="start a standalone master + 2 workers on loopback"
@@ -300,11 +335,16 @@ def main(argv: list[str] | None = None) -> int:
                 batch=opts.batch,
                 table=table,
                 log=lambda m: print(m, flush=True),
+                shape=opts.shape,
             )
         from reactive_streams.spark.session import local_session
 
         spark = local_session("local[1]", fast_start=True, driver_memory="1g")
         read_back(spark, table, report)
+        other: Report | None = None
+        if opts.shape == "two_sinks":  # the other sink id, killed and resumed alongside
+            other = dataclasses.replace(report, kills=report.kills)
+            read_back(spark, table, other, OTHER_ID)
         spark.stop()
         if opts.fs == "webhdfs":  # the table's bytes were never on this process's disk view
             private["store_entries_seen_by_driver"] = len(list((work / "webhdfs-store").iterdir()))
@@ -316,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(
             {
                 "master": opts.master,
+                "shape": opts.shape,
                 "table": table,
                 "private": private,
                 "rows_offered": opts.rows,
@@ -329,11 +370,24 @@ def main(argv: list[str] | None = None) -> int:
                 "lost": report.lost,
                 "duplicated": report.duplicated,
                 "sum_ok": report.id_sum == report.expected_sum,
+                **(
+                    {}
+                    if other is None
+                    else {
+                        f"{OTHER_ID}_count": other.count,
+                        f"{OTHER_ID}_distinct": other.distinct,
+                        f"{OTHER_ID}_lost": other.lost,
+                        f"{OTHER_ID}_duplicated": other.duplicated,
+                    }
+                ),
             }
         ),
         flush=True,
     )
     exact = report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
+    if other is not None:
+        exact = exact and other.lost == 0 and other.duplicated == 0
+        exact = exact and other.id_sum == other.expected_sum
     apart = (
         private.get("store_entries_seen_by_driver", 0) == 0
         and not private.get("local_table_dir", False)

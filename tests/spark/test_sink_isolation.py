@@ -4,12 +4,14 @@ each batch as it commits."""
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from reactive_streams.spark.commit_log import CommitRecord
+from reactive_streams.spark.commit_log import CommitRecord, LeaseHeld
 from reactive_streams.spark.sink import SparkSink
 from reactive_streams.spark.writer import SparkBatchWriter, read_committed
 
@@ -82,3 +84,21 @@ def test_plain_readers_and_the_catalog_see_only_committed_batches(
         assert sorted(spark.table("rs_isolated").columns) == ["id", "key", "rs_batch", "value"]
     finally:
         spark.sql("DROP TABLE IF EXISTS rs_isolated")
+
+
+def test_a_second_sink_on_a_live_lease_is_refused_before_it_deletes(
+    spark: Any, tmp_path: Path
+) -> None:
+    # issue 26.2: another host's writer holds sink id "busy" and is writing batch 0
+    sink_dir = tmp_path / "_rs_sink" / "busy"
+    (sink_dir / "lease").mkdir(parents=True)
+    holder = {"epoch": 0, "holder": "node-b:4242:ab12", "host": "node-b", "pid": 4242}
+    (sink_dir / "lease" / "000000000000.json").write_text(
+        json.dumps({**holder, "taken": time.time()})
+    )
+    staged = sink_dir / "staging" / "000000000000"
+    staged.mkdir(parents=True)
+    (staged / "part-0.parquet").write_bytes(b"in flight")
+    with pytest.raises(LeaseHeld, match=r"'busy' .* is held by node-b:4242:ab12 \(host node-b"):
+        SparkSink(spark, str(tmp_path), sink_id="busy", progress=False)
+    assert (staged / "part-0.parquet").read_bytes() == b"in flight"  # nothing deleted

@@ -133,9 +133,10 @@ class Lease:
                 "one writer per (path, sink_id)"
             )
         self.mine = info
-        for old in range(max(0, epoch - 3), epoch):  # keep the directory small
-            for ext in ("json", "beat", "released"):
-                self.fs.delete(self._uri(old, ext), False)
+        for entry in self.fs.list(self.dir):  # keep the directory small: two epochs
+            head = entry.name.partition(".")[0]
+            if head.isdigit() and int(head) < epoch - 1:
+                self.fs.delete(join(self.dir, entry.name), False)
         return info
 
     def beat(self) -> None:
