@@ -970,6 +970,19 @@ OPERATOR_MUTANTS = (
         ),
         "tests/spark/test_sink_metrics.py",
     ),
+    Mutant(
+        "spark-failed-last-publish-hangs",
+        "a publish failing on the last batch marks the stream done: the result never resolves",
+        "issue 26.4",
+        (
+            Patch(
+                "spark/sink.py",
+                "finished = publish_error is None and self._finished_locked()",
+                "finished = self._finished_locked()",
+            ),
+        ),
+        "tests/spark/test_sink_publish.py",
+    ),
 )
 
 

@@ -201,7 +201,7 @@ class HadoopFS:
             if not fs.rename(path, self._jvm.org.apache.hadoop.fs.Path(dst)):
                 raise OSError(f"rename {src} to {dst}: the filesystem refused")
 
-        self._call("rename", src, run)
+        self._call("rename", f"{src} to {dst}", run)
 
     def delete(self, uri: str, recursive: bool = True) -> None:
         def run() -> None:

@@ -647,7 +647,8 @@ class SparkSink:
             self._bytes += staged.nbytes
             metrics = self._metrics_locked()
             nxt = self._seal_locked() if self._should_seal_locked() else None
-            finished = self._finished_locked()
+            # a failed publish fails the stream below: not "done", or nothing finalizes
+            finished = publish_error is None and self._finished_locked()
         self._progress.update(payload.rows, metrics)
         if publish_error is not None:
             self._fail(publish_error, bid + 1)
