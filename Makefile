@@ -101,7 +101,8 @@ demo: $(SETUP)
 
 ## spark-chaos: SIGKILL a filtering SparkSink job KILLS times over ROWS rows and resume by
 ## source position, on local[1] and on a standalone master + 2 one-core workers started on
-## loopback; read back: 0 lost, 0 duplicated (not CI; about 25 min each on 2 loaded cores)
+## loopback; read back: 0 lost, 0 duplicated (not CI; about 25 min each on 2 loaded cores);
+## then the shapes two_sinks (a second sink id it prefixes, overwrite) and batch_change
 spark-chaos: ROWS ?= 2000000
 spark-chaos: KILLS ?= 20
 spark-chaos: $(SETUP)
@@ -110,6 +111,12 @@ spark-chaos: $(SETUP)
 		--master "local[1]" --work build/spark-chaos/local
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 		--cluster --work build/spark-chaos/cluster
+	for shape in two_sinks batch_change; do \
+		PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+			--master "local[1]" --shape $$shape --work build/spark-chaos/$$shape-local && \
+		PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
+			--cluster --shape $$shape --work build/spark-chaos/$$shape-cluster || exit 1; \
+	done
 	$(MAKE) -o $(SETUP) spark-chaos-webhdfs ROWS=$(ROWS) KILLS=$(KILLS)
 	$(MAKE) -o $(SETUP) spark-chaos-shapes KILLS=$(KILLS)
 

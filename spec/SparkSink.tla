@@ -34,16 +34,29 @@
 (*                          (breaks SinkNoLossInv)                         *)
 (* and, with Latency = FALSE on an open stream, the last partial batch     *)
 (* waits for ever (breaks SinkEventuallyCommitted).                        *)
+(*                                                                         *)
+(* A second writer (issue 26.2): Takeover starts a new writer on the same  *)
+(* sink id while the old one still runs; the old one becomes a zombie     *)
+(* holding its head batch, which it may still write and try to commit     *)
+(* (create-if-absent on the batch id).  The new writer recovers from the  *)
+(* log like a restart and, in every variant but "unfenced", first creates *)
+(* a FENCE record (no rows) at the next batch id, so the zombie's commit  *)
+(* finds its id taken and is refused.                                      *)
+(*   "unfenced"             no fence: the zombie commits a batch whose    *)
+(*                          files recovery deleted (breaks                 *)
+(*                          SinkCommitImpliesDataInv)                      *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
-CONSTANTS N, B, Keep, FilterMode, Latency, Completes, MaxCrashes, MaxFailures, Variant
+CONSTANTS N, B, Keep, FilterMode, Latency, Completes, MaxCrashes, MaxFailures, Variant,
+          MaxTakeovers
 
 ASSUME N \in Nat /\ B \in Nat \ {0} /\ MaxCrashes \in Nat /\ MaxFailures \in Nat
 ASSUME Keep \subseteq 1..N /\ FilterMode \in {"drop", "skip"}
 ASSUME Latency \in BOOLEAN /\ Completes \in BOOLEAN
 ASSUME Variant \in {"correct", "sink_count", "commit_before_write", "no_commit_log",
-                    "ack_before_durable"}
+                    "ack_before_durable", "unfenced"}
+ASSUME MaxTakeovers \in Nat
 
 Cap == 2 * B                         \* buffer capacity in elements: two batches
 
@@ -60,10 +73,14 @@ VARIABLES
     log,        \* commit records
     crashes,
     failures,
-    done
+    done,
+    zombie,     \* the taken-over writer's head batch, or NoZombie
+    takeovers
 
 vars == <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files, log,
-          crashes, failures, done>>
+          crashes, failures, done, zombie, takeovers>>
+zvars == <<zombie, takeovers>>
+NoZombie == [phase |-> "none"]
 
 Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
@@ -82,9 +99,11 @@ InflightSlots == LET F[i \in 0..Len(inflight)] ==
 \* What the commit record says a replay resumes from.
 Res(b) == IF Variant = "sink_count" THEN b.chi ELSE b.hi
 
-FileRec(b) == [run |-> crashes, bid |-> b.bid, att |-> b.att, rows |-> Rows(b.lo, b.hi)]
-LogRec(b) == [run |-> crashes, bid |-> b.bid, att |-> b.att, rows |-> Rows(b.lo, b.hi),
-              res |-> Res(b), cnt |-> b.chi]
+\* A run is one writer's life: a restart or a takeover starts the next one.
+Run == crashes + takeovers
+FileRec(b) == [run |-> Run, bid |-> b.bid, att |-> b.att, rows |-> Rows(b.lo, b.hi)]
+LogRec(b) == [run |-> Run, bid |-> b.bid, att |-> b.att, rows |-> Rows(b.lo, b.hi),
+              res |-> Res(b), cnt |-> b.chi, fence |-> FALSE]
 
 LogRes == MaxOf({l.res : l \in log})
 LogCnt == MaxOf({l.cnt : l \in log})
@@ -112,6 +131,8 @@ Init ==
     /\ crashes = 0
     /\ failures = 0
     /\ done = FALSE
+    /\ zombie = NoZombie
+    /\ takeovers = 0
 
 \* The source delivers the next element (rule 1.1: only within demand).
 Deliver ==
@@ -121,6 +142,7 @@ Deliver ==
     /\ demand' = demand - 1
     /\ UNCHANGED <<acked, fillLo, sealedCnt, inflight, nextBid, files, log, crashes, failures,
                    done>>
+    /\ UNCHANGED zvars
 
 \* Flow.filter rejects the next record: it never reaches the sink.
 Drop ==
@@ -128,6 +150,7 @@ Drop ==
     /\ srcNext' = srcNext + 1
     /\ UNCHANGED <<acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files, log,
                    crashes, failures, done>>
+    /\ UNCHANGED zvars
 
 \* A full batch, the rest at completion, or (timer) a partial batch when no write
 \* is in flight is sealed.
@@ -146,6 +169,7 @@ Seal ==
              /\ acked' = IF Variant = "ack_before_durable" THEN Max(acked, Res(b)) ELSE acked
     /\ nextBid' = nextBid + 1
     /\ UNCHANGED <<srcNext, demand, fillHi, files, log, crashes, failures, done>>
+    /\ UNCHANGED zvars
 
 WritePhase == IF Variant = "commit_before_write" THEN "committed" ELSE "sealed"
 AfterWrite == IF Variant = "commit_before_write" THEN "durable" ELSE "written"
@@ -157,6 +181,7 @@ Write ==
     /\ inflight' = [inflight EXCEPT ![1].phase = AfterWrite]
     /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, nextBid, log, crashes,
                    failures, done>>
+    /\ UNCHANGED zvars
 
 \* A failed write leaves a partial file; the retry uses the next attempt number.
 WriteFail ==
@@ -168,6 +193,7 @@ WriteFail ==
     /\ failures' = failures + 1
     /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, nextBid, log, crashes,
                    done>>
+    /\ UNCHANGED zvars
 
 CommitPhase == IF Variant = "commit_before_write" THEN "sealed" ELSE "written"
 
@@ -175,10 +201,12 @@ CommitPhase == IF Variant = "commit_before_write" THEN "sealed" ELSE "written"
 Commit ==
     /\ Variant # "no_commit_log"
     /\ inflight # <<>> /\ inflight[1].phase = CommitPhase
+    /\ ~\E l \in log : l.bid = inflight[1].bid      \* create-if-absent
     /\ log' = log \cup {LogRec(inflight[1])}
     /\ inflight' = [inflight EXCEPT ![1].phase = "committed"]
     /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, nextBid, files, crashes,
                    failures, done>>
+    /\ UNCHANGED zvars
 
 FreePhase == CASE Variant = "commit_before_write" -> "durable"
              []   Variant = "no_commit_log"       -> "written"
@@ -192,12 +220,14 @@ Free ==
     /\ inflight' = Tail(inflight)
     /\ UNCHANGED <<srcNext, fillLo, fillHi, sealedCnt, nextBid, files, log, crashes, failures,
                    done>>
+    /\ UNCHANGED zvars
 
 Complete ==
     /\ Completes /\ ~done /\ srcNext = N /\ fillHi = fillLo /\ inflight = <<>>
     /\ done' = TRUE
     /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files,
                    log, crashes, failures>>
+    /\ UNCHANGED zvars
 
 \* Nothing left to do: the stream completed, or an open stream has everything committed.
 Quiescent ==
@@ -220,9 +250,58 @@ Crash ==
     /\ nextBid' = Cardinality(log)
     /\ crashes' = crashes + 1
     /\ UNCHANGED <<acked, log, failures, done>>
+    /\ UNCHANGED zvars
+
+\* A second writer starts on the same sink id while this one still runs (an
+\* orchestrator retry, or a takeover of a lease thought stale).  The old writer
+\* lives on as a zombie with its head batch; the new one recovers like a restart,
+\* and fences the old one with a record of no rows at the next batch id.
+Takeover ==
+    /\ ~done /\ takeovers < MaxTakeovers /\ zombie = NoZombie
+    /\ LET resume == Max(LogRes, acked)
+           fence == [run |-> Run + 1, bid |-> Cardinality(log), att |-> 0, rows |-> {},
+                     res |-> LogRes, cnt |-> LogCnt, fence |-> TRUE]
+           log2 == IF Variant = "unfenced" THEN log ELSE log \cup {fence}
+       IN /\ srcNext' = resume
+          /\ fillLo' = resume
+          /\ fillHi' = resume
+          /\ log' = log2
+          /\ nextBid' = Cardinality(log2)
+    /\ zombie' = IF inflight # <<>> /\ inflight[1].phase \in {"sealed", "written"}
+                 THEN LET b == inflight[1]
+                      IN [run |-> Run, bid |-> b.bid, att |-> b.att, lo |-> b.lo, hi |-> b.hi,
+                          chi |-> b.chi, phase |-> b.phase]
+                 ELSE NoZombie
+    /\ files' = View
+    /\ sealedCnt' = LogCnt
+    /\ demand' = Cap
+    /\ inflight' = <<>>
+    /\ takeovers' = takeovers + 1
+    /\ UNCHANGED <<acked, crashes, failures, done>>
+
+ZombieRec(z) == [run |-> z.run, bid |-> z.bid, att |-> z.att, rows |-> Rows(z.lo, z.hi)]
+
+\* The zombie still writes its batch's files (they are garbage to every reader).
+ZombieWrite ==
+    /\ zombie.phase = "sealed"
+    /\ files' = files \cup {ZombieRec(zombie)}
+    /\ zombie' = [zombie EXCEPT !.phase = "written"]
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, log,
+                   crashes, failures, done, takeovers>>
+
+\* The zombie commits with create-if-absent: only if no record holds its batch id.
+ZombieCommit ==
+    /\ zombie.phase = "written"
+    /\ ~\E l \in log : l.bid = zombie.bid
+    /\ log' = log \cup {[run |-> zombie.run, bid |-> zombie.bid, att |-> zombie.att,
+                        rows |-> Rows(zombie.lo, zombie.hi), res |-> Res(zombie),
+                        cnt |-> zombie.chi, fence |-> FALSE]}
+    /\ zombie' = [zombie EXCEPT !.phase = "committed"]
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files,
+                   crashes, failures, done, takeovers>>
 
 Next == Deliver \/ Drop \/ Seal \/ Write \/ WriteFail \/ Commit \/ Free \/ Complete
-        \/ Quiescent \/ Crash
+        \/ Quiescent \/ Crash \/ Takeover \/ ZombieWrite \/ ZombieCommit
 
 Spec == Init /\ [][Next]_vars
 
@@ -250,7 +329,7 @@ SinkBufferBoundInv == Slots(fillLo, fillHi) + InflightSlots + demand <= Cap
 SinkDurableBeforeAckInv == \A p \in Keep : p <= acked => Count(p) = 1
 
 \* A commit record never names data that is not there.
-SinkCommitImpliesDataInv == \A l \in log : \E f \in files : Names(f, l)
+SinkCommitImpliesDataInv == \A l \in log : l.fence \/ \E f \in files : Names(f, l)
 
 \* The committed position says exactly which kept records are visible: a replay
 \* from it neither repeats nor skips one.

@@ -1326,6 +1326,134 @@ OPERATOR_MUTANTS = (
         "tests/operators/test_fusion.py",
         "batch",
     ),
+    Mutant(
+        "spark-reset-matches-a-sink-id-prefix",
+        "overwrite of sink id ev deletes the batches of ev-eu (prefix match)",
+        "issue 26.1",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "if self.batch_id_of(n) is not None)",
+                'if n.startswith(f"{BATCH_DIR}{self.sink_id}-"))',
+            ),
+        ),
+        "tests/spark/test_commit_log.py",
+        "prefixes",
+    ),
+    Mutant(
+        "spark-takeover-without-fence",
+        "a writer that takes over an unreleased lease writes no fence: the zombie commits",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        if prev is not None and not released:\n",
+                "        if False:\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "zombie",
+    ),
+    Mutant(
+        "spark-second-writer-not-refused",
+        "a live lease holder is not checked: the second writer's recovery deletes its batches",
+        "issue 26.2",
+        (Patch("spark/commit_log.py", "and not takeover and lease.live(prev):", "and False:"),),
+        "tests/spark/test_lease.py",
+        "second_writer",
+    ),
+    Mutant(
+        "spark-restart-past-missing-data",
+        "a restart does not check that committed batch directories exist",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py", "        if missing:  # never", "        if False:  # never"
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "missing",
+    ),
+    Mutant(
+        "spark-batch-written-in-place",
+        "a batch is written straight into rs_batch=...: plain readers see it before its commit",
+        "issue 26.4",
+        (
+            Patch(
+                "spark/writer.py",
+                "staging = self.log.staging_dir_name(batch_id) if self._hidden else name",
+                "staging = name",
+            ),
+        ),
+        "tests/spark/test_sink_isolation.py",
+        "plain_readers",
+    ),
+    Mutant(
+        "spark-catalog-shows-batches-at-the-end",
+        "table= adds no partition per commit: the catalog shows 0 rows until the stream ends",
+        "issue 26.4",
+        (
+            Patch(
+                "spark/writer.py",
+                "ADD IF NOT EXISTS PARTITION (rs_batch='{value}')",
+                "ADD IF NOT EXISTS PARTITION (rs_batch='{value}') LOCATION '/nowhere'",
+            ),
+        ),
+        "tests/spark/test_sink_isolation.py",
+        "plain_readers",
+    ),
+    Mutant(
+        "spark-log-never-compacted",
+        "the commit log is never compacted: a restart reads one file per commit",
+        "issue 26.8",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "if (record.batch_id + 1) % self.compact_every == 0:",
+                "if False:",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "compaction",
+    ),
+    Mutant(
+        "spark-zombie-recreates-a-compacted-record",
+        "a commit does not check the compaction: a fenced writer re-creates a deleted record",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py", "if any(c >= record.batch_id for c in covered):", "if False:"
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "compaction_deleted",
+    ),
+    Mutant(
+        "spark-flush-time-not-measured",
+        "sink.metrics.flush_s stays 0",
+        "issue 26.8",
+        (
+            Patch(
+                "spark/sink.py",
+                "self._flush_s += time.monotonic() - flush_started",
+                "self._flush_s += 0.0",
+            ),
+        ),
+        "tests/spark/test_sink_metrics.py",
+    ),
+    Mutant(
+        "spark-failed-last-publish-hangs",
+        "a publish failing on the last batch marks the stream done: the result never resolves",
+        "issue 26.4",
+        (
+            Patch(
+                "spark/sink.py",
+                "finished = publish_error is None and self._finished_locked()",
+                "finished = self._finished_locked()",
+            ),
+        ),
+        "tests/spark/test_sink_publish.py",
+    ),
 )
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import json
 import os
@@ -45,7 +46,11 @@ from urllib.parse import urlsplit
 
 SINK_ID = "chaos"
 MODES = ("in_write", "after_commit", "random")
-SHAPES = ("filter", "fanout", "log", "landing")
+# "two_sinks": a second sink id that SINK_ID prefixes writes the same table in the same
+# job, and the first run overwrites SINK_ID's earlier rows (which must not touch the
+# other id); "batch_change": every run resumes with another batch size
+SHAPES = ("filter", "fanout", "log", "landing", "two_sinks", "batch_change")
+OTHER_ID = f"{SINK_ID}-eu"
 FAN = 1_000_000  # output id = input id * FAN + output index (more than any input's outputs)
 
 
@@ -145,6 +150,7 @@ def job(argv: list[str]) -> int:
     table, data_dir, master, batch = argv[0], Path(argv[1]), argv[2], int(argv[3])
     shape = argv[4] if len(argv) > 4 else "filter"
     rows = int(argv[5]) if len(argv) > 5 else 0
+    run = int(argv[6]) if len(argv) > 6 else 1
     from reactive_streams.flow import Flow
     from reactive_streams.spark.positions import expand, keep_if, map_value
     from reactive_streams.spark.replay import FileSource, PartitionedLogSource
@@ -156,39 +162,55 @@ def job(argv: list[str]) -> int:
         conf = {"spark.executor.memory": "640m", "spark.cores.max": "2"}
     spark = local_session(master, fast_start=True, driver_memory="1g", conf=conf)
     files = sorted(data_dir.glob("part-*.jsonl"))
-    sink = SparkSink(
-        spark,
-        table,
-        sink_id=SINK_ID,
-        batch_rows=batch,
-        schema="id long, key string, value double",
-        progress=False,
-    )
-    source: Any = FileSource(files, parse=json.loads)
-    if shape == "log":
-        source = PartitionedLogSource(FileLog(data_dir), fetch_size=1000)
-    elif shape == "landing":
-        source = FileSource([data_dir], pattern="*.jsonl")
-    flow = Flow.from_publisher(source.replay_from(sink.resume_position))
-    if shape == "fanout":
-
-        def fan(r: dict[str, Any]) -> list[dict[str, Any]]:
-            i = r["id"]
-            return [
-                {"id": i * FAN + j, "key": r["key"], "value": r["value"]}
-                for j in range(fan_count(i, batch, rows))
-            ]
-
-        flow.concat_map(expand(fan)).subscribe(sink)
-    else:
-        (
-            flow.filter(lambda env: env.value["id"] % 10 != 3)
-            .map(keep_if(lambda r: r["id"] % 10 != 7))
-            .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
-            .subscribe(sink)
+    if shape == "batch_change":
+        batch = batch * (1 + run % 3) // 2 or 1  # 1/2, 1, 3/2 of --batch in turn
+    ids = [SINK_ID, OTHER_ID] if shape == "two_sinks" else [SINK_ID]
+    sinks = []
+    for sink_id in ids:
+        overwrite = shape == "two_sinks" and sink_id == SINK_ID and run in (0, 1)
+        sink = SparkSink(
+            spark,
+            table,
+            sink_id=sink_id,
+            batch_rows=batch,
+            schema="id long, key string, value double",
+            progress=False,
+            mode="overwrite" if overwrite else "append",
         )
-    result = sink.result(3600)
-    print(json.dumps({"status": result.status, "records": result.metrics.records}), flush=True)
+        source: Any = FileSource(files, parse=json.loads)
+        if shape == "log":
+            source = PartitionedLogSource(FileLog(data_dir), fetch_size=1000)
+        elif shape == "landing":
+            source = FileSource([data_dir], pattern="*.jsonl")
+        flow = Flow.from_publisher(source.replay_from(sink.resume_position))
+        if shape == "fanout":
+
+            def fan(r: dict[str, Any]) -> list[dict[str, Any]]:
+                i = r["id"]
+                return [
+                    {"id": i * FAN + j, "key": r["key"], "value": r["value"]}
+                    for j in range(fan_count(i, batch, rows))
+                ]
+
+            flow.concat_map(expand(fan)).subscribe(sink)
+        else:
+            (
+                flow.filter(lambda env: env.value["id"] % 10 != 3)
+                .map(keep_if(lambda r: r["id"] % 10 != 7))
+                .map(map_value(lambda r: {"id": r["id"], "key": r["key"], "value": r["value"]}))
+                .subscribe(sink)
+            )
+        sinks.append(sink)
+    if run == 0:  # the earlier run: two batches of each sink id, closed cleanly
+        deadline = time.monotonic() + 600
+        while min(s.metrics.batches for s in sinks) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for sink in sinks:
+            sink.close()
+    for sink in sinks:
+        result = sink.result(3600)
+        out = {"sink": sink.sink_id, "status": result.status, "records": result.metrics.records}
+        print(json.dumps(out), flush=True)
     spark.stop()
     return 0
 
@@ -235,13 +257,16 @@ def _names(table: str, *sub: str) -> list[str]:
 
 
 def _commits(table: str) -> int:
-    return len([n for n in _names(table, "_rs_sink", SINK_ID, "commits") if n.endswith(".json")])
+    """Commit records of SINK_ID: the next batch id (a compaction holds the early ones)."""
+    names = _names(table, "_rs_sink", SINK_ID, "commits")
+    ids = [int(n[:12]) for n in names if n.endswith((".json", ".compact")) and n[:12].isdigit()]
+    return max(ids) + 1 if ids else 0
 
 
 def _staging_busy(table: str) -> bool:
-    """A batch directory exists that has no commit record yet: Spark is writing it."""
-    batches = [n for n in _names(table) if n.startswith(f"rs_batch={SINK_ID}-")]
-    return len(batches) > _commits(table)
+    """A batch is in its hidden staging directory: Spark is writing it (or a commit
+    has not renamed it yet)."""
+    return bool(_names(table, "_rs_sink", SINK_ID, "staging"))
 
 
 def _tail(fh: Any) -> str:
@@ -283,12 +308,18 @@ def run_chaos(
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, __file__, "--job", table, str(data), master, str(batch), shape]
     cmd.append(str(rows))
+    if shape == "two_sinks":  # the earlier run, not killed: SINK_ID rows to overwrite
+        subprocess.run([*cmd, "0"], env=env, check=True, stdout=subprocess.DEVNULL, timeout=timeout)
     for target in [*targets, None]:
         report.runs += 1
         grow(data, shape, report.runs, rows)
         errfile = open(work / f"run-{report.runs}.err", "wb")  # noqa: SIM115 - closed below
         child = subprocess.Popen(
-            cmd, env=env, stdout=subprocess.DEVNULL, stderr=errfile, start_new_session=True
+            [*cmd, str(report.runs)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errfile,
+            start_new_session=True,
         )
         try:
             if target is None:
@@ -330,10 +361,10 @@ def run_chaos(
     return report
 
 
-def read_back(spark: Any, table: str | Path, report: Report) -> Report:
+def read_back(spark: Any, table: str | Path, report: Report, sink_id: str = SINK_ID) -> Report:
     from reactive_streams.spark.writer import read_committed
 
-    df = read_committed(spark, str(table), sink_id=SINK_ID)
+    df = read_committed(spark, str(table), sink_id=sink_id)
     row = df.selectExpr("count(*) AS c", "count(DISTINCT id) AS d", "sum(id) AS s").collect()[0]
     report.count, report.distinct, report.id_sum = int(row["c"]), int(row["d"]), int(row["s"] or 0)
     return report
@@ -402,6 +433,10 @@ def main(argv: list[str] | None = None) -> int:
 
         spark = local_session("local[1]", fast_start=True, driver_memory="1g")
         read_back(spark, table, report)
+        other: Report | None = None
+        if opts.shape == "two_sinks":  # the other sink id, killed and resumed alongside
+            other = dataclasses.replace(report, kills=report.kills)
+            read_back(spark, table, other, OTHER_ID)
         spark.stop()
         if opts.fs == "webhdfs":  # the table's bytes were never on this process's disk view
             private["store_entries_seen_by_driver"] = len(list((work / "webhdfs-store").iterdir()))
@@ -427,11 +462,24 @@ def main(argv: list[str] | None = None) -> int:
                 "lost": report.lost,
                 "duplicated": report.duplicated,
                 "sum_ok": report.id_sum == report.expected_sum,
+                **(
+                    {}
+                    if other is None
+                    else {
+                        f"{OTHER_ID}_count": other.count,
+                        f"{OTHER_ID}_distinct": other.distinct,
+                        f"{OTHER_ID}_lost": other.lost,
+                        f"{OTHER_ID}_duplicated": other.duplicated,
+                    }
+                ),
             }
         ),
         flush=True,
     )
     exact = report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
+    if other is not None:
+        exact = exact and other.lost == 0 and other.duplicated == 0
+        exact = exact and other.id_sum == other.expected_sum
     apart = (
         private.get("store_entries_seen_by_driver", 0) == 0
         and not private.get("local_table_dir", False)

@@ -49,6 +49,11 @@ class DictFS:
         self.files[uri] = data
         return True
 
+    def rename(self, src: str, dst: str) -> None:
+        assert not self.exists(dst), dst
+        for path in [p for p in self.files if p.startswith(src + "/")]:
+            self.files[dst + path[len(src) :]] = self.files.pop(path)
+
     def delete(self, uri: str, recursive: bool = True) -> None:
         prefix = uri.rstrip("/") + "/"
         for path in [p for p in self.files if p == uri or p.startswith(prefix)]:
@@ -149,3 +154,30 @@ def test_reset_forgets_only_this_sink() -> None:
     assert log.reset() == ["rs_batch=s-000000000000"]
     assert log.records() == []
     assert list(fs.files) == [f"{T}/rs_batch=other-{0:012d}/part-0"]
+
+
+def sink_record(sink: str, batch: int) -> CommitRecord:
+    name = f"rs_batch={sink}-{batch:012d}"
+    return CommitRecord(sink, batch, 1, batch * 10, batch * 10 + 10, name, (("p", f"{name}/p"),))
+
+
+def test_overwrite_of_one_sink_id_keeps_a_sink_id_it_prefixes() -> None:
+    # issue 26 item 1: "ev" is a prefix of "ev-eu"; batch names match the exact sink id
+    fs = DictFS()
+    ev, eu = CommitLog(fs, T, "ev"), CommitLog(fs, T, "ev-eu")
+    for log in (ev, eu):
+        for b in range(2):
+            fs.files[f"{log.batch_dir(b)}/p"] = log.sink_id.encode()
+            log.commit(sink_record(log.sink_id, b))
+    kept = sorted(p for p in fs.files if "rs_batch=ev-eu-" in p)
+    assert CommitLog(fs, T, "ev").reset() == [ev.batch_dir_name(0), ev.batch_dir_name(1)]
+    assert sorted(p for p in fs.files if "rs_batch=ev-eu-" in p) == kept
+    recovery = CommitLog(fs, T, "ev-eu").recover()
+    assert (recovery.last_batch_id, recovery.resume_offset) == (1, 20)
+    assert CommitLog(fs, T, "ev").recover().committed == ()
+
+
+@pytest.mark.parametrize("bad", ["", ".", "..", "a/b", "a b", "é", "x" * 65, "a.b", "-x"])
+def test_sink_ids_that_are_not_safe_path_components_are_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match=r"^sink_id must"):
+        CommitLog(DictFS(), T, bad)

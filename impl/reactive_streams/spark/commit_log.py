@@ -3,35 +3,42 @@
 Layout under the table URI ``<table>`` (``_``-prefixed names are hidden from Spark,
 pyarrow and most other readers)::
 
-    <table>/rs_batch=<sink>-<batch:012d>/part-*<ext>    data of one batch
-    <table>/_rs_sink/<sink>/commits/<batch:012d>.json   its commit record
+    <table>/_rs_sink/<sink>/staging/<batch:012d>/part-*  a batch being written
+    <table>/rs_batch=<sink>-<batch:012d>/part-*<ext>     data of one committed batch
+    <table>/_rs_sink/<sink>/commits/<batch:012d>.json    its commit record
+    <table>/_rs_sink/<sink>/lease/<epoch:012d>.*         the one writer (``lease``)
 
 Protocol for batch ``b`` (the order ``spec/SparkSink.tla`` checks):
 
-1. *write*: Spark writes the batch into ``rs_batch=<sink>-<b>`` with mode overwrite,
-   so a retry or a replay after a crash replaces it (idempotent by batch id);
+1. *write*: Spark writes the batch into its hidden staging directory with mode
+   overwrite, so a retry or a replay after a crash replaces it (idempotent by id);
 2. *commit*: the record ``commits/<b>.json`` is created with create-if-absent
    semantics through the same Hadoop ``FileSystem``; it names the batch's files,
    the element range and the source position after the batch. This is the commit
-   point; a record that exists is never rewritten (a replay compares);
-3. *acknowledge*: only now the sink frees buffer space and asks upstream for more.
+   point; a record that exists is never rewritten (a replay compares), and one
+   created by a newer writer's fence refuses the commit (``LeaseLost``);
+3. *publish*: the staging directory is renamed to ``rs_batch=<sink>-<b>``, so a
+   plain reader of the table sees only committed batches (issue 26.4); a restart
+   rolls forward a committed batch not yet renamed;
+4. *acknowledge*: only now the sink frees buffer space and asks upstream for more.
 
-Nothing is renamed and nothing needs a shared POSIX path. A plain read of the
-directory sees the batches as partitions of a string column ``rs_batch``. :meth:`CommitLog.recover`
-deletes a last record that does not parse (a create cut short by a crash) and every
-batch directory of this sink above the last committed id. Readers that must never
-see an uncommitted batch read :meth:`CommitLog.committed_files` (or
-``reactive_streams.spark.read_committed``); a plain directory read also sees a
-batch being written, until it is committed or a restart deletes it.
+A plain read of the directory sees the committed batches as partitions of a string
+column ``rs_batch`` (``<sink>-<batch>``). Over Spark Connect there is no rename: a
+batch is written in place and a plain reader may see it before its commit.
+:meth:`CommitLog.recover` deletes a last record that does not parse (a create cut
+short by a crash), every staging or batch directory of this sink that no record
+commits, and refuses to resume when a committed batch's data is missing. Readers
+that must never see an uncommitted batch on any filesystem read
+:meth:`CommitLog.committed_files` (or ``reactive_streams.spark.read_committed``).
 
 Atomicity this needs from the filesystem: the commit record must become visible
 whole or not at all, or be detectably truncated (JSON that does not parse), and
 create-if-absent must not overwrite. ``hdfs://``: create(overwrite=false) is atomic
-at the NameNode, ``hsync`` + close make the record durable. ``abfs://``: creates are
-conditional (If-None-Match) and a file is visible only once flushed and closed.
-``s3a://``: an object appears only when its upload completes (atomic visibility);
-create-if-absent is a HEAD check, safe with the single writer per sink id that
-the log assumes (Hadoop releases with conditional S3 PUT make it atomic).
+at the NameNode, ``hsync`` + close make the record durable, rename is atomic.
+``abfs://``: creates are conditional (If-None-Match) and a file is visible only once
+flushed and closed. ``s3a://``: an object appears only when its upload completes
+(atomic visibility); create-if-absent is a HEAD check (Hadoop releases with
+conditional S3 PUT make it atomic), and a rename is a copy, rolled forward on restart.
 ``file://``: a crash mid-write can leave a truncated record, which recovery
 detects and deletes; durability across an OS crash follows the local disk's
 page-cache rules (a process kill loses nothing written).
@@ -42,24 +49,41 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from reactive_streams.spark.hadoop_fs import Entry, join, table_uri
+from reactive_streams.spark.lease import Lease, LeaseHeld, LeaseInfo, LeaseLost
 
-__all__ = ["BATCH_DIR", "CommitLog", "CommitRecord", "FileSystem", "Recovery", "check_sink_id"]
+__all__ = [
+    "BATCH_DIR",
+    "CommitLog",
+    "CommitRecord",
+    "FileSystem",
+    "LeaseHeld",
+    "LeaseLost",
+    "Recovery",
+    "check_sink_id",
+]
 
-_SINK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# a safe path component: no separator, no dot, not hidden, not an option
+_SINK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", re.ASCII)
+_BATCH_NUMBER = re.compile(r"[0-9]{12}", re.ASCII)
 # a partition-style directory name: plain Spark and pyarrow readers of the table find
 # every batch (and a column ``rs_batch``) through partition discovery
 BATCH_DIR = "rs_batch="
 _COMMIT_NAME = re.compile(r"^(\d{12})\.json$")
+# every record up to its id, in one file: a restart reads O(compact_every) files
+_COMPACT_NAME = re.compile(r"^(\d{12})\.compact$")
 
 
 def check_sink_id(sink_id: str) -> str:
     """Return ``sink_id`` if it is safe in file names, else raise ValueError."""
-    if not _SINK_ID.match(sink_id):
-        raise ValueError(f"sink_id must match [A-Za-z0-9_-]{{1,64}}, got {sink_id!r}")
+    if not isinstance(sink_id, str) or not _SINK_ID.fullmatch(sink_id):
+        raise ValueError(
+            f"sink_id must be a safe path component ([A-Za-z0-9][A-Za-z0-9_-]{{0,63}}), "
+            f"got {sink_id!r}"
+        )
     return sink_id
 
 
@@ -78,6 +102,10 @@ class CommitRecord:
     bytes: int = 0
     # the source position after the batch's last element (JSON; None without positions)
     position: Any = None
+    # the writer's lease epoch and name (-1: written without a lease); a record with
+    # no files whose batch id the writer took at its start is a *fence* (see acquire)
+    epoch: int = -1
+    holder: str = ""
 
     @property
     def rows(self) -> int:
@@ -134,22 +162,115 @@ class FileSystem(Protocol):
 
     def delete(self, uri: str, recursive: bool = True) -> None: ...
 
+    # and, where batches are staged hidden: rename(src, dst) (HadoopFS has it)
+
 
 class CommitLog:
     """The commit records and batch directories of one sink id under one table URI."""
 
-    def __init__(self, fs: FileSystem, table: str, sink_id: str) -> None:
+    def __init__(
+        self, fs: FileSystem, table: str, sink_id: str, *, compact_every: int = 100
+    ) -> None:
         self.fs = fs
         self.uri = table_uri(table)
         self.sink_id = check_sink_id(sink_id)
-        self.commits_dir = join(self.uri, "_rs_sink", sink_id, "commits")
+        self.sink_dir = join(self.uri, "_rs_sink", sink_id)
+        self.commits_dir = join(self.sink_dir, "commits")
         self.fs.mkdirs(self.commits_dir)
+        self.lease: Lease | None = None
+        self.compact_every = compact_every  # 0: never compact
+
+    def acquire(
+        self,
+        *,
+        takeover: bool = False,
+        ttl_s: float = 30.0,
+        heartbeat: bool = True,
+        host: str | None = None,
+        pid: int | None = None,
+    ) -> LeaseInfo:
+        """Become the one writer of this sink id (issue 26.2). A live holder gives
+        :class:`LeaseHeld` naming it (unless ``takeover``); a holder that did not
+        release is *fenced*: a commit record with no files is created at the next batch
+        id, so any commit the old writer still tries hits an existing record and is
+        refused (:class:`LeaseLost`). Call before :meth:`recover` or :meth:`reset`."""
+        lease = Lease(self.fs, self.sink_dir, ttl_s=ttl_s, host=host, pid=pid)
+        prev, released = lease.latest()
+        if prev is not None and not released and not takeover and lease.live(prev):
+            raise LeaseHeld(
+                f"sink_id {self.sink_id!r} of {self.uri} is held by {prev.describe()}: "
+                "one writer per (path, sink_id); wait for it to end, or pass takeover=True"
+            )
+        mine = lease.take(prev.epoch + 1 if prev is not None else 0)
+        self.lease = lease
+        if prev is not None and not released:
+            self._fence(mine)
+        if heartbeat:
+            lease.start_heartbeat()
+        return mine
+
+    def _fence(self, mine: LeaseInfo) -> None:
+        for _ in range(1000):  # each retry follows a commit the old writer made meanwhile
+            done = self.records(repair=True)
+            last = done[-1] if done else None
+            offset = last.offset_after if last else 0
+            fence = CommitRecord(
+                self.sink_id,
+                last.batch_id + 1 if last else 0,
+                0,
+                offset,
+                offset,
+                position=last.position if last else None,
+                epoch=mine.epoch,
+                holder=mine.holder,
+            )
+            uri = self._record_uri(fence.batch_id)
+            if self.fs.create_exclusive(uri, fence.to_json().encode("utf-8")):
+                return
+            other = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+            if other.epoch >= mine.epoch:
+                raise LeaseLost(f"{uri}: the lease was taken over by {other.holder}")
+        raise LeaseHeld(f"sink_id {self.sink_id!r}: the old writer keeps committing")
+
+    def release(self) -> None:
+        """Give the lease up (the stream ended); a later writer need not fence."""
+        if self.lease is not None:
+            self.lease.release()
 
     def batch_dir_name(self, batch_id: int) -> str:
         return f"{BATCH_DIR}{self.sink_id}-{batch_id:012d}"
 
     def batch_dir(self, batch_id: int) -> str:
         return join(self.uri, self.batch_dir_name(batch_id))
+
+    def batch_id_of(self, name: str) -> int | None:
+        """The batch id if ``name`` is a batch directory of exactly this sink id, else
+        None: ``rs_batch=ev-eu-...`` is not a batch of ``ev`` (issue 26: no prefix match)."""
+        prefix = f"{BATCH_DIR}{self.sink_id}-"
+        rest = name[len(prefix) :] if name.startswith(prefix) else ""
+        return int(rest) if _BATCH_NUMBER.fullmatch(rest) else None
+
+    def staging_dir_name(self, batch_id: int) -> str:
+        """Where a batch is written before its commit, relative to the table: under
+        ``_rs_sink``, which Spark, pyarrow and most readers skip (issue 26.4)."""
+        return f"_rs_sink/{self.sink_id}/staging/{batch_id:012d}"
+
+    def publish(self, record: CommitRecord) -> bool:
+        """Rename a committed batch from its staging directory to its batch directory
+        (idempotent: False if it is there already). Only a committed batch moves."""
+        final = self.batch_dir(record.batch_id)
+        if not record.files or record.staging == self.batch_dir_name(record.batch_id):
+            return False  # no data, or written in place (no rename over Spark Connect)
+        if self.fs.exists(final):
+            return False
+        src = join(self.uri, record.staging)
+        if not self.fs.exists(src):
+            raise RuntimeError(
+                f"batch {record.batch_id} of sink_id {self.sink_id!r} is committed but "
+                f"neither {final} nor its staging {src} exists: its data was deleted"
+            )
+        self.fs.rename(src, final)  # type: ignore[attr-defined]  # staged: it has rename
+        return True
 
     def _record_uri(self, batch_id: int) -> str:
         return join(self.commits_dir, f"{batch_id:012d}.json")
@@ -160,8 +281,20 @@ class CommitLog:
         read_many = getattr(self.fs, "read_many", None)  # one job over Spark Connect
         contents: dict[str, bytes] = read_many(self.commits_dir) if read_many else {}
         listed = contents if read_many else [e.name for e in self.fs.list(self.commits_dir)]
-        names = sorted(n for n in listed if _COMMIT_NAME.match(n))
         out: list[CommitRecord] = []
+        base = -1
+        for name in sorted((n for n in listed if _COMPACT_NAME.match(n)), reverse=True):
+            uri = join(self.commits_dir, name)
+            try:  # the newest whole compaction; a cut-short one left its records in place
+                data = contents[name] if read_many else self.fs.read(uri)
+                out = [CommitRecord.from_json(t) for t in json.loads(data.decode("utf-8"))]
+                base = int(name[:12])
+                break
+            except (ValueError, TypeError, KeyError, OSError):
+                if repair:
+                    self.fs.delete(uri, False)
+        # records up to ``base`` are in the compaction (a leftover one is ignored)
+        names = sorted(n for n in listed if (m := _COMMIT_NAME.match(n)) and int(m[1]) > base)
         for k, name in enumerate(names):
             uri = join(self.commits_dir, name)
             try:
@@ -183,30 +316,78 @@ class CommitLog:
         return out
 
     def commit(self, record: CommitRecord) -> None:
-        """Create the commit record if absent; idempotent for an identical record."""
+        """Create the commit record if absent; idempotent for an identical record.
+        Stamped with this writer's lease epoch: a record another epoch created first
+        (a fence) refuses the commit (:class:`LeaseLost`)."""
+        mine = self.lease.mine if self.lease is not None else None
+        if mine is not None:
+            record = replace(record, epoch=mine.epoch, holder=mine.holder)
         uri = self._record_uri(record.batch_id)
         if self.fs.create_exclusive(uri, record.to_json().encode("utf-8")):
+            self._after_commit(record, uri)
             return
         existing = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+        if existing.epoch > record.epoch:  # fencing: a newer writer owns this id
+            raise LeaseLost(
+                f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the lease "
+                f"was taken over by {existing.holder} (epoch {existing.epoch}); this writer "
+                f"(epoch {record.epoch}) is fenced and commits nothing more"
+            )
         if existing != record:
             raise RuntimeError(
                 f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
                 f"in {uri} with different content (two writers on one sink id?)"
             )
 
+    def _after_commit(self, record: CommitRecord, uri: str) -> None:
+        if not self.compact_every:
+            return
+        names = [e.name for e in self.fs.list(self.commits_dir)]
+        covered = [int(m[1]) for n in names if (m := _COMPACT_NAME.match(n))]
+        if any(c >= record.batch_id for c in covered):
+            # a compaction already holds this id: the record was deleted and a zombie
+            # created it again; fencing refuses it (issue 26.2 with compaction)
+            self.fs.delete(uri, False)
+            raise LeaseLost(
+                f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the log "
+                f"is compacted past it by a newer writer; this writer is fenced"
+            )
+        if (record.batch_id + 1) % self.compact_every == 0:
+            self.compact()
+
+    def compact(self) -> int:
+        """Write every record into ``<last>.compact``, then delete the records and older
+        compactions it holds (Structured Streaming's compactible log does the same).
+        Returns the number of files deleted."""
+        done = self.records()
+        if not done:
+            return 0
+        last = done[-1].batch_id
+        text = json.dumps([r.to_json() for r in done])  # one line (Spark Connect)
+        self.fs.create_exclusive(join(self.commits_dir, f"{last:012d}.compact"), text.encode())
+        gone = 0
+        for entry in self.fs.list(self.commits_dir):
+            m = _COMMIT_NAME.match(entry.name) or _COMPACT_NAME.match(entry.name)
+            if m and int(m[1]) <= last and (m.re is _COMMIT_NAME or int(m[1]) < last):
+                self.fs.delete(join(self.commits_dir, entry.name), False)
+                gone += 1
+        return gone
+
     def recover(self) -> Recovery:
         """Delete a cut-short last record and every uncommitted batch directory;
         raise if the table holds files that belong to no sink."""
         committed = self.records(repair=True)
-        last = committed[-1].batch_id if committed else -1
+        with_data = {r.batch_id: r for r in committed if r.files}
         removed: list[str] = []
         foreign: list[str] = []
-        prefix = f"{BATCH_DIR}{self.sink_id}-"
+        present: set[int] = set()
         for entry in self.fs.list(self.uri):
             name = entry.name
-            if name.startswith(prefix) and entry.is_dir:
-                bid = name[len(prefix) :]
-                if bid.isdigit() and int(bid) > last:
+            bid = self.batch_id_of(name)
+            if bid is not None and entry.is_dir:
+                if bid in with_data:
+                    present.add(bid)
+                else:  # above the last commit, or a batch id a fence took
                     self.fs.delete(join(self.uri, name))
                     removed.append(name)
             elif not (name.startswith(("_", ".")) or (name.startswith(BATCH_DIR) and entry.is_dir)):
@@ -217,19 +398,48 @@ class CommitLog:
                 f"table {self.uri} holds {len(foreign)} file(s) no sink wrote ({shown}); "
                 "a reader of the directory would read them too: use an empty directory"
             )
-        return Recovery(tuple(committed), tuple(removed), ())
+        rolled: list[int] = []
+        for bid in sorted(set(with_data) - present):  # committed, not yet renamed
+            staged = with_data[bid].staging
+            if staged != self.batch_dir_name(bid) and self.fs.exists(join(self.uri, staged)):
+                self.publish(with_data[bid])
+                rolled.append(bid)
+                present.add(bid)
+        staging = join(self.sink_dir, "staging")
+        for entry in self.fs.list(staging):  # written, never committed: garbage
+            if not entry.name.isdigit() or int(entry.name) not in with_data:
+                self.fs.delete(join(staging, entry.name))
+                removed.append(f"_rs_sink/{self.sink_id}/staging/{entry.name}")
+        missing = sorted(set(with_data) - present)
+        if missing:  # never resume past lost data (issue 26.2)
+            lost = with_data[missing[0]]
+            raise RuntimeError(
+                f"commit record {self._record_uri(lost.batch_id)} names "
+                f"{join(self.uri, self.batch_dir_name(lost.batch_id))}, which is missing "
+                f"({len(missing)} committed batch(es) missing): data was deleted behind "
+                "the commit log; restore it or start over with mode='overwrite'"
+            )
+        return Recovery(tuple(committed), tuple(removed), tuple(rolled))
 
     def reset(self) -> list[str]:
         """Forget this sink: delete its commit records and batch directories (for
         ``mode="overwrite"``); other sinks' batches stay. Returns what was deleted."""
-        prefix = f"{BATCH_DIR}{self.sink_id}-"
-        gone = [e.name for e in self.fs.list(self.uri) if e.name.startswith(prefix)]
+        names = [e.name for e in self.fs.list(self.uri)]
+        gone = sorted(n for n in names if self.batch_id_of(n) is not None)
         for name in gone:
             self.fs.delete(join(self.uri, name))
-        self.fs.delete(join(self.uri, "_rs_sink", self.sink_id))
+        self.fs.delete(self.commits_dir)  # the lease stays: reset under one's own lease
         self.fs.mkdirs(self.commits_dir)
         return gone
 
     def committed_files(self) -> list[str]:
-        """URIs of every committed data file of this sink, in batch order."""
-        return [join(self.uri, f) for r in self.records() for _, f in r.files]
+        """URIs of every committed data file of this sink, in batch order (a batch
+        committed but not yet renamed is read from its staging directory)."""
+        records = self.records()
+        names = {e.name for e in self.fs.list(self.uri)}
+        out = []
+        for r in records:
+            moved = self.batch_dir_name(r.batch_id) in names
+            for staged, final in r.files:
+                out.append(join(self.uri, final if moved else f"{r.staging}/{staged}"))
+        return out

@@ -192,6 +192,17 @@ class HadoopFS:
             raise
         return True
 
+    def rename(self, src: str, dst: str) -> None:
+        """Move ``src`` to ``dst`` (which must not exist): atomic on HDFS and
+        ``file://``, a copy on object stores."""
+
+        def run() -> None:
+            fs, path = self._path(src)
+            if not fs.rename(path, self._jvm.org.apache.hadoop.fs.Path(dst)):
+                raise OSError(f"rename {src} to {dst}: the filesystem refused")
+
+        self._call("rename", f"{src} to {dst}", run)
+
     def delete(self, uri: str, recursive: bool = True) -> None:
         def run() -> None:
             fs, path = self._path(uri)

@@ -24,6 +24,10 @@ class SinkMetrics:
     elapsed_s: float
     committed_offset: int
     last_committed_batch_id: int
+    # issue 26.8: what a Structured Streaming user reads off a query's progress
+    pending: int = 0  # records received and not yet committed
+    lag_s: float = 0.0  # how long the oldest of them has waited
+    flush_s: float = 0.0  # time spent writing and committing batches (all of them)
 
     @property
     def rows_per_s(self) -> float:
@@ -51,18 +55,28 @@ class Progress:
 
     def update(self, rows: int, metrics: SinkMetrics) -> None:
         if self._bar is not None:
+            self._bar.set_postfix(
+                batches=metrics.batches,
+                lag=f"{metrics.lag_s:.1f}s",
+                flush=f"{metrics.flush_s:.1f}s",
+                refresh=False,
+            )
             self._bar.update(rows)
             return
         now = time.monotonic()
         if self._enabled and now - self._last_log >= self.every_s:
             self._last_log = now
             log.info(
-                "%s: %d records in %d batches, %.0f rows/s, batch %d committed",
+                "%s: %d records in %d batches, %.0f rows/s, batch %d committed, "
+                "%d pending, lag %.1f s, %.1f s in flush",
                 self.name,
                 metrics.records,
                 metrics.batches,
                 metrics.rows_per_s,
                 metrics.last_committed_batch_id,
+                metrics.pending,
+                metrics.lag_s,
+                metrics.flush_s,
             )
 
     def close(self, metrics: SinkMetrics, status: str) -> None:

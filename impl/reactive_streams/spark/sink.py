@@ -265,6 +265,8 @@ class SparkSink:
         sleep: Callable[[float], None] = time.sleep,
         bad_records: str | None = None,
         schema_evolution: str = "none",
+        takeover: bool = False,
+        lease_ttl_s: float = 30.0,
     ) -> None:
         if batch_rows < 1 or batch_bytes < 1 or max_attempts < 1:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
@@ -285,6 +287,8 @@ class SparkSink:
                     table=table,
                     mode=mode,
                     partition_by=partition_by,
+                    takeover=takeover,
+                    lease_ttl_s=lease_ttl_s,
                 )
             except OSError as e:  # name the cause: Hadoop's mkdirs only says "refused"
                 why = io_cause(e) or (local_cause(path) if path else None)
@@ -344,6 +348,9 @@ class SparkSink:
         self._batches = 0
         self._bytes = 0
         self._retries = 0
+        self._flush_s = 0.0
+        self._fill_since = 0.0  # when the filling batch's first element arrived
+        self._waiting: deque[float] = deque()  # arrival of each in-flight batch's first
         self._started = 0.0
         self._ended: float | None = None
         self._progress = Progress(f"sink {sink_id}", progress)
@@ -383,7 +390,9 @@ class SparkSink:
             return self._metrics_locked()
 
     def _metrics_locked(self) -> SinkMetrics:
-        end = self._ended if self._ended is not None else time.monotonic()
+        now = time.monotonic()
+        end = self._ended if self._ended is not None else now
+        oldest = self._waiting[0] if self._waiting else (self._fill_since if self._filling else 0)
         return SinkMetrics(
             records=self._records,
             batches=self._batches,
@@ -392,6 +401,9 @@ class SparkSink:
             elapsed_s=(end - self._started) if self._started else 0.0,
             committed_offset=self._committed_offset,
             last_committed_batch_id=self._last_committed,
+            pending=len(self._filling) + self._in_flight_rows,
+            lag_s=now - oldest if oldest and self._ended is None else 0.0,
+            flush_s=self._flush_s,
         )
 
     def result(self, timeout: float | None = None) -> SinkResult:
@@ -436,16 +448,16 @@ class SparkSink:
                 else:
                     filling.append(item)
                     size = len(filling)
-                    if size < self._seal_rows and (
-                        size > 1 or (self.max_latency is None and self._measured)
-                    ):
+                    if size > 1 and size < self._seal_rows:
                         return  # the hot path: one lock, one append
                     was_empty = size == 1
                 if was_empty and not self._measured:  # budget the batch by its first record
                     per_row = max(1, _estimate(filling[-size]))
                     self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
-                if was_empty and size and self.max_latency is not None:
-                    self._start_delay_timer_locked()
+                if was_empty and size:
+                    self._fill_since = time.monotonic()
+                    if self.max_latency is not None:
+                        self._start_delay_timer_locked()
                 batch = self._seal_locked() if size >= self._seal_rows else None
                 violation = False
             else:
@@ -590,6 +602,9 @@ class SparkSink:
                 self._sealed_position = position
             position = self._sealed_position
         batch = _Batch(self._next_batch_id, self._next_offset, take, position)
+        self._waiting.append(self._fill_since)
+        if self._filling:  # the rest arrived later; close enough for a lag figure
+            self._fill_since = time.monotonic()
         self._next_batch_id += 1
         self._next_offset += len(take)
         self._in_flight_batches += 1
@@ -733,6 +748,8 @@ class SparkSink:
 
     def _drop(self, batch: _Batch) -> None:
         with self._lock:
+            if self._waiting:
+                self._waiting.popleft()
             self._in_flight_batches -= 1
             self._in_flight_rows -= batch.slots
 
@@ -758,6 +775,7 @@ class SparkSink:
         payload = batch.payload
         assert payload is not None
         bid = batch.batch_id
+        flush_started = time.monotonic()
         try:
             attempt_used = 0
 
@@ -789,6 +807,9 @@ class SparkSink:
         except _StepFailed as e:  # committed: a restart rolls it forward
             publish_error = e
         with self._lock:
+            if self._waiting:
+                self._waiting.popleft()
+            self._flush_s += time.monotonic() - flush_started
             self._in_flight_batches -= 1
             self._in_flight_rows -= batch.slots
             self._committed_offset = record.offset_after
@@ -798,7 +819,8 @@ class SparkSink:
             self._bytes += staged.nbytes
             metrics = self._metrics_locked()
             nxt = self._seal_locked() if self._should_seal_locked() else None
-            finished = self._finished_locked()
+            # a failed publish fails the stream below: not "done", or nothing finalizes
+            finished = publish_error is None and self._finished_locked()
         self._progress.update(payload.rows, metrics)
         if publish_error is not None:
             self._fail(publish_error, bid + 1)
@@ -841,6 +863,12 @@ class SparkSink:
                 self.writer.finish()
             except Exception as e:
                 state, self._error = "failed", e
+        release = getattr(self.writer, "release", None)
+        if release is not None:  # the lease: a later writer need not fence this one
+            try:
+                release()
+            except Exception as e:
+                log.warning("releasing the lease of sink %s failed: %r", self.sink_id, e)
         self._progress.close(metrics, state)
         if self._pool is not None:
             self._pool.close(timeout=0)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from reactive_streams.spark.commit_log import CommitLog, CommitRecord, Recovery
+from reactive_streams.spark.commit_log import BATCH_DIR, CommitLog, CommitRecord, Recovery
 from reactive_streams.spark.connect_fs import ConnectFS
 from reactive_streams.spark.hadoop_fs import HadoopFS, java_message, join, table_uri
 from reactive_streams.spark.records import RecordConverter
@@ -106,6 +106,8 @@ class SparkBatchWriter:
         mode: str = "append",
         partition_by: Sequence[str] | None = None,
         tune_session: bool = True,
+        takeover: bool = False,
+        lease_ttl_s: float = 30.0,
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
@@ -123,6 +125,9 @@ class SparkBatchWriter:
         self.table = table
         self.fs = filesystem(spark)
         self.log = CommitLog(self.fs, path, sink_id)
+        self._hidden = hasattr(self.fs, "rename")
+        # one writer per (path, sink_id): before anything is deleted (issue 26.2)
+        self.log.acquire(takeover=takeover, ttl_s=lease_ttl_s)
         if mode == "overwrite":  # a re-run from the start replaces this sink's rows
             self.log.reset()
         if isinstance(schema, str) and is_connect(spark):
@@ -152,7 +157,9 @@ class SparkBatchWriter:
 
     def stage(self, batch_id: int, attempt: int, payload: Payload) -> StagedBatch:
         name = self.log.batch_dir_name(batch_id)
-        target = self.log.batch_dir(batch_id)
+        # hidden until its commit renames it (issue 26.4); Spark Connect cannot rename
+        staging = self.log.staging_dir_name(batch_id) if self._hidden else name
+        target = join(self.path, staging)
         df = self.spark.createDataFrame(payload.data)
         # overwrite: a retry, or a replay after a crash, replaces the batch (idempotent)
         writer = df.coalesce(1).write.mode("overwrite").format(self.format)
@@ -173,20 +180,31 @@ class SparkBatchWriter:
                 f"(found: {seen})"
             )
         files = tuple((e.name, f"{name}/{e.name}") for e in parts)
-        return StagedBatch(name, files, sum(e.size for e in parts))
+        return StagedBatch(staging, files, sum(e.size for e in parts))
 
     def commit(self, record: CommitRecord) -> None:
         self.log.commit(record)
 
     def publish(self, record: CommitRecord) -> None:
-        # the data is already in place: nothing moves after the commit record
-        if self.table is not None and not self._table_registered:
-            try:
+        self.log.publish(record)  # staging -> rs_batch=<sink>-<b>: now plain readers see it
+        if self.table is None or not record.files:
+            return
+        try:  # the catalog shows each batch as it commits (issue 26.4)
+            if not self._table_registered:
                 self._register_table()
-            except Exception as e:
-                raise OSError(
-                    f"registering table {self.table} at {self.path}: {java_message(e)}"
-                ) from e
+            if self.partition_by:  # nested value directories: let Spark find them
+                self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")
+            else:  # one partition, named by the sink (a safe path component)
+                value = self.log.batch_dir_name(record.batch_id)[len(BATCH_DIR) :]
+                self.spark.sql(
+                    f"ALTER TABLE {self.table} ADD IF NOT EXISTS PARTITION (rs_batch='{value}')"
+                )
+            self.spark.catalog.refreshTable(self.table)
+        except Exception as e:
+            raise OSError(
+                f"registering batch {record.batch_id} in table {self.table} at {self.path}: "
+                f"{java_message(e)}"
+            ) from e
 
     def _register_table(self) -> None:
         assert self.table is not None
@@ -209,6 +227,10 @@ class SparkBatchWriter:
             f"USING {self.format}{opts} PARTITIONED BY ({names}) LOCATION '{location}'"
         )
         self._table_registered = True
+
+    def release(self) -> None:
+        """Give up the sink id's lease (the sink ended, whatever the outcome)."""
+        self.log.release()
 
     def finish(self) -> None:
         if self.table is not None and self._table_registered:

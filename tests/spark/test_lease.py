@@ -1,0 +1,128 @@
+"""One writer per (table, sink_id), enforced (issue 26.2): the lease, the fence
+record, zombie commits refused, and a restart that finds committed data missing.
+On the in-memory filesystem of test_commit_log (no Spark)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reactive_streams.spark.commit_log import CommitLog, CommitRecord, LeaseHeld, LeaseLost
+
+from .test_commit_log import DictFS
+
+T = "file:///data/t"
+
+
+def batch(log: CommitLog, fs: DictFS, b: int) -> CommitRecord:
+    """Stage batch ``b`` (its data file) and return the record that commits it."""
+    name = log.batch_dir_name(b)
+    fs.files[f"{log.batch_dir(b)}/part-0"] = b"rows"
+    prev = log.records()
+    start = prev[-1].offset_after if prev else 0
+    return CommitRecord(log.sink_id, b, 1, start, start + 10, name, (("part-0", f"{name}/part-0"),))
+
+
+def writer(fs: DictFS, host: str, compact_every: int = 100, **kw: object) -> CommitLog:
+    log = CommitLog(fs, T, "ev", compact_every=compact_every)
+    log.acquire(host=host, pid=1, heartbeat=False, **kw)  # type: ignore[arg-type]
+    return log
+
+
+def test_a_second_writer_is_refused_naming_the_holder_and_deletes_nothing() -> None:
+    fs = DictFS()
+    first = writer(fs, "node-a")
+    first.commit(batch(first, fs, 0))
+    in_flight = batch(first, fs, 1)  # written, not yet committed
+    with pytest.raises(LeaseHeld, match=r"'ev' .* is held by node-a:1:\w+ \(host node-a"):
+        writer(fs, "node-b")
+    # the refused writer ran no recovery: the first one's in-flight batch is intact
+    assert f"{first.batch_dir(1)}/part-0" in fs.files
+    first.commit(in_flight)
+    assert [r.batch_id for r in first.recover().committed] == [0, 1]
+
+
+def test_a_zombie_whose_lease_was_taken_over_cannot_commit() -> None:
+    fs = DictFS()
+    zombie = writer(fs, "node-a")
+    zombie.commit(batch(zombie, fs, 0))
+    late = batch(zombie, fs, 1)  # the zombie is still writing batch 1
+    heir = writer(fs, "node-b", takeover=True)
+    with pytest.raises(LeaseLost, match=r"batch 1 of sink_id 'ev' refused: .* node-b"):
+        zombie.commit(late)
+    recovery = heir.recover()
+    fence = recovery.committed[-1]
+    assert (fence.batch_id, fence.files, fence.holder) == (1, (), heir.lease.mine.holder)  # type: ignore[union-attr]
+    assert recovery.resume_offset == 10  # the zombie's rows are not committed
+    assert recovery.removed_staging == (zombie.batch_dir_name(1),)
+    heir.commit(batch(heir, fs, 2))
+    assert [r.batch_id for r in heir.recover().committed] == [0, 1, 2]
+
+
+def test_a_stale_lease_is_taken_over_and_a_released_one_needs_no_fence() -> None:
+    fs = DictFS()
+    old = writer(fs, "node-a")
+    old.commit(batch(old, fs, 0))
+    fs.files[f"{old.sink_dir}/lease/{0:012d}.beat"] = b"0.0"  # its heartbeat stopped long ago
+    new = writer(fs, "node-b")  # no takeover needed
+    assert [r.files == () for r in new.records()] == [False, True]  # fenced at batch 1
+    new.release()
+    third = writer(fs, "node-c")
+    assert len(third.records()) == 2  # released: nothing to fence
+
+
+def test_two_writers_starting_together_one_wins() -> None:
+    fs = DictFS()
+    a, b = CommitLog(fs, T, "ev"), CommitLog(fs, T, "ev")
+    from reactive_streams.spark.lease import Lease
+
+    Lease(fs, a.sink_dir, host="node-a", pid=1).take(0)
+    with pytest.raises(LeaseHeld, match=r"was just taken by node-a:1"):
+        Lease(fs, b.sink_dir, host="node-b", pid=1).take(0)
+
+
+def test_a_restart_that_finds_committed_data_missing_names_it() -> None:
+    fs = DictFS()
+    log = writer(fs, "node-a")
+    log.commit(batch(log, fs, 0))
+    log.commit(batch(log, fs, 1))
+    del fs.files[f"{log.batch_dir(0)}/part-0"]  # deleted behind the log's back
+    with pytest.raises(RuntimeError, match=r"names .*rs_batch=ev-000000000000, which is missing"):
+        log.recover()
+
+
+class CountingFS(DictFS):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def read(self, uri: str) -> bytes:
+        self.reads += 1
+        return super().read(uri)
+
+
+def test_compaction_leaves_a_constant_number_of_files_to_read() -> None:
+    # issue 26.8: restart time must not grow with the number of commits
+    fs = CountingFS()
+    log = CommitLog(fs, T, "ev", compact_every=10)
+    for b in range(95):
+        log.commit(batch(log, fs, b))
+    names = [e.name for e in fs.list(log.commits_dir)]
+    assert len(names) == 1 + 5  # the compaction of 0..89, then 90..94
+    fs.reads = 0
+    recovery = CommitLog(fs, T, "ev", compact_every=10).recover()
+    assert [r.batch_id for r in recovery.committed] == list(range(95))
+    assert recovery.resume_offset == 950
+    assert fs.reads == 6
+
+
+def test_a_zombie_cannot_commit_an_id_a_compaction_deleted() -> None:
+    fs = DictFS()
+    zombie = writer(fs, "node-a", compact_every=3)
+    late = batch(zombie, fs, 0)  # written, about to commit
+    heir = writer(fs, "node-b", takeover=True, compact_every=3)  # fences id 0
+    heir.recover()
+    for b in range(1, 3):
+        heir.commit(batch(heir, fs, b))  # id 2 compacts 0..2: the fence record is gone
+    with pytest.raises(LeaseLost, match=r"compacted past it"):
+        zombie.commit(late)
+    assert next(r.files for r in heir.records()) == ()  # the fence, not the zombie's batch
