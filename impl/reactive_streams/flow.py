@@ -22,7 +22,7 @@ from ._core import arbiter as _arbiter
 from ._core.fusion import Items, SyncSource, fusion_enabled, set_fusion, sync_of
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
-from .executors import as_executor
+from .executors import ExecutorLike, as_executor
 from .operators import (
     _aggregate,
     _args,
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     import concurrent.futures
 
     from .bridges import AsyncFlowIterator
-    from .executors import ExecutorLike
     from .multicast import OnDisconnect
     from .multicast._connectable import _Hub, _RefCount
     from .multicast._connection import Connection

@@ -11,6 +11,7 @@ reads the quarantine as a table: ``sink_id``, ``offset``, ``position`` (JSON),
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 from typing import Any, Protocol
@@ -38,7 +39,7 @@ class LocalFS:
     def mkdirs(self, uri: str) -> None:
         os.makedirs(self._local(uri), exist_ok=True)
 
-    def list(self, uri: str) -> list[Entry]:
+    def list(self, uri: str) -> builtins.list[Entry]:
         path = self._local(uri)
         if not os.path.isdir(path):
             return []
