@@ -8,5 +8,6 @@ for a whole process).
 
 from ._backpressure import BufferOverflowError
 from ._fused import fusion_enabled, set_fusion
+from ._recover import Backoff
 
-__all__ = ["BufferOverflowError", "fusion_enabled", "set_fusion"]
+__all__ = ["Backoff", "BufferOverflowError", "fusion_enabled", "set_fusion"]
