@@ -67,6 +67,7 @@ from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
 from reactive_streams.multicast import ConnectableFlow, PublishConnection, publish, replay
+from reactive_streams.operators import Backoff
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
 from reactive_streams.trace.model import Replay, has_call_ends
@@ -730,13 +731,18 @@ def _unknown(expect: Expect, ends: frozenset[str]) -> Expect:
 def _recovery(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
-    """retry(k): an end by error E after P (the same on every attempt: a cold upstream)
-    gives P * (k + 1), then E. on_error_resume(g): P + g's values, then complete.
+    """retry(k) (variant c: with a backoff on the virtual clock): an end by error E
+    after P (the same on every attempt: a cold upstream) gives P * (k + 1), then E.
+    on_error_resume(g): P + g's values, then complete.
     on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
     name = op.name
     failed = COMPLETE not in expect.ends
     if name == "retry":
-        out_flow = flow.retry(op.k)
+        clock = machine.new_executor("timer") if op.variant == "c" else None
+        if isinstance(clock, ManualExecutor):  # a backoff on the virtual clock
+            out_flow = flow.retry(op.k, backoff=Backoff(0.5, 2.0, 1.0), scheduler=clock)
+        else:
+            out_flow = flow.retry(op.k)
         if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
             return out_flow, expect
         if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
@@ -861,8 +867,9 @@ def _timed(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
     """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
-    elements dropped); timeout(dt) (after a delay(0.5) but for variant c): the same
-    list unless a TimeoutError cuts in (the clock moves while no element comes);
+    elements dropped); timeout(dt) (after a delay(0.5) but for variant c; held open
+    after its elements for variant a, so the timer ends it): the same list unless a
+    TimeoutError cuts in (the clock moves while no element comes);
     debounce(dt): a subsequence, its last value delivered at completion."""
     clock = machine.new_executor("timer")
     assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
@@ -874,6 +881,8 @@ def _timed(
         if op.variant != "c":  # elements reach timeout after its start: the clock tells
             flow = flow.delay(0.5, scheduler=clock)
             expect = replace(expect, anytime=expect.anytime | errors)
+        if op.variant == "a":  # held open after its elements: only the timer ends it
+            flow = flow.concat_with(Flow.timer(30.0, scheduler=clock).ignore_elements())
         return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
     # the pending value goes out at completion: the last of a list is always delivered
     out = replace(_lossy(expect), keeps_last=expect.order == "list")
