@@ -886,7 +886,31 @@ def _timed(
         return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
     # the pending value goes out at completion: the last of a list is always delivered
     out = replace(_lossy(expect), keeps_last=expect.order == "list")
-    return flow.debounce(dt, scheduler=clock), out
+    return _debounce(flow, dt, clock), out
+
+
+def _debounce(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
+    """debounce(dt), each value it emits checked against the clock: no newer element
+    arrived within dt of it (it ended its burst), or none at all (the completion's)."""
+    arrivals: list[tuple[float, str]] = []
+
+    def arrived(x: Any) -> None:
+        arrivals.append((clock.now(), _key(x)))
+
+    def emitted(x: Any) -> None:
+        key = _key(x)
+        for i in range(len(arrivals) - 1, -1, -1):
+            if arrivals[i][1] == key:
+                at = arrivals[i][0]
+                after = arrivals[i + 1 :]
+                if after and after[0][0] < at + dt - 1e-9:
+                    INNER_PROBLEMS.append(
+                        f"debounce({dt}) emitted {x!r} (arrived at t={at}), "
+                        f"a newer element came at t={after[0][0]}"
+                    )
+                return
+
+    return flow.do_on_next(arrived).debounce(dt, scheduler=clock).do_on_next(emitted)
 
 
 def _timeout(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:

@@ -487,8 +487,8 @@ MUTANTS = (
                 "    def _receive_cancel(self) -> None:\n        super()._receive_cancel()\n",
             ),
         ),
-        "stateful/test_pipeline_machine.py",
-        "retry",
+        "tests/operators/test_combining.py",
+        "backoff",
     ),
 )
 
