@@ -8,6 +8,7 @@ import gc
 import itertools
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,15 @@ import pytest
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff
-from reactive_streams.testing import TestSubscriber, TimedSubscriber, expect_marbles, marbles
+from reactive_streams.testing import (
+    AutoClock,
+    TestSubscriber,
+    TimedSubscriber,
+    expect_marbles,
+    marbles,
+)
+
+from . import test_hop_traces as hop_traces
 
 MAX = 2**63 - 1
 
@@ -380,3 +389,63 @@ def test_arguments_are_checked_naming_the_argument(
 ) -> None:
     with pytest.raises((TypeError, ValueError), match=message):
         build()
+
+
+# ------------------------------------------ every new hop traced, rule 3.9 answered
+def _auto() -> ManualExecutor:
+    return AutoClock()
+
+
+NEWER: dict[str, Callable[[Flow[int]], Flow[Any]]] = {
+    "combine_latest": lambda f: Flow.combine_latest(f, Flow.range(10, 12), prefetch=2),
+    "with_latest_from": lambda f: f.with_latest_from(Flow.just(9), prefetch=2),
+    "switch_map": lambda f: f.switch_map(lambda x: Flow.range(0, x), prefetch=2),
+    "group_by": lambda f: f.group_by(lambda x: x % 2, prefetch=2).flat_map(lambda g: g),
+    "window_timeout": lambda f: f.window_timeout(2, 1.0, scheduler=_auto()).concat_map(lambda w: w),
+    "retry_backoff": lambda f: hop_traces._fails_once(f).retry(
+        3, backoff=Backoff(1.0), scheduler=_auto()
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(hop_traces.SUBSCRIBERS))
+@pytest.mark.parametrize("name", sorted(NEWER))
+def test_every_new_hop_trace_is_accepted(
+    tmp_path: Path,
+    name: str,
+    kind: str,
+    fusion: bool,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(hop_traces.CATALOGUE, name, NEWER[name])
+    hop_traces.test_every_hop_trace_is_accepted(tmp_path, name, kind, fusion, caplog)
+
+
+@pytest.mark.parametrize("at", ["on_subscribe", "on_next"])
+@pytest.mark.parametrize("name", sorted(NEWER))
+def test_an_invalid_request_ends_every_newer_operator_with_the_rule_3_9_error(
+    name: str, at: str, fusion: bool
+) -> None:
+    class Invalid(TestSubscriber[Any]):
+        def on_subscribe(self, subscription: Any) -> None:
+            super().on_subscribe(subscription)
+            self.request(0 if at == "on_subscribe" else 1)
+
+    ts = Invalid(0, on_next_hook=lambda t, x: t.request(-1))
+    executors: list[ManualExecutor] = []
+    real = AutoClock.__init__
+
+    def record(self: AutoClock) -> None:
+        real(self)
+        executors.append(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(AutoClock, "__init__", record)
+        NEWER[name](Flow.range(5)).subscribe(ts)
+    for ex in executors:
+        while len(ex) and not ts.terminated:
+            ex.run_next()
+    ts.assert_error(ValueError).assert_no_violations()
+    assert str(ts.errors[0]).startswith("rule 3.9"), ts.errors
+    assert len(ts.values) <= 1
