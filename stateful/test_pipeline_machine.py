@@ -521,7 +521,7 @@ def _apply_op(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
     name = op.name
-    drawn = DRAWN.get(name)  # issue 24's operators: a table, not more branches
+    drawn = DRAWN.get(name)  # the families and issue 24's operators: a table
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     listy = expect.order == "list"
@@ -652,8 +652,6 @@ def _apply_op(
         return flow.on_backpressure_drop(), _lossy(expect)
     if name == "on_backpressure_latest":
         return flow.on_backpressure_latest(), _lossy(expect)
-    if name in ("flat_map", "concat_map"):
-        return _flat_map(op, flow, expect, machine)
     if name == "merge":
         other_values = [("o", j) for j in range(op.other)]
         ex = machine.new_executor("merge-other") if op.manual else None
@@ -705,16 +703,6 @@ def _apply_op(
         if machine.stages:  # subscribes late to a hot stage: elements may be gone by then
             return out_flow, expect.degrade()
         return out_flow, expect
-    if name in ("publish", "replay", "ref_count"):
-        return _multicast(op, flow, expect, machine)
-    if name in RECOVERY:
-        return _recovery(op, flow, expect, machine)
-    if name in JOINING:
-        return _joining(op, flow, expect, machine)
-    if name in RELAYS + TAILS:
-        return _relay(op, flow, expect)
-    if name in TIMED:
-        return _timed(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
 
 
@@ -2009,8 +1997,19 @@ def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     return out_flow, expect
 
 
-#: issue 24's operators: name -> (flow, model) builder
+def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    return _relay(op, flow, expect)
+
+
+#: name -> (flow, model) builder: the operator families and issue 24's operators
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
+    "flat_map": _flat_map,
+    "concat_map": _flat_map,
+    **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
+    **dict.fromkeys(RECOVERY, _recovery),
+    **dict.fromkeys(JOINING, _joining),
+    **dict.fromkeys(RELAYS + TAILS, _relays),
+    **dict.fromkeys(("delay", "timeout", "debounce"), _timed),
     "retry_when": _retry_when,
     "switch_if_empty": _switch_if_empty,
     "defer": _defer,
