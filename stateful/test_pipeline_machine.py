@@ -25,7 +25,13 @@ Checks after every step:
 * the value oracle (``Expect``): the delivered values against a plain-Python model of
   the pipeline: lists for map/filter/take/scan/buffer/concat_map/zip, multisets for
   merge/flat_map, subsequences for the dropping strategies; the terminal signal must
-  be one the model allows. A lost or duplicated element fails;
+  be one the model allows. A lost or duplicated element fails. Issue 24's operators
+  come from the ``DRAWN`` table, each with its model: combine_latest's pairs (a bag of
+  the product, each coordinate moving forward), with_latest_from's (the synchronous
+  other's last value), switch_map (a subsequence of the inners, the last one whole at
+  completion), group_by flattened (each value tagged with its key, groups in order),
+  and the timed ones checked against the clock (timeout fires only dt after the last
+  element, debounce emits only the end of a burst, no batch over n);
 * liveness at rest: when no task is queued and a subscriber has outstanding demand,
   it has what it asked for or has terminated; the only excuse is a ``publish`` sibling
   without demand (lockstep).
