@@ -449,3 +449,9 @@ def test_an_invalid_request_ends_every_newer_operator_with_the_rule_3_9_error(
     ts.assert_error(ValueError).assert_no_violations()
     assert str(ts.errors[0]).startswith("rule 3.9"), ts.errors
     assert len(ts.values) <= 1
+
+
+def test_backoff_delay_grows_then_stays_at_its_cap_even_after_many_attempts() -> None:
+    backoff = Backoff(0.5, factor=3.0, max=10.0)
+    assert [backoff.delay(i) for i in (1, 2, 3, 4)] == [0.5, 1.5, 4.5, 10.0]
+    assert backoff.delay(5000) == 10.0  # 3.0 ** 4999 overflows a float

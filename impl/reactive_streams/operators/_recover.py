@@ -70,7 +70,10 @@ class Backoff:
 
     def delay(self, attempt: int) -> float:
         """The wait before resubscription number ``attempt`` (1, 2, ...)."""
-        delay = self.first * self.factor ** (attempt - 1)
+        try:
+            delay = self.first * self.factor ** (attempt - 1)
+        except OverflowError:  # a long run of attempts: the cap, or as long as can be
+            delay = float("inf")
         return delay if self.max is None else min(delay, self.max)
 
 
