@@ -455,3 +455,17 @@ def test_backoff_delay_grows_then_stays_at_its_cap_even_after_many_attempts() ->
     backoff = Backoff(0.5, factor=3.0, max=10.0)
     assert [backoff.delay(i) for i in (1, 2, 3, 4)] == [0.5, 1.5, 4.5, 10.0]
     assert backoff.delay(5000) == 10.0  # 3.0 ** 4999 overflows a float
+
+
+def test_group_by_main_cancelled_keeps_open_groups_and_drops_new_keys() -> None:
+    cancelled: list[int] = []
+    out = (
+        Flow.range(0, 10)
+        .do_on_cancel(lambda: cancelled.append(1))
+        .group_by(lambda x: x % 3, prefetch=2)
+        .take(1)  # cancels the main subscription after the first group
+        .flat_map(lambda g: g)
+        .to_list(timeout=10)
+    )
+    assert out == [0, 3, 6, 9]  # group 0 whole; keys 1 and 2 opened no group
+    assert cancelled == []  # upstream ran to its end for the open group
