@@ -1799,18 +1799,23 @@ def _do_on_complete(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> 
 
 
 def _do_finally(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same (the action's fault is logged); it runs once (checked at its call)."""
-    calls: list[int] = []
+    """The same (the action's fault is logged); it runs once per subscription (checked
+    at its call: a retry downstream subscribes again)."""
     fault = op.fault is not None
 
-    def action() -> None:
-        calls.append(1)
-        if len(calls) > 1:
-            INNER_PROBLEMS.append(f"do_finally ran {len(calls)} times")
-        if fault:
-            raise UserFault("do_finally")
+    def subscribed() -> Flow[Any]:
+        calls: list[int] = []
 
-    return flow.do_finally(action), expect
+        def action() -> None:
+            calls.append(1)
+            if len(calls) > 1:
+                INNER_PROBLEMS.append(f"do_finally ran {len(calls)} times")
+            if fault:
+                raise UserFault("do_finally")
+
+        return flow.do_finally(action)
+
+    return Flow.defer(subscribed), expect
 
 
 def _ignore_elements(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
@@ -1974,7 +1979,8 @@ def _group_by(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """sample(dt): a subsequence, the last value delivered at completion.
     throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
-    flattened: the same list, no batch over n (checked at each batch).
+    flattened: the same list, no batch over n (checked at each batch); an error cuts
+    in (the batch being filled is dropped).
     delay_subscription(dt): the same."""
     clock = m.new_executor("timer")
     assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
@@ -1995,12 +2001,14 @@ def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
             INNER_PROBLEMS.append(f"{name}({size}): a batch of {len(batch)}")
         return batch
 
+    # an error comes at once: the batch being filled is dropped
+    out = replace(expect, anytime=expect.anytime | (expect.ends - {COMPLETE}))
     if name == "buffer_timeout":
         batches = flow.buffer_timeout(size, dt, scheduler=clock)
-        return batches.map(bounded).concat_map(Flow.from_iterable), expect
+        return batches.map(bounded).concat_map(Flow.from_iterable), out
     windows = flow.window_timeout(size, dt, scheduler=clock)
-    out_flow = windows.concat_map(lambda w: w.collect().map(bounded)).concat_map(Flow.from_iterable)
-    return out_flow, expect
+    out_flow = windows.concat_map(lambda w: w.collect().map(bounded))
+    return out_flow.concat_map(Flow.from_iterable), out
 
 
 def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
