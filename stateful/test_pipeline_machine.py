@@ -670,9 +670,8 @@ def _apply_op(
         other_end = "SourceFailure" if fails else COMPLETE
         merged = Flow.merge(flow, other, prefetch=op.k + 1)
         if expect.order == "none":  # the other's elements come on top of the bound
-            most = None if expect.most is None else expect.most + len(other_values)
-            ends = expect.ends | {other_end} - _if(fails)
-            return merged, replace(expect, ends=ends, most=most)
+            bound = None if expect.most is None else expect.most + len(other_values)
+            return merged, replace(expect, ends=expect.ends | {other_end} - _if(fails), most=bound)
         ends = (expect.ends - {COMPLETE}) | ({other_end} if fails else set())
         if COMPLETE in expect.ends and not fails:
             ends = ends | {COMPLETE}

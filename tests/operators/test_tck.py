@@ -73,8 +73,8 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     # a new element drops what the former inner has not delivered: one inner of n here,
     # then n inners of one each, switched only once delivered
     "switch_map": lambda n: Flow.just(0).switch_map(lambda _: Flow.range(0, n)),
-    "switch_map_each": lambda n: (
-        Flow.range(0, n).concat_map(lambda x: Flow.just(x).switch_map(lambda y: Flow.just(y)))
+    "switch_map_each": lambda n: Flow.range(0, n).concat_map(
+        lambda x: Flow.just(x).switch_map(lambda y: Flow.just(y))
     ),
     "group_by": lambda n: Flow.range(0, n).group_by(lambda x: x),
     "group_by_flat": lambda n: (
