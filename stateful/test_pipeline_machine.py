@@ -25,7 +25,13 @@ Checks after every step:
 * the value oracle (``Expect``): the delivered values against a plain-Python model of
   the pipeline: lists for map/filter/take/scan/buffer/concat_map/zip, multisets for
   merge/flat_map, subsequences for the dropping strategies; the terminal signal must
-  be one the model allows. A lost or duplicated element fails;
+  be one the model allows. A lost or duplicated element fails. Issue 24's operators
+  come from the ``DRAWN`` table, each with its model: combine_latest's pairs (a bag of
+  the product, each coordinate moving forward), with_latest_from's (the synchronous
+  other's last value), switch_map (a subsequence of the inners, the last one whole at
+  completion), group_by flattened (each value tagged with its key, groups in order),
+  and the timed ones checked against the clock (timeout fires only dt after the last
+  element, debounce emits only the end of a burst, no batch over n);
 * liveness at rest: when no task is queued and a subscriber has outstanding demand,
   it has what it asked for or has terminated; the only excuse is a ``publish`` sibling
   without demand (lockstep).
@@ -67,6 +73,7 @@ from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
 from reactive_streams.multicast import ConnectableFlow, PublishConnection, publish, replay
+from reactive_streams.operators import Backoff
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
 from reactive_streams.trace.model import Replay, has_call_ends
@@ -420,8 +427,26 @@ RECOVERY = ("retry", "on_error_resume", "on_error_return", "on_error_complete")
 JOINING = ("concat_with", "start_with", "default_if_empty")
 RELAYS = ("distinct", "distinct_until_changed", "skip_while", "skip_last")
 TAILS = ("take_last", "count")
+#: the combining, switching, grouping, relay and single-result ones (issue 24; ``DRAWN``)
+NEWER = (
+    "retry_when",
+    "switch_if_empty",
+    "defer",
+    "do_on_error",
+    "do_on_complete",
+    "do_finally",
+    "ignore_elements",
+    "element_at",
+    "all",
+    "any",
+    "combine_latest",
+    "with_latest_from",
+    "switch_map",
+    "group_by",
+)
+CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
-TIMED = ("delay", "timeout", "debounce")
+TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 
 OPERATORS = (
     "map",
@@ -454,6 +479,7 @@ OPERATORS = (
     *RELAYS,
     *TAILS,
     *TIMED,
+    *NEWER,
 )
 
 
@@ -492,7 +518,8 @@ def apply_op(
 ) -> tuple[Flow[Any], Expect]:
     """Build ``op`` on ``flow``; returns the new flow and the model of its output."""
     out_flow, out = _apply_op(op, flow, expect, machine)
-    keeps_last = out.keeps_last and op.name == "debounce"  # dropped by any later stage
+    # dropped by any later stage
+    keeps_last = out.keeps_last and op.name in ("debounce", "sample", "switch_map")
     return out_flow, replace(out, anytime=out.anytime | expect.anytime, keeps_last=keeps_last)
 
 
@@ -500,6 +527,9 @@ def _apply_op(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
     name = op.name
+    drawn = DRAWN.get(name)  # the families and issue 24's operators: a table
+    if drawn is not None:
+        return drawn(op, flow, expect, machine)
     listy = expect.order == "list"
     if name == "map":
         target = _pick_target(expect, op.fault)
@@ -628,8 +658,6 @@ def _apply_op(
         return flow.on_backpressure_drop(), _lossy(expect)
     if name == "on_backpressure_latest":
         return flow.on_backpressure_latest(), _lossy(expect)
-    if name in ("flat_map", "concat_map"):
-        return _flat_map(op, flow, expect, machine)
     if name == "merge":
         other_values = [("o", j) for j in range(op.other)]
         ex = machine.new_executor("merge-other") if op.manual else None
@@ -641,8 +669,9 @@ def _apply_op(
             other = from_iterable(other_values, executor=ex)
         other_end = "SourceFailure" if fails else COMPLETE
         merged = Flow.merge(flow, other, prefetch=op.k + 1)
-        if expect.order == "none":
-            return merged, replace(expect, ends=expect.ends | {other_end} - _if(fails))
+        if expect.order == "none":  # the other's elements come on top of the bound
+            bound = None if expect.most is None else expect.most + len(other_values)
+            return merged, replace(expect, ends=expect.ends | {other_end} - _if(fails), most=bound)
         ends = (expect.ends - {COMPLETE}) | ({other_end} if fails else set())
         if COMPLETE in expect.ends and not fails:
             ends = ends | {COMPLETE}
@@ -681,16 +710,6 @@ def _apply_op(
         if machine.stages:  # subscribes late to a hot stage: elements may be gone by then
             return out_flow, expect.degrade()
         return out_flow, expect
-    if name in ("publish", "replay", "ref_count"):
-        return _multicast(op, flow, expect, machine)
-    if name in RECOVERY:
-        return _recovery(op, flow, expect, machine)
-    if name in JOINING:
-        return _joining(op, flow, expect, machine)
-    if name in RELAYS + TAILS:
-        return _relay(op, flow, expect)
-    if name in TIMED:
-        return _timed(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
 
 
@@ -707,13 +726,18 @@ def _unknown(expect: Expect, ends: frozenset[str]) -> Expect:
 def _recovery(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
-    """retry(k): an end by error E after P (the same on every attempt: a cold upstream)
-    gives P * (k + 1), then E. on_error_resume(g): P + g's values, then complete.
+    """retry(k) (variant c: with a backoff on the virtual clock): an end by error E
+    after P (the same on every attempt: a cold upstream) gives P * (k + 1), then E.
+    on_error_resume(g): P + g's values, then complete.
     on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
     name = op.name
     failed = COMPLETE not in expect.ends
     if name == "retry":
-        out_flow = flow.retry(op.k)
+        clock = machine.new_executor("timer") if op.variant == "c" else None
+        if isinstance(clock, ManualExecutor):  # a backoff on the virtual clock
+            out_flow = flow.retry(op.k, backoff=Backoff(0.5, 2.0, 1.0), scheduler=clock)
+        else:
+            out_flow = flow.retry(op.k)
         if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
             return out_flow, expect
         if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
@@ -838,8 +862,9 @@ def _timed(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
     """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
-    elements dropped); timeout(dt) (after a delay(0.5) but for variant c): the same
-    list unless a TimeoutError cuts in (the clock moves while no element comes);
+    elements dropped); timeout(dt) (but for variant c: after a delay(0.5), and held
+    open after its elements, so its timer ends it): the same list unless a
+    TimeoutError cuts in (the clock moves while no element comes);
     debounce(dt): a subsequence, its last value delivered at completion."""
     clock = machine.new_executor("timer")
     assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
@@ -851,10 +876,36 @@ def _timed(
         if op.variant != "c":  # elements reach timeout after its start: the clock tells
             flow = flow.delay(0.5, scheduler=clock)
             expect = replace(expect, anytime=expect.anytime | errors)
+        if op.variant != "c":  # held open after its elements: only the timer ends it
+            flow = flow.concat_with(Flow.timer(30.0, scheduler=clock).ignore_elements())
         return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
     # the pending value goes out at completion: the last of a list is always delivered
     out = replace(_lossy(expect), keeps_last=expect.order == "list")
-    return flow.debounce(dt, scheduler=clock), out
+    return _debounce(flow, dt, clock), out
+
+
+def _debounce(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
+    """debounce(dt), each value it emits checked against the clock: no newer element
+    arrived within dt of it (it ended its burst), or none at all (the completion's)."""
+    arrivals: list[tuple[float, str]] = []
+
+    def arrived(x: Any) -> None:
+        arrivals.append((clock.now(), _key(x)))
+
+    def emitted(x: Any) -> None:
+        key = _key(x)
+        for i in range(len(arrivals) - 1, -1, -1):
+            if arrivals[i][1] == key:
+                at = arrivals[i][0]
+                after = arrivals[i + 1 :]
+                if after and after[0][0] < at + dt - 1e-9:
+                    INNER_PROBLEMS.append(
+                        f"debounce({dt}) emitted {x!r} (arrived at t={at}), "
+                        f"a newer element came at t={after[0][0]}"
+                    )
+                return
+
+    return flow.do_on_next(arrived).debounce(dt, scheduler=clock).do_on_next(emitted)
 
 
 def _timeout(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
@@ -1692,6 +1743,317 @@ class PipelineMachine(TracedMachine):
         )
         events = self.tracer.events if self.tracer is not None else self.probe_log
         write_checked_trace(path, events, header, self.description)
+
+
+# ------------------------------------------- issue 24: the operators drawn from a table
+# ``_apply_op`` looks the operators below up in ``DRAWN`` (name -> builder of the flow and
+# its model); the timed ones (``CLOCKED``) run on a "timer" ManualExecutor.
+
+
+Model = tuple[Flow[Any], Expect]
+
+
+def _retry_when(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """retry_when(attempt <= k): retry(k)'s model."""
+    _, out = _recovery(replace(op, name="retry"), flow, expect, m)
+    times = op.k
+    return flow.retry_when(lambda e, attempt: attempt <= times), out
+
+
+def _switch_if_empty(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """The values, or the other's when none came before completion."""
+    tail = tuple(("w", j) for j in range(op.other))
+    ex = m.new_executor("switch-other") if op.manual else None
+    out_flow = flow.switch_if_empty(from_iterable(list(tail), executor=ex))
+    if COMPLETE not in expect.ends:
+        return out_flow, expect
+    if expect.order == "list":
+        return out_flow, replace(expect, values=expect.values or tail, count=None)
+    return out_flow, _unknown(expect, expect.ends)
+
+
+def _defer(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    return Flow.defer(lambda: flow), expect
+
+
+def _do_on_error(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """The same; a raising action turns every error into its UserFault."""
+    seen: list[str] = []
+    fault = op.fault is not None
+
+    def action(error: BaseException) -> None:
+        seen.append(type(error).__name__)
+        if fault:
+            raise UserFault("do_on_error")
+
+    if not fault:
+        return flow.do_on_error(action), expect
+    errors = expect.ends - {COMPLETE}
+    ends = (expect.ends - errors) | ({"UserFault"} if errors else set())
+    out = replace(expect, ends=frozenset(ends))
+    return flow.do_on_error(action), out.cut_in("UserFault") if expect.anytime else out
+
+
+def _do_on_complete(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """The same; a raising action turns the completion into its UserFault."""
+    fault = op.fault is not None
+
+    def action() -> None:
+        if fault:
+            raise UserFault("do_on_complete")
+
+    if not fault or COMPLETE not in expect.ends:
+        return flow.do_on_complete(action), expect
+    ends = (expect.ends - {COMPLETE}) | {"UserFault"}
+    return flow.do_on_complete(action), replace(expect, ends=frozenset(ends), count=None)
+
+
+def _do_finally(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """The same (the action's fault is logged); it runs once per subscription (checked
+    at its call: a retry downstream subscribes again)."""
+    fault = op.fault is not None
+
+    def subscribed() -> Flow[Any]:
+        calls: list[int] = []
+
+        def action() -> None:
+            calls.append(1)
+            if len(calls) > 1:
+                INNER_PROBLEMS.append(f"do_finally ran {len(calls)} times")
+            if fault:
+                raise UserFault("do_finally")
+
+        return flow.do_finally(action)
+
+    return Flow.defer(subscribed), expect
+
+
+def _ignore_elements(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    return flow.ignore_elements(), Expect((), expect.ends, anytime=expect.anytime)
+
+
+def _element_at(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """values[k] then complete (upstream cancelled); shorter: the default (variant a)
+    or IndexError at completion."""
+    index = op.k
+    default = ("d", index) if op.variant == "a" else None
+    out_flow = flow.element_at(index) if default is None else flow.element_at(index, default)
+    short = frozenset({"IndexError"}) if default is None else frozenset({COMPLETE})
+    if expect.order != "list":
+        return out_flow, replace(_unknown(expect, expect.ends | {COMPLETE} | short), most=1)
+    if len(expect.values) > index:
+        return out_flow, Expect((expect.values[index],), frozenset({COMPLETE}), most=1)
+    if COMPLETE in expect.ends:
+        values = () if default is None else (default,)
+        return out_flow, Expect(values, (expect.ends - {COMPLETE}) | short, most=1)
+    return out_flow, Expect((), expect.ends, most=1)
+
+
+def _all_any(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """all(p): (False,) at the first failing element (upstream cancelled), else (True,)
+    at completion; any(p): (True,) at the first passing one, else (False,)."""
+    test = _keeper(op.variant)
+    is_all = op.name == "all"
+    out_flow = flow.all(test) if is_all else flow.any(test)
+    if expect.order != "list":
+        return out_flow, replace(_unknown(expect, expect.ends | {COMPLETE}), most=1)
+    for v in expect.values:
+        if bool(test(v)) != is_all:
+            return out_flow, Expect((not is_all,), frozenset({COMPLETE}), most=1)
+    if COMPLETE in expect.ends:
+        return out_flow, Expect((is_all,), expect.ends, most=1)
+    return out_flow, Expect((), expect.ends, most=1)
+
+
+def _other_source(op: OpSpec, m: Builder, tag: str) -> tuple[Publisher[Any], tuple[Any, ...]]:
+    values = tuple((tag, j) for j in range(op.other))
+    ex = m.new_executor(f"{tag}-other") if op.manual else None
+    return from_iterable(list(values), executor=ex), values
+
+
+def _combine_latest(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """Pairs (a, b) of a value and an other's value, at most n + m - 1 of them; the
+    first coordinates in order (a subsequence of the values), the seconds too."""
+    other, theirs = _other_source(op, m, "cl")
+    out_flow = Flow.combine_latest(flow, other, prefetch=op.k + 1)
+    out_flow = out_flow.do_on_next(_monotone_pairs(expect.values, theirs))
+    ends = expect.ends | ({COMPLETE} if not theirs else set())
+    if expect.order != "list":
+        return out_flow, _unknown(expect, ends)
+    pairs = tuple((a, b) for a in expect.values for b in theirs)
+    most = max(0, len(expect.values) + len(theirs) - 1)
+    return out_flow, Expect(pairs, frozenset(ends), "bag", most=most, anytime=expect.anytime)
+
+
+def _monotone_pairs(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> Callable[[Any], None]:
+    """combine_latest's pairs: each coordinate moves forward only, one at a time."""
+    index_a = {_key(v): i for i, v in enumerate(mine)}
+    index_b = {_key(v): i for i, v in enumerate(theirs)}
+    last: list[tuple[int, int]] = []
+
+    def check(pair: Any) -> None:
+        a, b = index_a.get(_key(pair[0]), -1), index_b.get(_key(pair[1]), -1)
+        if last and (a < last[-1][0] or b < last[-1][1] or (a, b) == last[-1]):
+            INNER_PROBLEMS.append(f"combine_latest: {pair!r} after {last[-1]!r} (indexes)")
+        last.append((a, b))
+
+    return check
+
+
+def _with_latest_from(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """A synchronous other is subscribed (and current) first: (a, its last value) for
+    each value; no value without one. On an executor: pairs with any of its values."""
+    other, theirs = _other_source(op, m, "wl")
+    out_flow = flow.with_latest_from(other, prefetch=op.k + 1)
+    if not theirs:
+        return out_flow, Expect((), expect.ends, anytime=expect.anytime)
+    if expect.order == "list" and not op.manual:
+        pairs = tuple((a, theirs[-1]) for a in expect.values)
+        return out_flow, replace(expect, values=pairs, count=None)
+    if expect.order == "list":
+        pairs = tuple((a, b) for a in expect.values for b in theirs)
+        return out_flow, Expect(pairs, expect.ends, "bag", most=len(expect.values))
+    return out_flow, _unknown(expect, expect.ends)
+
+
+def _switch_map(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """Inners of 1 to 3 values (``_switched``): a subsequence of their concatenation (a
+    newer element drops what the former inner has not delivered); at completion the last
+    inner's values all came. But for variant c the inner's prefetch covers it (it completes
+    before it is drained). The mapper raises on the fault-th element (UserFault)."""
+    target = _pick_target(expect, op.fault)
+    key = _key(target) if target is not None else None
+    ex = m.new_executor("inners") if op.manual else None
+
+    def mapper(x: Any) -> Any:
+        if key is not None and _key(x) == key:
+            raise UserFault(f"switch_map on {x!r}")
+        values = _switched(x)
+        if ex is not None:
+            return from_iterable(values, executor=ex, batch_size=1)
+        return Flow.from_iterable(values)
+
+    out_flow = flow.switch_map(mapper, prefetch=1 + op.k // 2 if op.variant == "c" else 4)
+    if expect.order != "list":
+        ends = expect.ends | ({"UserFault"} if target is not None else set())
+        return out_flow, replace(_unknown(expect, ends), order="none")
+    values = expect.values
+    ends = expect.ends
+    if key is not None:
+        values = values[: [_key(v) for v in values].index(key)]
+        ends = (ends - {COMPLETE}) | {"UserFault"}
+    inner = tuple(y for v in values for y in _switched(v))
+    return out_flow, Expect(inner, ends, "subseq", keeps_last=True, anytime=expect.anytime)
+
+
+def _switched(x: Any) -> list[Any]:
+    """switch_map's inner values for ``x``: 1 to 3 of them."""
+    return [("s", x, j) for j in range(1 + _stable(("s", x)) % 3)]
+
+
+def _group_by(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """group_by(key) flattened: each value tagged with its key, a bag (each group's
+    order kept: checked at its element); variant c bounds the groups below the keys
+    (max_groups=1: ValueError naming max_groups once a second key comes)."""
+    groups = 1 + op.k % 3
+    bound = 1 if op.variant == "c" else groups
+
+    def key(x: Any) -> int:
+        return _stable(x) % groups
+
+    seen: dict[int, list[int]] = {}
+    order = {_key(v): i for i, v in enumerate(expect.values)}
+
+    def in_order(pair: Any) -> None:
+        index = order.get(_key(pair[1]), -1)
+        if seen.get(pair[0]) and index < seen[pair[0]][-1]:
+            INNER_PROBLEMS.append(f"group_by: group {pair[0]} out of order at {pair!r}")
+        seen.setdefault(pair[0], []).append(index)
+
+    out_flow = flow.group_by(key, max_groups=bound, prefetch=op.k + 1).flat_map(
+        lambda g: g.map(lambda v: (g.key, v)), max_concurrency=groups
+    )
+    if expect.order == "list":
+        out_flow = out_flow.do_on_next(in_order)
+    tagged = tuple((key(v), v) for v in expect.values)
+    out = Expect(tagged, expect.ends, "bag", anytime=expect.anytime)
+    if expect.order == "none":
+        out = _unknown(expect, expect.ends)
+    elif expect.count is not None and expect.order != "subseq":
+        out = replace(out, count=expect.count)
+    if bound < groups:
+        out = replace(out, count=None).cut_in("ValueError")
+    return out_flow, out
+
+
+def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """sample(dt): a subsequence, the last value delivered at completion.
+    throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
+    flattened: the same list, no batch over n (checked at each batch); an error cuts
+    in (the batch being filled is dropped).
+    delay_subscription(dt): the same."""
+    clock = m.new_executor("timer")
+    assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
+    dt = 0.5 * (op.k + 1)
+    name = op.name
+    if name == "sample":
+        return flow.sample(dt, scheduler=clock), replace(
+            _lossy(expect), keeps_last=expect.order == "list"
+        )
+    if name == "throttle_first":
+        return flow.throttle_first(dt, scheduler=clock), _lossy(expect)
+    if name == "delay_subscription":
+        return flow.delay_subscription(dt, scheduler=clock), expect
+    size = op.other + 1
+
+    def bounded(batch: list[Any]) -> list[Any]:
+        if not 0 < len(batch) <= size:
+            INNER_PROBLEMS.append(f"{name}({size}): a batch of {len(batch)}")
+        return batch
+
+    # an error comes at once: the batch being filled is dropped
+    out = replace(expect, anytime=expect.anytime | (expect.ends - {COMPLETE}))
+    if name == "buffer_timeout":
+        batches = flow.buffer_timeout(size, dt, scheduler=clock)
+        return batches.map(bounded).concat_map(Flow.from_iterable), out
+    windows = flow.window_timeout(size, dt, scheduler=clock)
+    out_flow = windows.concat_map(lambda w: w.collect().map(bounded))
+    return out_flow.concat_map(Flow.from_iterable), out
+
+
+def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    return _relay(op, flow, expect)
+
+
+#: name -> (flow, model) builder: the operator families and issue 24's operators
+DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
+    "flat_map": _flat_map,
+    "concat_map": _flat_map,
+    **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
+    **dict.fromkeys(RECOVERY, _recovery),
+    **dict.fromkeys(JOINING, _joining),
+    **dict.fromkeys(RELAYS + TAILS, _relays),
+    **dict.fromkeys(("delay", "timeout", "debounce"), _timed),
+    "retry_when": _retry_when,
+    "switch_if_empty": _switch_if_empty,
+    "defer": _defer,
+    "do_on_error": _do_on_error,
+    "do_on_complete": _do_on_complete,
+    "do_finally": _do_finally,
+    "ignore_elements": _ignore_elements,
+    "element_at": _element_at,
+    "all": _all_any,
+    "any": _all_any,
+    "combine_latest": _combine_latest,
+    "with_latest_from": _with_latest_from,
+    "switch_map": _switch_map,
+    "group_by": _group_by,
+    "sample": _clocked,
+    "throttle_first": _clocked,
+    "buffer_timeout": _clocked,
+    "window_timeout": _clocked,
+    "delay_subscription": _clocked,
+}
 
 
 # ---------------------------------------------------------------------------- tests

@@ -407,7 +407,7 @@ MUTANTS = (
                 "            elif False:\n                self._arm(self._dt)  # per element\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "stateful/test_pipeline_machine.py",
         "timeout",
     ),
     Mutant(
@@ -585,8 +585,8 @@ MUTANTS = (
         (
             Patch(
                 "spark/records.py",
-                "        check_column(values, name, ftype, first)\n",
-                "        pass  # only top-level numbers are checked\n",
+                "        problem = column_problem(values, name, ftype, first)\n",
+                "        problem = None  # only top-level numbers are checked\n",
             ),
         ),
         "tests/spark/test_values.py",
@@ -731,6 +731,35 @@ MUTANTS = (
         ),
         "tests/operators/test_observe_on.py",
         "leaves",
+    ),
+    # --- issue 24: switch_map and retry's backoff, killed by the pipeline machine
+    Mutant(
+        "switch-map-drops-inner-queue-at-end",
+        "switch_map completes once upstream and the inner completed, dropping the inner's queued elements",
+        "switch_map",
+        (
+            Patch(
+                "operators/_switch_map.py",
+                "        return self._done and (current is None or (current.done and not current.queue))\n",
+                "        return self._done and (current is None or current.done)\n",
+            ),
+        ),
+        "stateful/test_pipeline_machine.py",
+        "switch_map",
+    ),
+    Mutant(
+        "retry-backoff-cancel-keeps-timer",
+        "a cancel during retry's backoff leaves the resubscription timer armed",
+        "3.13",
+        (
+            Patch(
+                "operators/_recover.py",
+                "    def _receive_cancel(self) -> None:\n        super()._receive_cancel()\n        self._stop_timer()\n",
+                "    def _receive_cancel(self) -> None:\n        super()._receive_cancel()\n",
+            ),
+        ),
+        "tests/operators/test_combining.py",
+        "backoff",
     ),
 )
 

@@ -28,12 +28,15 @@ from .operators import (
     _args,
     _backpressure,
     _breadth,
+    _combine,
     _delay_subscription,
     _flat_map,
+    _group_by,
     _limit,
     _observe_on,
     _recover,
     _subscribe_on,
+    _switch_map,
     _tail,
     _timed,
     _timed_sources,
@@ -58,6 +61,7 @@ __all__ = [
     "AsyncTerminals",
     "ConnectableFlow",
     "Flow",
+    "GroupedFlow",
     "RefCountFlow",
     "fusion_enabled",
     "set_fusion",
@@ -70,6 +74,7 @@ A = TypeVar("A")
 B = TypeVar("B")
 C = TypeVar("C")
 D = TypeVar("D")
+K = TypeVar("K")
 
 
 def _check_count(name: str, count: int) -> None:
@@ -777,13 +782,29 @@ class Flow(Generic[T]):
     ) -> Flow[R]:
         return Flow(_arbiter.SwitchingPublisher(make, name))
 
-    def retry(self, times: int | None = None) -> Flow[T]:
+    def retry(
+        self,
+        times: int | None = None,
+        *,
+        backoff: _recover.Backoff | None = None,
+        scheduler: ExecutorLike | None = None,
+    ) -> Flow[T]:
         """Resubscribe to this flow after an error, at most ``times`` times (None: without
         limit). The new subscription is asked for exactly the demand still outstanding
-        (requested - delivered); a rule 3.9 error (an invalid request) is never retried."""
+        (requested - delivered); a rule 3.9 error (an invalid request) is never retried.
+
+        ``backoff`` (``reactive_streams.operators.Backoff(first, factor, max)``): wait
+        ``first``, then ``first * factor``, ... (at most ``max``) seconds before each
+        resubscription, on ``scheduler``'s clock (None: the shared pool,
+        ``default_executor()``; a ``ManualExecutor`` waits in virtual time)."""
         _args.check_times("retry", "times", times)
+        if backoff is not None and not isinstance(backoff, _recover.Backoff):
+            raise TypeError(f"retry: backoff must be a Backoff or None, got {backoff!r}")
+        if backoff is None and scheduler is not None:
+            raise ValueError("retry: scheduler is used only with a backoff")
+        clock = _timed.scheduler_of(scheduler) if backoff is not None else None
         source = self._source
-        return self._switching(lambda d: _recover.Retry(d, source, times), "retry")
+        return self._switching(lambda d: _recover.Retry(d, source, times, backoff, clock), "retry")
 
     def retry_when(self, predicate: Callable[[BaseException, int], object]) -> Flow[T]:
         """Resubscribe after an error while ``predicate(error, attempt)`` is true
@@ -973,6 +994,90 @@ class Flow(Generic[T]):
             return self
         return self._op(lambda d: _breadth.SkipLast(d, count), "skip_last")
 
+    # ========================= combining, switching, grouping, windows by time
+    @staticmethod
+    def combine_latest(
+        *publishers: Publisher[Any],
+        combiner: Callable[..., R] | None = None,
+        prefetch: int = 32,
+    ) -> Flow[Any]:
+        """Once every publisher has emitted, each element of any of them emits
+        ``combiner(*latest)`` (default: the tuple of the latest elements). Completes when
+        all have completed, or when one completes without an element; an error (or
+        ``combiner`` raising) ends it at once. Each source is asked for ``prefetch``."""
+        _check_publishers("Flow.combine_latest", publishers)
+        if not publishers:
+            raise ValueError("combine_latest: publishers must not be empty")
+        if combiner is not None:
+            _args.check_callable("combine_latest", "combiner", combiner)
+        _check_positive("combine_latest prefetch", prefetch)
+        return Flow(_combine.CombinePublisher(publishers, combiner, prefetch, None))
+
+    def combine_latest_with(self, other: Publisher[R]) -> Flow[tuple[T, R]]:
+        """``Flow.combine_latest(self, other)``: pairs of the latest elements."""
+        return Flow.combine_latest(self, other)
+
+    def with_latest_from(
+        self,
+        *others: Publisher[Any],
+        combiner: Callable[..., R] | None = None,
+        prefetch: int = 32,
+    ) -> Flow[Any]:
+        """Each element combined with the latest element of every one of ``others``:
+        ``combiner(mine, *theirs)`` (default: a tuple). An element that comes before
+        every other has emitted is dropped; completes with this flow. ``others`` are
+        subscribed first and asked for ``prefetch`` (replenished as they arrive)."""
+        _check_publishers("Flow.with_latest_from", others)
+        if not others:
+            raise ValueError("with_latest_from: others must not be empty")
+        if combiner is not None:
+            _args.check_callable("with_latest_from", "combiner", combiner)
+        _check_positive("with_latest_from prefetch", prefetch)
+        sources = (self._source, *others)
+        return Flow(_combine.CombinePublisher(sources, combiner, prefetch, 0))
+
+    def switch_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
+        """Map each element to a Publisher (or iterable, awaitable) and mirror the latest
+        only: a new element cancels the current inner. Upstream is unbounded; the inner
+        is asked for ``prefetch`` (replenished at 75 %). Completes when upstream and the
+        last inner have completed."""
+        _args.check_callable("switch_map", "fn", fn)
+        _check_positive("switch_map prefetch", prefetch)
+        mapper = _adapt_mapper("switch_map", fn)
+        return Flow(_switch_map.SwitchMapPublisher(self._source, mapper, prefetch))
+
+    def group_by(
+        self, key: Callable[[T], K], *, max_groups: int = 256, prefetch: int = 256
+    ) -> Flow[GroupedFlow[K, T]]:
+        """One ``GroupedFlow`` (a Flow with its ``key``; one subscriber) per key, emitted
+        at the key's first element. At most ``max_groups`` groups are open at once: a new
+        key past it ends the stream and every group with ``ValueError`` naming
+        ``max_groups``. Upstream is asked for ``prefetch``, replenished as the groups'
+        subscribers consume, so a group nobody consumes stalls the stream."""
+
+        _args.check_callable("group_by", "key", key)
+        _check_positive("group_by max_groups", max_groups)
+        _check_positive("group_by prefetch", prefetch)
+        return Flow(
+            _group_by.GroupByPublisher(self._source, key, max_groups, prefetch, GroupedFlow)
+        )
+
+    def window_timeout(
+        self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
+    ) -> Flow[Flow[T]]:
+        """Windows (Flows) of up to ``count`` elements, emitted full or ``dt`` seconds after
+        their first element (``buffer_timeout``'s lists as Flows). Upstream is asked for
+        ``count`` per requested window; a window due with no demand waits for it."""
+        _check_positive("window_timeout count", count)
+        _timed.check_seconds("window_timeout", dt, positive=True)
+        clock = _timed.scheduler_of(scheduler)
+
+        def make(d: Subscriber[Flow[T]]) -> _timed.TimedDrain[Flow[T]]:
+            hop = _timed_window.WindowTimeout(d, count, dt, clock, Flow.from_iterable)
+            return cast("_timed.TimedDrain[Flow[T]]", hop)
+
+        return self._timed(make)
+
     # ================================================================ multicast
     def publish(
         self, buffer_size: int = 256, on_disconnect: OnDisconnect = "error"
@@ -1072,6 +1177,17 @@ class AsyncTerminals(Generic[T]):
         from .bridges import await_result
 
         return cast("T", await await_result(self._flow, "last", "last"))
+
+
+class GroupedFlow(Flow[T], Generic[K, T]):
+    """The elements of one key of :meth:`Flow.group_by`; ``key`` is that key. One
+    subscriber only."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: K, source: Publisher[T]) -> None:
+        super().__init__(source)
+        self.key = key
 
 
 class ConnectableFlow(Flow[T]):

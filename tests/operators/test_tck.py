@@ -19,6 +19,7 @@ import pytest
 
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
+from reactive_streams.operators import Backoff
 from reactive_streams.sources import just
 
 tck = pytest.importorskip("reactive_streams.tck", exc_type=ImportError)
@@ -66,6 +67,19 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "ignore_elements": lambda n: Flow.range(0, 5).ignore_elements().concat_with(Flow.range(0, n)),
     "take_last": lambda n: Flow.range(0, n + 3).take_last(n),
     "skip_last": lambda n: Flow.range(0, n + 3).skip_last(3),
+    # combining, switching, grouping (issue 24)
+    "combine_latest": lambda n: Flow.combine_latest(Flow.just(0), Flow.range(0, n)),
+    "with_latest_from": lambda n: Flow.range(0, n).with_latest_from(Flow.just(1)),
+    # a new element drops what the former inner has not delivered: one inner of n here,
+    # then n inners of one each, switched only once delivered
+    "switch_map": lambda n: Flow.just(0).switch_map(lambda _: Flow.range(0, n)),
+    "switch_map_each": lambda n: Flow.range(0, n).concat_map(
+        lambda x: Flow.just(x).switch_map(lambda y: Flow.just(y))
+    ),
+    "group_by": lambda n: Flow.range(0, n).group_by(lambda x: x),
+    "group_by_flat": lambda n: (
+        Flow.range(0, n).group_by(lambda x: x % 4).flat_map(lambda g: g, max_concurrency=4)
+    ),
 }
 
 # one element each (the kit's publisher of n elements is n of them in sequence)
@@ -174,6 +188,8 @@ TIMED: dict[str, Callable[[int], Flow[Any]]] = {
         lambda x: Flow.just(x).throttle_first(30.0)
     ),
     "buffer_timeout": lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0),
+    "window_timeout": lambda n: Flow.range(0, 2 * n).window_timeout(2, 30.0),
+    "retry_backoff": lambda n: _fails_once(n).retry(2, backoff=Backoff(0.0001)),
 }
 
 

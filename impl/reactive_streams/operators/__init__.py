@@ -9,5 +9,14 @@ by default), and the fusion protocol a publisher answers (``__rs_sync__``, ``Syn
 from .._core.fusion import SyncSource, fusion, sync_of
 from ._backpressure import BufferOverflowError
 from ._fused import fusion_enabled, set_fusion
+from ._recover import Backoff
 
-__all__ = ["BufferOverflowError", "SyncSource", "fusion", "fusion_enabled", "set_fusion", "sync_of"]
+__all__ = [
+    "Backoff",
+    "BufferOverflowError",
+    "SyncSource",
+    "fusion",
+    "fusion_enabled",
+    "set_fusion",
+    "sync_of",
+]

@@ -11,6 +11,7 @@ ends the stream with its error (the upstream it would replace has already ended)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from .._core.arbiter import Arbiter
@@ -18,10 +19,12 @@ from .._core.downstream import where
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber
+    from ..executors import Cancellable, Scheduler
 
 T = TypeVar("T")
 
 __all__ = [
+    "Backoff",
     "Concat",
     "DefaultIfEmpty",
     "Defer",
@@ -43,18 +46,88 @@ def _publisher(value: object, operator: str, fn: object) -> Publisher[T]:
     return value
 
 
-class Retry(Arbiter[T]):
-    """Resubscribes to ``source`` after an error, at most ``times`` times (None: always)."""
+@dataclass(frozen=True)
+class Backoff:
+    """The wait before each resubscription of ``retry``: ``first`` seconds before the
+    first, multiplied by ``factor`` each time, at most ``max`` (None: no cap). The wait
+    runs on the scheduler's clock (virtual time under a ``ManualExecutor``)."""
 
-    __slots__ = ("_attempt_no", "_left", "_source")
+    first: float
+    factor: float = 2.0
+    max: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("first", "factor", "max"):
+            value = getattr(self, name)
+            if value is None and name == "max":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+                raise TypeError(f"Backoff: {name} must be a number, got {value!r}")
+            if value < 0:
+                raise ValueError(f"Backoff: {name} must be >= 0, got {value!r}")
+        if self.factor < 1:
+            raise ValueError(f"Backoff: factor must be >= 1, got {self.factor!r}")
+
+    def delay(self, attempt: int) -> float:
+        """The wait before resubscription number ``attempt`` (1, 2, ...)."""
+        try:
+            delay = self.first * self.factor ** (attempt - 1)
+        except OverflowError:  # a long run of attempts: the cap, or as long as can be
+            delay = float("inf")
+        return delay if self.max is None else min(delay, self.max)
+
+
+class Retry(Arbiter[T]):
+    """Resubscribes to ``source`` after an error, at most ``times`` times (None: always);
+    with ``backoff``, after its wait on ``scheduler`` (the demand waits meanwhile; a
+    cancel or the end cancels the timer, rules 3.12, 3.13)."""
+
+    __slots__ = ("_attempt_no", "_backoff", "_left", "_scheduler", "_source", "_timer")
 
     hop = "retry"
 
-    def __init__(self, downstream: Subscriber[T], source: Publisher[T], times: int | None) -> None:
+    def __init__(
+        self,
+        downstream: Subscriber[T],
+        source: Publisher[T],
+        times: int | None,
+        backoff: Backoff | None = None,
+        scheduler: Scheduler | None = None,
+    ) -> None:
         super().__init__(downstream)
         self._source = source
         self._left = times
         self._attempt_no = 0  # errors seen so far
+        self._backoff = backoff
+        self._scheduler = scheduler
+        self._timer: Cancellable | None = None
+
+    def _resubscribe(self) -> None:
+        backoff, scheduler = self._backoff, self._scheduler
+        if backoff is None or scheduler is None:
+            self._switch(self._source)
+            return
+        try:
+            self._timer = scheduler.schedule(backoff.delay(self._attempt_no), self._fire)
+        except Exception as exc:  # rules 1.9, 1.4: the scheduler refused the timer
+            self._finish(exc)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self._switch(self._source)  # a no-op once cancelled or ended
+
+    def _stop_timer(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()  # rules 3.12, 3.13: no timer keeps the subscriber
+
+    def _receive_cancel(self) -> None:
+        super()._receive_cancel()
+        self._stop_timer()
+
+    def _released(self) -> None:
+        super()._released()
+        self._stop_timer()
 
     def _first(self) -> Publisher[T]:
         return self._source
@@ -75,7 +148,7 @@ class Retry(Arbiter[T]):
             self._finish(exc)  # the predicate failed: its error, the source's as context
             return
         if again:
-            self._switch(self._source)
+            self._resubscribe()
         else:
             self._finish(error)
 

@@ -8,6 +8,7 @@ timer (3.12, 3.13). What "a tick finds no demand" does is in each class's docstr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._demand import MAX_DEMAND
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["BufferTimeout", "Debounce", "Sample", "ThrottleFirst", "Timeout"]
+__all__ = ["BufferTimeout", "Debounce", "Sample", "ThrottleFirst", "Timeout", "WindowTimeout"]
 
 
 class _Latest(TimedDrain[T]):
@@ -129,9 +130,14 @@ class BufferTimeout(TimedDrain[list[T]]):
     __slots__ = ("_buffer", "_dt", "_n")
 
     def __init__(
-        self, downstream: Subscriber[list[T]], n: int, dt: float, scheduler: Scheduler
+        self,
+        downstream: Subscriber[Any],
+        n: int,
+        dt: float,
+        scheduler: Scheduler,
+        hop: str = "buffer_timeout",
     ) -> None:
-        super().__init__(downstream, "buffer_timeout", scheduler)
+        super().__init__(downstream, hop, scheduler)
         self._k = n  # n upstream elements per requested list
         self._n = n
         self._dt = dt
@@ -155,12 +161,37 @@ class BufferTimeout(TimedDrain[list[T]]):
 
     def _flush(self) -> None:
         self._disarm()
-        self._ready.append(self._buffer)
+        self._ready.append(self._wrap(self._buffer))
         self._buffer = []
+
+    def _wrap(self, items: list[T]) -> Any:
+        return items
 
     def _clear(self) -> None:
         super()._clear()
         self._buffer = []
+
+
+class WindowTimeout(BufferTimeout[T]):
+    """``buffer_timeout``'s lists, each emitted as a window ``wrap(list)`` (a Flow of
+    its elements): a window is emitted full or ``dt`` after its first element, so it
+    holds at most ``n`` elements and its subscriber may come at any time (as ``window``)."""
+
+    __slots__ = ("_wrapper",)
+
+    def __init__(
+        self,
+        downstream: Subscriber[Any],
+        n: int,
+        dt: float,
+        scheduler: Scheduler,
+        wrap: Callable[[list[T]], Any],
+    ) -> None:
+        super().__init__(downstream, n, dt, scheduler, "window_timeout")
+        self._wrapper = wrap
+
+    def _wrap(self, items: list[T]) -> Any:
+        return self._wrapper(items)
 
 
 class _FallbackInner:

@@ -8,7 +8,7 @@ from any source cancels the others and is signalled at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE
@@ -21,28 +21,34 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["ZipPublisher"]
+__all__ = ["LinkedInner", "ZipPublisher", "subscribe_inners"]
 
 
-class _ZipInner(QueuedInner["_Zip", Any]):
-    __slots__ = ("_consumed", "_limit")
+class LinkedInner(QueuedInner[Any, Any]):
+    """The subscriber of one inner source of a drained hop (zip, combine_latest,
+    with_latest_from, switch_map): asks for ``prefetch``, replenishes at 75 % of it
+    as the parent's drain consumes (``consumed_one``), and reports its end to the
+    parent: an error through ``parent._inner_failed(inner, error)``, completion as
+    ``done`` and a wake of the drain. A cancelled inner (``_parent`` None) is silent."""
 
-    def __init__(self, parent: _Zip, prefetch: int) -> None:
+    __slots__ = ("_consumed", "_limit", "index")
+
+    def __init__(self, parent: Any, prefetch: int, index: int = 0) -> None:
         super().__init__(parent)
         self._limit = replenish_size(prefetch)
         self._consumed = 0
+        self.index = index
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         parent = self._parent
-        if parent is not None and parent._error is None:
-            parent._error = error
-            parent._done = True
-            parent._signal()
+        if parent is not None:
+            self.done = True
+            parent._inner_failed(self, error)
 
     def failed(self, error: Exception) -> None:
-        """The source's ``subscribe`` raised (rule 1.9): zip fails with it."""
+        """The source's ``subscribe`` raised (rule 1.9): the parent fails with it."""
         self.on_error(error)
         self.cancel()
 
@@ -65,7 +71,13 @@ class _Zip(DrainedOperator[tuple[Any, ...]]):
     def __init__(self, downstream: Subscriber[tuple[Any, ...]], count: int, prefetch: int):
         super().__init__(downstream, "zip")
         self._prefetch = prefetch
-        self._inners = [_ZipInner(self, prefetch) for _ in range(count)]
+        self._inners = [LinkedInner(self, prefetch) for _ in range(count)]
+
+    def _inner_failed(self, inner: LinkedInner, error: BaseException) -> None:
+        if self._error is None:
+            self._error = error
+            self._done = True
+            self._signal()
 
     def _released(self) -> None:
         self._downstream = None  # rule 3.13
@@ -104,9 +116,17 @@ class ZipPublisher(Generic[T]):
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
         zipper = _Zip(subscriber, len(self._sources), self._prefetch)
-        zipper._signal()  # on_subscribe first (rule 1.9), before any source can signal (1.3)
-        for source, inner in zip(self._sources, zipper._inners, strict=True):
-            if zipper._pub is not ACTIVE or zipper._error is not None:
-                break
-            subscribe_or_fail(source, inner, inner.failed)  # rule 1.9: on_error instead
-        zipper._signal()
+        subscribe_inners(zipper, self._sources, zipper._inners)
+
+
+def subscribe_inners(
+    parent: DrainedOperator[Any], sources: Sequence[Publisher[Any]], inners: Sequence[LinkedInner]
+) -> None:
+    """``on_subscribe`` downstream first (rule 1.9, before any source can signal: 1.3),
+    then each source in turn, until the parent ends."""
+    parent._signal()
+    for source, inner in zip(sources, inners, strict=True):
+        if parent._pub is not ACTIVE or parent._error is not None:
+            break
+        subscribe_or_fail(source, inner, inner.failed)  # rule 1.9: on_error instead
+    parent._signal()

@@ -12,6 +12,8 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from reactive_streams.spark.values import column_problem, needs_check, null_typed
+
 __all__ = ["RecordConverter", "SchemaError", "check_lossless", "to_arrow_schema"]
 
 _NONE: type = type(None)
@@ -34,8 +36,6 @@ def _lossless(value: Any, kind: str) -> bool:
 
 
 def _checked(ftype: Any) -> bool:
-    from reactive_streams.spark.values import needs_check
-
     return needs_check(ftype)
 
 
@@ -44,13 +44,13 @@ def _check(values: list[Any], name: str, ftype: Any, first: int) -> None:
     columns value by value (:mod:`reactive_streams.spark.values`)."""
     import pyarrow as pa
 
-    from reactive_streams.spark.values import check_column
-
     wide = pa.types.is_floating(ftype) and ftype.bit_width == 64
     if wide or pa.types.is_integer(ftype) or pa.types.is_boolean(ftype):
         check_lossless(values, name, ftype, first)
     else:
-        check_column(values, name, ftype, first)
+        problem = column_problem(values, name, ftype, first)
+        if problem is not None:
+            raise SchemaError(*problem)
 
 
 def check_lossless(values: Iterable[Any], name: str, ftype: Any, first: int) -> None:
@@ -83,7 +83,6 @@ def check_lossless(values: Iterable[Any], name: str, ftype: Any, first: int) -> 
 def _refuse_null_types(names: list[str], arrays: list[Any], first: int, count: int) -> None:
     """An all-null column has no type to infer: fixing ``null`` for the stream would
     fail every later batch (and Spark cannot write it), so the schema is required."""
-    from reactive_streams.spark.values import null_typed
 
     for name, arr in zip(names, arrays, strict=True):
         path = null_typed(arr.type, name)

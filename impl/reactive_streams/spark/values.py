@@ -3,7 +3,7 @@
 Arrow casts silently where a table must not change a value: ``2.5`` into a
 ``long`` inside a struct or a list lands as 2, ``1e300`` into a ``float`` as
 infinity, an int into a ``timestamp`` as microseconds, and an extra key of a
-nested dict is dropped. :func:`check_column` refuses each of these with a
+nested dict is dropped. :func:`column_problem` finds each of these with a
 :class:`~reactive_streams.spark.records.SchemaError` naming the record and the
 field *path* (``a.b[1]``, ``tags['x']``).
 """
@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["check_column", "needs_check", "null_typed"]
+__all__ = ["column_problem", "needs_check", "null_typed"]
 
 _F32_MAX = 3.4028234663852886e38
 _F16_MAX = 65504.0
@@ -139,18 +139,16 @@ def _problem(value: Any, t: Any, path: str) -> tuple[str, Any, str] | None:
     return None if why is None else (path, value, why)
 
 
-def check_column(values: Sequence[Any], name: str, t: Any, first: int) -> None:
-    """Raise ``SchemaError`` for the first value of column ``name`` that type ``t``
-    would hold only with loss or by guessing a unit, naming the record and the path."""
-    from reactive_streams.spark.records import SchemaError
-
+def column_problem(
+    values: Sequence[Any], name: str, t: Any, first: int
+) -> tuple[str, str, int] | None:
+    """The first value of column ``name`` that type ``t`` would hold only with loss or by
+    guessing a unit: (message naming the record and the path, path, record), or None."""
     for i, value in enumerate(values):
         found = _problem(value, t, name)
         if found is None:
             continue
         path, bad, why = found
-        raise SchemaError(
-            f"field {path!r}: record {first + i} has {type(bad).__name__} {bad!r:.60}, {why}",
-            path,
-            first + i,
-        )
+        message = f"field {path!r}: record {first + i} has {type(bad).__name__} {bad!r:.60}, {why}"
+        return message, path, first + i
+    return None

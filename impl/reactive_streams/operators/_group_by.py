@@ -1,0 +1,292 @@
+"""``group_by``: split a stream into one group per key.
+
+The hop emits a group (``wrap(key, publisher)``: ``Flow.group_by`` passes ``GroupedFlow``)
+when its first element arrives and downstream asked for a group; the group's elements
+wait in its queue until the group's subscriber (one only, as Reactor's unicast groups)
+asks for them. Every group's
+subscription is its own traced :class:`~reactive_streams._core.downstream.Downstream`.
+
+Demand: upstream is asked for ``prefetch`` elements, then replenished at 75 % as the
+groups' subscribers consume (or a cancelled group drops its queue), so at most
+``prefetch`` elements wait across all groups (rule 3.17: bounded). As in Reactor, a
+group nobody consumes stalls the stream once ``prefetch`` elements wait.
+
+Bound: at most ``max_groups`` groups are open at once; a new key past the bound ends
+the stream (and every group) with ``ValueError`` naming ``max_groups``. A group closes
+when its subscriber cancels (its key may open a new group later) or the stream ends.
+A cancel of the main subscription stops new groups (their elements are dropped);
+upstream is cancelled once no group is open either (rule 3.12).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .._core.downstream import ACTIVE, where
+from ._base import deliver_subscribe_then_error
+from ._drained import DrainedOperator
+from ._observe_on import replenish_size
+
+if TYPE_CHECKING:
+    from ..api import Publisher, Subscriber, Subscription
+
+T = TypeVar("T")
+K = TypeVar("K")
+
+__all__ = ["GroupByPublisher"]
+
+
+class _Group(Generic[T]):
+    """One group: its queue, its end, and its one subscription (``_GroupSub``)."""
+
+    __slots__ = ("done", "error", "key", "parent", "queue", "sub")
+
+    def __init__(self, parent: _GroupBy[Any], key: Any) -> None:
+        self.parent = parent
+        self.key = key
+        self.queue: deque[T] = deque()
+        self.done = False
+        self.error: BaseException | None = None
+        self.sub: _GroupSub[T] | None = None
+
+    def __repr__(self) -> str:
+        return f"<group_by group {self.key!r}>"
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        if self.sub is not None:
+            deliver_subscribe_then_error(
+                subscriber, ValueError(f"group_by: group {self.key!r} allows one subscriber")
+            )
+            return
+        self.sub = _GroupSub(subscriber, self)
+        self.sub._signal()  # on_subscribe from its drain (rule 1.9)
+
+    def push(self, item: T) -> None:
+        self.queue.append(item)
+        self.wake()
+
+    def end(self, error: BaseException | None) -> None:
+        self.error = error
+        self.done = True
+        self.wake()
+
+    def wake(self) -> None:
+        sub = self.sub
+        if sub is not None:
+            sub._signal()
+
+
+class _GroupSub(DrainedOperator[T]):
+    """The subscription of a group's subscriber: emits from the group's queue."""
+
+    __slots__ = ("_group",)
+
+    def __init__(self, downstream: Subscriber[T], group: _Group[T]) -> None:
+        super().__init__(downstream, "group_by.group")
+        self._group = group
+
+    def _emit(self, on_next: Callable[[T], object], requested: int) -> int:
+        queue = self._group.queue
+        emitted = 0
+        try:
+            while emitted != requested and self._pub is ACTIVE:
+                try:
+                    item = queue.popleft()
+                except IndexError:
+                    break
+                emitted += 1
+                on_next(item)
+        finally:
+            if emitted:
+                self._group.parent._consumed(emitted)
+        return emitted
+
+    def _ready_to_complete(self) -> bool:
+        group = self._group
+        if group.error is not None:
+            self._error = group.error
+            return True
+        return group.done and not group.queue
+
+    def _released(self) -> None:
+        super()._released()
+        self._group.parent._closed(self._group)
+
+
+class _GroupBy(DrainedOperator[Any], Generic[T]):
+    __slots__ = (
+        "_consumed_count",
+        "_fresh",
+        "_gone",
+        "_groups",
+        "_key",
+        "_limit",
+        "_max_groups",
+        "_prefetch",
+        "_shared",
+        "_wrap",
+    )
+
+    def __init__(
+        self,
+        downstream: Subscriber[Any],
+        key: Callable[[T], Any],
+        max_groups: int,
+        prefetch: int,
+        wrap: Callable[[Any, Publisher[T]], Any],
+    ) -> None:
+        super().__init__(downstream, "group_by")
+        self._wrap = wrap  # (key, group's publisher) -> what downstream receives
+        self._key = key
+        self._max_groups = max_groups
+        self._prefetch = prefetch
+        self._limit = replenish_size(prefetch)
+        self._consumed_count = 0
+        self._groups: dict[Any, _Group[T]] = {}  # the open groups
+        self._fresh: deque[_Group[T]] = deque()  # groups to emit
+        self._gone = False  # the main subscription ended or was cancelled
+        self._shared = threading.Lock()  # the groups and the consumed count
+
+    # --------------------------------------------------------------- upstream
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self._accept(subscription)
+
+    def _opened(self) -> None:
+        self._upstream.request(self._prefetch)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return  # rule 2.8
+        try:
+            key = self._key(item)
+        except Exception as exc:
+            self._fail_all(exc)
+            return
+        with self._shared:
+            group = self._groups.get(key)
+            if group is None and not self._gone:
+                if len(self._groups) >= self._max_groups:
+                    overflow = ValueError(
+                        f"group_by: key {key!r} would open group {len(self._groups) + 1}, "
+                        f"past max_groups={self._max_groups} (at most max_groups groups are "
+                        "open at once; a group closes when its subscriber cancels it)"
+                    )
+                else:
+                    overflow = None
+                    group = _Group(self, key)
+                    self._groups[key] = group
+                    self._fresh.append(group)
+            else:
+                overflow = None
+        if overflow is not None:
+            self._fail_all(overflow)
+        elif group is None:
+            self._consumed(1)  # the main subscription is gone: no new group (dropped)
+        else:
+            group.push(item)
+            self._signal()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._end_all(error)
+
+    def on_complete(self) -> None:
+        self._end_all(None)
+
+    def _end_all(self, error: BaseException | None) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._error = error
+        with self._shared:
+            groups = list(self._groups.values())
+        for group in groups:
+            group.end(error)
+        self._signal()
+
+    def _fail_all(self, error: BaseException) -> None:
+        self._upstream.cancel()  # rule 3.12: nothing more is wanted
+        self._end_all(error)
+
+    # ------------------------------------------------------------ the groups
+    def _consumed(self, count: int) -> None:
+        """Elements left the queues: replenish upstream at 75 % of ``prefetch``."""
+        with self._shared:
+            total = self._consumed_count + count
+            grant = (total // self._limit) * self._limit
+            self._consumed_count = total - grant
+        if grant and not self._done:
+            self._upstream.request(grant)
+
+    def _closed(self, group: _Group[T]) -> None:
+        """A group's subscription ended: free its slot, drop its queue."""
+        with self._shared:
+            if self._groups.get(group.key) is group:
+                del self._groups[group.key]
+            left = len(group.queue)
+            group.queue.clear()
+            stop = self._gone and not self._groups
+        if left:
+            self._consumed(left)
+        if stop:
+            self._upstream.cancel()  # rule 3.12: no one wants elements any more
+
+    # ------------------------------------------------------------ downstream
+    def _emit(self, on_next: Callable[[Any], object], requested: int) -> int:
+        fresh = self._fresh
+        emitted = 0
+        while fresh and emitted != requested and self._pub is ACTIVE:
+            group = fresh.popleft()
+            emitted += 1
+            on_next(self._wrap(group.key, group))
+        return emitted
+
+    def _ready_to_complete(self) -> bool:
+        return self._done and (self._error is not None or not self._fresh)
+
+    def _released(self) -> None:
+        self._downstream = None  # rule 3.13
+        with self._shared:
+            self._gone = True
+            unsent = list(self._fresh)
+            self._fresh.clear()
+        for group in unsent:  # emitted to no one: closed (rule 3.13)
+            self._closed(group)
+        with self._shared:
+            stop = not self._groups
+        if stop:
+            self._upstream.cancel()  # rule 3.12: no group is open either
+
+
+class GroupByPublisher(Generic[T]):
+    __slots__ = ("_key", "_max_groups", "_prefetch", "_source", "_wrap")
+
+    def __init__(
+        self,
+        source: Publisher[T],
+        key: Callable[[T], Any],
+        max_groups: int,
+        prefetch: int,
+        wrap: Callable[[Any, Publisher[T]], Any],
+    ) -> None:
+        self._source = source
+        self._key = key
+        self._max_groups = max_groups
+        self._prefetch = prefetch
+        self._wrap = wrap
+
+    def __repr__(self) -> str:
+        return f"<{where('group_by', self._key)}>"
+
+    def subscribe(self, subscriber: Subscriber[Any]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        self._source.subscribe(
+            _GroupBy(subscriber, self._key, self._max_groups, self._prefetch, self._wrap)
+        )
