@@ -60,6 +60,7 @@ class _BufferingSubscriber(Generic[T]):
         self._error: BaseException | None = None
         self._subscription: Subscription | None = None
         self._cancelled = False
+        self._waiting = False  # the consumer waits (or is about to): wake it
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
@@ -78,11 +79,11 @@ class _BufferingSubscriber(Generic[T]):
     def on_next(self, item: T) -> None:
         if item is None:
             raise TypeError("rule 2.13: on_next(None)")
-        with self._lock:
-            if self._cancelled:
-                return  # rule 2.8: a late element after the cancel is dropped
-            self._buffer.append(item)
-        self._wake()
+        if self._cancelled:
+            return  # rule 2.8: a late element after the cancel is dropped
+        self._buffer.append(item)  # no lock: deque.append is atomic under the GIL
+        if self._waiting:  # read after the append: a consumer that set it sees the item
+            self._wake()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -131,15 +132,6 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
         super().__init__(prefetch)
         self._ready = threading.Condition(self._lock)
         self._waiting = False  # the consumer waits (or is about to): wake it
-
-    def on_next(self, item: T) -> None:
-        if item is None:
-            raise TypeError("rule 2.13: on_next(None)")
-        if self._cancelled:
-            return  # rule 2.8: a late element after the cancel is dropped
-        self._buffer.append(item)
-        if self._waiting:  # read after the append: a consumer that set it sees the item
-            self._wake()
 
     def _wake(self) -> None:
         with self._ready:
@@ -221,15 +213,6 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
         self._loop = loop
         self._event = asyncio.Event()
         self._waiting = False
-
-    def on_next(self, item: T) -> None:
-        if item is None:
-            raise TypeError("rule 2.13: on_next(None)")
-        if self._cancelled:
-            return  # rule 2.8: a late element after the cancel is dropped
-        self._buffer.append(item)
-        if self._waiting:  # read after the append: a consumer that set it sees the item
-            self._wake()
 
     def _wake(self) -> None:
         with self._lock:

@@ -29,8 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, null_element_error, where
-from ._drained import DrainedOperator
-from ._zip import LinkedInner, subscribe_inners
+from ._zip import LinkedDrain, LinkedInner, subscribe_inners
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber
@@ -42,7 +41,7 @@ __all__ = ["CombinePublisher"]
 _NONE: Any = object()  # no value yet
 
 
-class _Combine(DrainedOperator[R]):
+class _Combine(LinkedDrain[R]):
     __slots__ = ("_arrivals", "_combiner", "_emitting", "_hop", "_inners", "_latest", "_prefetch")
 
     def __init__(
@@ -63,16 +62,8 @@ class _Combine(DrainedOperator[R]):
         self._latest: list[Any] = [_NONE] * count
         self._arrivals: deque[tuple[_Arrival, Any]] = deque()
 
-    def _inner_failed(self, inner: LinkedInner, error: BaseException) -> None:
-        if self._error is None:
-            self._error = error
-            self._done = True
-            self._signal()
-
     def _released(self) -> None:
-        self._downstream = None  # rule 3.13
-        for inner in self._inners:
-            inner.cancel()
+        super()._released()
         self._arrivals.clear()
 
     def _ready_to_complete(self) -> bool:

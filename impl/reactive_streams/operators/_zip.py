@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..api import Publisher, Subscriber
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 __all__ = ["LinkedInner", "ZipPublisher", "subscribe_inners"]
 
@@ -65,13 +66,12 @@ class LinkedInner(QueuedInner[Any, Any]):
             self.subscription.request(self._limit)
 
 
-class _Zip(DrainedOperator[tuple[Any, ...]]):
-    __slots__ = ("_inners", "_prefetch")
+class LinkedDrain(DrainedOperator[R]):
+    """A drained hop over ``_inners`` (:class:`LinkedInner`): the first inner failure ends
+    it, and its end cancels every inner (rules 3.13, 1.8)."""
 
-    def __init__(self, downstream: Subscriber[tuple[Any, ...]], count: int, prefetch: int):
-        super().__init__(downstream, "zip")
-        self._prefetch = prefetch
-        self._inners = [LinkedInner(self, prefetch) for _ in range(count)]
+    __slots__ = ()
+    _inners: list[Any]
 
     def _inner_failed(self, inner: LinkedInner, error: BaseException) -> None:
         if self._error is None:
@@ -83,6 +83,15 @@ class _Zip(DrainedOperator[tuple[Any, ...]]):
         self._downstream = None  # rule 3.13
         for inner in self._inners:
             inner.cancel()
+
+
+class _Zip(LinkedDrain[tuple[Any, ...]]):
+    __slots__ = ("_inners", "_prefetch")
+
+    def __init__(self, downstream: Subscriber[tuple[Any, ...]], count: int, prefetch: int):
+        super().__init__(downstream, "zip")
+        self._prefetch = prefetch
+        self._inners = [LinkedInner(self, prefetch) for _ in range(count)]
 
     def _ready_to_complete(self) -> bool:
         if self._error is not None or not self._inners:
