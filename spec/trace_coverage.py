@@ -378,7 +378,8 @@ def abstract_replay(state: Any, last_begun: str, bounds: Bounds) -> Abstract:
 # in a request() its Subscriber made (rule 3.3 bounds that), so it is never trampolined.
 SOURCE, DRAINED, RELAY = "source", "drained", "relay"
 FAMILIES = (SOURCE, DRAINED, RELAY)
-# the hops whose Subscription is an IteratorSubscription (sources.py); "" is unnamed
+# the hops whose Subscription is an IteratorSubscription or a ScalarSubscription
+# (sources.py); "" is unnamed
 SOURCE_HOPS = frozenset({"", "range", "iterable", "from_iterable", "generate", "just", "empty"})
 
 

@@ -174,9 +174,10 @@ def test_report_on_recorded_traces() -> None:
 
 
 def test_hop_families_name_every_source_and_relay() -> None:
-    """The sources' hops are the IteratorSubscription ones; the relays are every Relay."""
+    """The sources' hops are the IteratorSubscription and ScalarSubscription ones; the
+    relays are every Relay."""
     from reactive_streams import Flow
-    from reactive_streams._subscription import IteratorSubscription
+    from reactive_streams._subscription import IteratorSubscription, ScalarSubscription
     from reactive_streams.tracing import tracing
 
     relays = cov.relay_hops()
@@ -187,7 +188,8 @@ def test_hop_families_name_every_source_and_relay() -> None:
             flow.subscribe(lambda x: None)
         hop = tracer.events[0]["hop"]
         assert cov.hop_family(hop, relays) == cov.SOURCE, hop
-        assert any(type(s) is IteratorSubscription for s in _subscriptions_of(flow))
+        kinds = {type(s) for s in _subscriptions_of(flow)}
+        assert kinds & {IteratorSubscription, ScalarSubscription}, kinds
 
 
 def _subscriptions_of(flow: object) -> list[object]:
