@@ -79,6 +79,7 @@ unit: $(SETUP)
 ## and stopped by the test); slow, not in CI
 kit-load: $(SETUP)
 	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py tests/tck/test_load_subscriber.py
+	RS_SLOW=1 $(PY) -m pytest -q -p no:cacheprovider tests/tck/test_subscriber_fixture.py
 
 ## kit-operators: the conformance kit's publisher checks on every operator, fusion on and
 ## off, in timed mode as an undeclared third party would run them, and on every timed
