@@ -228,7 +228,8 @@ class TracedMachine(RuleBasedStateMachine):
         self.sync = sync
         self.untraced = untraced
         self.executor = None if sync else ManualExecutor()
-        self._replay = Replay(sync=sync)
+        # the core tracer records every call's end (format version 2)
+        self._replay = Replay(sync=sync, call_ends=None if untraced else True)
         if untraced:
             core_tracing._tracer = None
         else:

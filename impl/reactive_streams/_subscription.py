@@ -185,11 +185,15 @@ class ScalarSubscription(Downstream[T]):
     one. The core's protocol (rule 3.9, cancel, 2.13, the trace) without an iterator,
     a batch or the demand arithmetic: the first valid demand sends it (rule 1.1)."""
 
-    __slots__ = ("_value",)
+    __slots__ = ("_name", "_value")
 
     def __init__(self, subscriber: Subscriber[T], value: T, name: str) -> None:
         super().__init__(subscriber, name)
         self._value: T | None = value
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} subscription {self._sid or hex(id(self))}>"
 
     def start(self) -> None:
         self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
