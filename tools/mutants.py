@@ -783,6 +783,7 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "observe_on or limit_rate",
+        60,
     ),
     Mutant(
         "observe_on-drops-on-full-queue",
