@@ -104,14 +104,7 @@ class Child(Downstream[T]):
         downstream = self._downstream
         if downstream is None or self._stopped():
             return False
-        if self._tracer is not None:
-            return self._next_traced(downstream, item)
-        try:
-            downstream.on_next(item)
-        except Exception as exc:
-            self._next_raised(exc)
-            return False
-        return True
+        return self._send(downstream, item)  # the core's one send (rule 2.13)
 
     take = Downstream._delivered
 
