@@ -48,6 +48,7 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,7 +94,10 @@ _ACTION_PROP_RE = re.compile(r"^Error: Action property (\S+) .*is violated")
 _DISTINCT_RE = re.compile(
     r"([\d,]+) states generated(?: \([^)]*\))?, ([\d,]+) distinct states found"
 )
-_TRANSIENT = "Parsing or semantic analysis failed"
+# Failures TLC 2.15 shows on a loaded machine that the next run does not: a parse of a
+# module that parses ("Module-Table lookup failure"), and a states directory named by the
+# clock that "already exists" (TLC's own text says to run it again).
+_TRANSIENT = ("Parsing or semantic analysis failed", "Trying to run TLC again will probably fix")
 _COVERAGE_RE = re.compile(r"^<(\w+) line \d+, col \d+ to .* of module (\w+)>: (\d+):(\d+)")
 
 
@@ -432,7 +436,8 @@ def run_tlc(
             module, str(cfg_path), jar, Path(tmp) / "states", workers, model.deadlock, coverage
         )
         start = time.monotonic()
-        for attempt in (1, 2):
+        for attempt in (1, 2, 3):
+            shutil.rmtree(Path(tmp) / "states", ignore_errors=True)
             try:
                 proc = subprocess.run(
                     cmd, cwd=SPEC_DIR, capture_output=True, text=True, timeout=timeout, check=False
@@ -441,10 +446,8 @@ def run_tlc(
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - start
                 return Outcome("error", "", None, f"timeout after {timeout:.0f} s"), -1, elapsed
-            # TLC 2.15 on a loaded machine sometimes fails to parse a module that parses
-            # on the next run (seen as "Module-Table lookup failure"); a real parse error
-            # fails the second attempt as well.
-            if attempt == 1 and _TRANSIENT in text:
+            # a real parse error fails every attempt
+            if attempt < 3 and any(t in text for t in _TRANSIENT):
                 continue
             break
         elapsed = time.monotonic() - start

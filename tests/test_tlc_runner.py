@@ -330,6 +330,32 @@ def test_real_tlc_run_of_a_mutation(capsys: pytest.CaptureFixture[str]) -> None:
     assert "1/1 mutations caught" in out
 
 
+STATES_DIR_CLASH = """\
+TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)
+Exception in thread "main" util.Assert$TLCRuntimeException: TLC writes its files to a \
+directory whose name is generated from the current time.
+This directory should be states/26-11-26-09-00-00, but that directory already exists.
+Trying to run TLC again will probably fix this problem.
+"""
+
+
+def test_a_states_directory_clash_is_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seen in CI: one mutation's TLC run failed only because its clock-named states
+    # directory "already exists"; the verdict must come from a run that checked the model.
+    outputs = [STATES_DIR_CLASH, STATES_DIR_CLASH, PASS_OUTPUT]
+    calls: list[list[str]] = []
+
+    def fake_run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        calls.append(cmd)
+        text = outputs[len(calls) - 1]
+        return subprocess.CompletedProcess(cmd, 0 if text is PASS_OUTPUT else 255, text, "")
+
+    monkeypatch.setattr(tlc.subprocess, "run", fake_run)
+    manifest = tlc.load_manifest(tlc.DEFAULT_MANIFEST)
+    outcome, code, _ = tlc.run_tlc(manifest.model("rs_async_live"), manifest, JAR, 1, 60, None)
+    assert (outcome.result, code, len(calls)) == ("pass", 0, 3)
+
+
 # --- Trace validation of re-entrance (spec/TraceReactiveStreams.tla) ----------------------
 
 

@@ -277,6 +277,31 @@ def _java_cmd(jar: Path, metadir: Path) -> list[str]:
     ]
 
 
+# TLC 2.15's own advice when the clock-named states directory "already exists"
+_RUN_AGAIN = "Trying to run TLC again will probably fix"
+
+
+def _run_tlc(tmp: Path, jar: Path, timeout: float) -> tuple[int, str]:
+    """TLC's exit code and (bounded) output for the module in ``tmp``; a run that
+    failed only for its states directory is run again, at most twice."""
+    out_path = tmp / "tlc.out"
+    for _ in range(3):
+        shutil.rmtree(tmp / "states", ignore_errors=True)
+        with open(out_path, "w", encoding="utf-8") as out:
+            proc = subprocess.run(
+                _java_cmd(jar, tmp / "states"),
+                cwd=tmp,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                check=False,
+            )
+        text = _read_bounded(out_path)
+        if _RUN_AGAIN not in text:
+            break
+    return proc.returncode, text
+
+
 def _read_bounded(path: Path) -> str:
     size = path.stat().st_size
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -390,17 +415,7 @@ def _run_parts(
                 ),
                 encoding="utf-8",
             )
-            out_path = tmp / "tlc.out"
-            with open(out_path, "w", encoding="utf-8") as out:
-                proc = subprocess.run(
-                    _java_cmd(jar, tmp / "states"),
-                    cwd=tmp,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    timeout=timeout,
-                    check=False,
-                )
-            text = _read_bounded(out_path)
+            returncode, text = _run_tlc(tmp, jar, timeout)
         for match in _TRACE_LINE.finditer(text):
             k = todo[int(match.group(1)) - 1]
             results[k] = _TlcResult(match.group(2), int(match.group(3)))
@@ -414,8 +429,8 @@ def _run_parts(
                 )
             k = todo[int(ts[-1]) - 1]
             results[k] = _TlcResult("violated", int(steps[-1]), violated.group(1))
-        elif proc.returncode != 0 or "Model checking completed" not in text:
-            raise RuntimeError(f"TLC failed (exit {proc.returncode}):\n{text[-3000:]}")
+        elif returncode != 0 or "Model checking completed" not in text:
+            raise RuntimeError(f"TLC failed (exit {returncode}):\n{text[-3000:]}")
         remaining = [k for k in todo if k not in results]
         if violated is None and remaining:
             if probe_all.issuperset(remaining):
