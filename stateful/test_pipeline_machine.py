@@ -1669,10 +1669,10 @@ class PipelineMachine(TracedMachine):
             f"neither cancelled nor terminated\npipeline: {self.description}"
         )
 
-    def spec313_drop_reference_prop(self, probe: Probe, subscription: Any) -> None:  # type: ignore[override]
+    def references_dropped(self, probe: Probe, subscription: Any) -> None:  # type: ignore[override]
         """Rule 3.13 on the real objects, recorded per pipeline (see ``RULE_313``)."""
         try:
-            TracedMachine.spec313_drop_reference_prop(probe, subscription)
+            TracedMachine.references_dropped(probe, subscription)
         except AssertionError as exc:
             self._judged(RULE_313, f"{exc}; pipeline: {self.description}")
 
