@@ -275,7 +275,8 @@ def _fold(s: SubState, event: Mapping[str, object], seq: dict[object, int]) -> s
                 return f"seq {event.get('seq')} != {seq[event['sub']]}"
     elif sig.startswith("begin_on_"):
         thread = event.get("thread")
-        s.open.append(Open(_SIGNAL[sig[len("begin_on_") :]], 0, thread=thread))  # type: ignore[arg-type]
+        sig_name = _SIGNAL[sig[len("begin_on_") :]]
+        s.open.append(Open(sig_name, 0, thread=thread if isinstance(thread, int) else None))
         s.top_level += 1  # any overlap of on* calls counts (rule 1.3)
     elif sig.startswith("end_on_"):
         name = _SIGNAL[sig[len("end_on_") :]]
