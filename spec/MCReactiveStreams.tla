@@ -128,6 +128,9 @@ Mut_SendOnSubscribeNever(s) == FALSE
 \* 3.17: demand wraps like a 64-bit long instead of saturating.
 Mut_SatAddWraps(d, n) ==
     IF n > MaxDemand - d THEN (d - MaxDemand - 1) + (n - MaxDemand - 1) ELSE d + n
+\* 3.17: demand is never capped (a Python int does not overflow, so the cap is
+\* forgotten): it grows past 2^63-1 instead of staying "effectively unbounded".
+Mut_SatAddUncapped(d, n) == IF d = MaxDemand THEN MaxDemand ELSE d + n
 \* 3.17: saturation one short of the maximum.
 Mut_SatAddEarly(d, n) == IF d = MaxDemand \/ n >= MaxDemand - d - 1 THEN MaxDemand ELSE d + n
 \* 3.8: a request arriving while demand is outstanding is lost (racy read-modify-write).

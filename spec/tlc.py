@@ -22,7 +22,11 @@ The manifest has three kinds of tables:
   catches a stricter spec: the mutation is caught when the witness is no longer
   violated (TLC passes, or deadlocks).  A mutation with `equivalent = "<reason>"` is
   a reading shown equivalent: it must pass with the unmutated model's recorded
-  state count.
+  state count.  Every other mutation names what must catch it, `catches = "<name>"`:
+  an invariant or property of its spec (its target: the kill table fails when TLC
+  reports another), the witness of its witness model, or "deadlock".  TLC 2.15 does not
+  name a violated temporal property when several are checked; the runner then checks
+  the mutation once more with that one property (and every invariant) to name it.
 
 A model passes when
 - expect = "pass": TLC finishes with "No error has been found" (exit status 0);
@@ -144,6 +148,7 @@ class Mutation:
     model: str
     override: Mapping[str, str]
     equivalent: str = ""  # the reason it is equivalent ("": it must be caught)
+    catches: str = ""  # the invariant/property, witness or "deadlock" that catches it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,7 +249,10 @@ def load_manifest(path: Path) -> Manifest:
             model=entry["model"],
             override=dict(entry["override"]),
             equivalent=entry.get("equivalent", ""),
+            catches=entry.get("catches", ""),
         )
+        if not mut.equivalent and not mut.catches:
+            raise ManifestError(f"mutation {mut.name}: say what catches it (catches = ...)")
         if mut.model not in names:
             raise ManifestError(f"mutation {mut.name}: unknown model {mut.model}")
         mutations.append(mut)
@@ -488,6 +496,15 @@ def mutation_verdict(mut: Mutation, model: Model, outcome: Outcome, exit_code: i
     return caught_by(outcome, exit_code)
 
 
+def off_target(mut: Mutation, verdict: str) -> str:
+    """Why `verdict` is not the catch `mut` names ("" if it is, or names none)."""
+    if not mut.catches or not verdict or mut.equivalent:
+        return ""
+    if verdict in (mut.catches, f"{mut.catches} unreachable"):
+        return ""
+    return f"caught by {verdict}, not by its target {mut.catches}"
+
+
 def check_kill_model(model: Model, manifest: Manifest) -> str:
     """Why `model` cannot judge mutations ("" if it can): it must check everything,
     or be a rendered witness model (expect = "violation")."""
@@ -588,8 +605,9 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
     def one(mut: Mutation) -> tuple[Outcome, int, float]:
         if unfit[mut.name]:
             return Outcome("error", "", None, f"model unfit: {unfit[mut.name]}"), -1, 0.0
-        return run_tlc(
-            manifest.model(mut.model),
+        model = manifest.model(mut.model)
+        outcome, code, secs = run_tlc(
+            model,
             manifest,
             args.jar,
             args.workers,
@@ -598,12 +616,34 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
             override=mut.override,
             label=f"mutation_{mut.name}",
         )
+        _, props = checked(model, manifest.specs)
+        if caught_by(outcome, code) == "a temporal property" and mut.catches in props:
+            # name it: the same mutation with that one property (TLC 2.15 names none of several)
+            named, code, more = run_tlc(
+                dataclasses.replace(model, properties=(mut.catches,)),
+                manifest,
+                args.jar,
+                args.workers,
+                args.timeout,
+                args.keep,
+                override=mut.override,
+                label=f"mutation_{mut.name}_{mut.catches}",
+            )
+            if caught_by(named, code) == "":  # another property broke, not this one
+                named = dataclasses.replace(named, result="violation", violated="another property")
+                code = EXIT_LIVENESS
+            outcome, secs = dataclasses.replace(named, distinct=outcome.distinct), secs + more
+        return outcome, code, secs
 
     for mut, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
-        who = mutation_verdict(mut, manifest.model(mut.model), outcome, code)
+        verdict = mutation_verdict(mut, manifest.model(mut.model), outcome, code)
+        miss = off_target(mut, verdict)
+        who = "" if miss else verdict
         states = "-" if outcome.distinct is None else f"{outcome.distinct:,}"
         if who:
             shown = who
+        elif miss:
+            shown = f"OFF TARGET ({verdict}, not {mut.catches})"
         elif mut.equivalent:
             shown = f"NOT EQUIVALENT ({outcome.result}, {states} states)"
         elif outcome.result in ("pass", "violation"):

@@ -323,48 +323,10 @@ class TracedMachine(RuleBasedStateMachine):
 
     # -------------------------------------------------------------- invariants
     @invariant()
-    def spec101_delivered_leq_requested_inv(self) -> None:
-        self._all_hold("Spec101_DeliveredLeqRequestedInv")
-
-    @invariant()
-    def spec103_serial_signals_inv(self) -> None:
-        self._all_hold("Spec103_SerialSignalsInv")
-
-    @invariant()
-    def spec107_nothing_after_terminal_inv(self) -> None:
-        self._all_hold("Spec107_NothingAfterTerminalInv")
-
-    @invariant()
-    def spec109_on_subscribe_first_inv(self) -> None:
-        self._all_hold("Spec109_OnSubscribeFirstInv")
-
-    @invariant()
-    def spec212_on_subscribe_once_inv(self) -> None:
-        self._all_hold("Spec212_OnSubscribeOnceInv")
-
-    @invariant()
-    def spec303_bounded_recursion_inv(self) -> None:
-        self._all_hold("Spec303_BoundedRecursionInv")
-
-    @invariant()
-    def spec306_request_after_cancel_nop_inv(self) -> None:
-        self._all_hold("Spec306_RequestAfterCancelNopInv")
-
-    @invariant()
-    def spec308_request_adds_demand_inv(self) -> None:
-        self._all_hold("Spec308_RequestAddsDemandInv")
-
-    @invariant()
-    def spec309_invalid_request_no_complete_inv(self) -> None:
-        self._all_hold("Spec309_InvalidRequestNoCompleteInv")
-
-    @invariant()
-    def spec312_silent_after_cancel_inv(self) -> None:
-        self._all_hold("Spec312_SilentAfterCancelInv")
-
-    @invariant()
-    def spec317_demand_saturates_inv(self) -> None:
-        self._all_hold("Spec317_DemandSaturatesInv")
+    def spec_invariants(self) -> None:
+        """Every twin of ``INVARIANTS`` (reactive_streams.trace.invariants) after each step."""
+        for name in inv.INVARIANTS:
+            self._all_hold(name)
 
     # ----------------------------------------------------------------- at rest
     @invariant()
@@ -387,41 +349,24 @@ class TracedMachine(RuleBasedStateMachine):
         for probe, length in zip(self.probes, self.lengths, strict=True):
             self._failed = True  # reset below when all hold
             if probe.subscription is not None:
-                self.spec313_drop_reference_prop(probe, probe.subscription)
-            self.spec308_demand_served_prop(probe, length)
-            self.spec105_completes_prop(probe, length)
+                self.references_dropped(probe, probe.subscription)
+            assert inv.spec308_demand_served_prop(probe, length), (
+                f"rule 3.8: {probe!r} is owed more of {length} elements, nothing is queued"
+            )
+            assert inv.spec105_completes_prop(probe, length), (
+                f"rule 1.5: {probe!r}: source of {length} not terminated"
+            )
         self._failed = False
 
     @staticmethod
-    def spec313_drop_reference_prop(probe: Probe, subscription: Subscription) -> None:
-        """Rule 3.13 on the real objects: a cancelled or terminated subscription does not
-        reference its Subscriber any more."""
+    def references_dropped(probe: Probe, subscription: Subscription) -> None:
+        """Rule 3.13 on the real objects (``spec313_drop_reference_prop`` judges the
+        replay): a cancelled or terminated subscription no longer references its Subscriber."""
         if probe.cancelled or probe.faulted or probe.terminated:
             assert probe not in gc.get_referents(subscription), (
                 f"rule 3.13: {subscription!r} still references {probe!r} after "
                 f"{'cancel' if probe.cancelled else 'the end'}"
             )
-
-    @staticmethod
-    def spec308_demand_served_prop(probe: Probe, length: int | None) -> None:
-        """Rule 3.8 at rest: outstanding demand with elements left is served (no lost
-        request, no missed wake-up, no wrapped demand)."""
-        if length is None or probe.cancelled or probe.faulted or probe.terminated:
-            return
-        if probe.invalid:
-            return  # rule 3.9 governs (checked by the replay at rest)
-        owed = min(probe.requested, length) - probe.received
-        assert owed <= 0, (
-            f"rule 3.8: {probe!r} is owed {owed} more of {length} elements, nothing is queued"
-        )
-
-    @staticmethod
-    def spec105_completes_prop(probe: Probe, length: int | None) -> None:
-        """Rule 1.5 at rest: with demand beyond the source's length, the stream ended."""
-        if length is None or probe.cancelled or probe.faulted:
-            return
-        if probe.requested > length:
-            assert probe.terminated, f"rule 1.5: {probe!r}: source of {length} not terminated"
 
     def teardown(self) -> None:
         try:

@@ -290,7 +290,7 @@ class Run:
             broken = inv.check_at_rest(state)
             assert not broken, f"at rest, subscription {sub}: {broken}"
         if probe.subscription is not None:
-            TracedMachine.spec313_drop_reference_prop(probe, probe.subscription)  # rule 3.13
+            TracedMachine.references_dropped(probe, probe.subscription)  # rule 3.13
         if probe.stopped and all(stage.conn is None for stage in self.builder.stages):
             # ref_count disconnects with its last subscriber: nothing upstream may run
             running = sorted(s for s, state in self.replay.subs.items() if state.pub not in DONE)

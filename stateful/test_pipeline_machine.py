@@ -76,6 +76,7 @@ from reactive_streams.multicast import ConnectableFlow, PublishConnection, publi
 from reactive_streams.operators import Backoff
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
+from reactive_streams.trace.invariants import multicast as publish_twin
 from reactive_streams.trace.model import Replay, has_call_ends
 from reactive_streams.trace.transitions import DONE, MAX_DEMAND
 from reactive_streams.trace.validate import prepass
@@ -1568,11 +1569,13 @@ class PipelineMachine(TracedMachine):
                 continue
             requested = conn.upstream_requested
             self._failed = True
-            assert conn.buffered <= stage.buffer, (
+            assert publish_twin.buffer_bounded_inv(conn.buffered, stage.buffer), (
                 f"publish holds {conn.buffered} > buffer {stage.buffer}\n"
                 f"pipeline: {self.description}"
             )
-            assert requested == MAX_DEMAND or requested - conn.taken <= stage.buffer, (
+            # the spec's bound at MinDemand 0: stronger, and it holds here
+            bounded = publish_twin.upstream_leq_min_demand_plus_buffer_inv
+            assert requested == MAX_DEMAND or bounded(requested, conn.taken, 0, stage.buffer), (
                 f"publish requested {requested}, took {conn.taken}: more outstanding than "
                 f"its buffer of {stage.buffer}\npipeline: {self.description}"
             )
@@ -1669,10 +1672,10 @@ class PipelineMachine(TracedMachine):
             f"neither cancelled nor terminated\npipeline: {self.description}"
         )
 
-    def spec313_drop_reference_prop(self, probe: Probe, subscription: Any) -> None:  # type: ignore[override]
+    def references_dropped(self, probe: Probe, subscription: Any) -> None:  # type: ignore[override]
         """Rule 3.13 on the real objects, recorded per pipeline (see ``RULE_313``)."""
         try:
-            TracedMachine.spec313_drop_reference_prop(probe, subscription)
+            TracedMachine.references_dropped(probe, subscription)
         except AssertionError as exc:
             self._judged(RULE_313, f"{exc}; pipeline: {self.description}")
 

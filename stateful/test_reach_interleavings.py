@@ -30,6 +30,7 @@ from hypothesis.stateful import initialize, invariant, precondition, rule
 from reactive_streams import tracing as core_tracing
 from reactive_streams.sources import IterablePublisher
 from reactive_streams.trace.format import event_from_dict
+from reactive_streams.trace.invariants import serial_calls_inv, spec213_fault_cancels_prop
 from reactive_streams.trace.model import Replay, SubState
 from reactive_streams.trace.transitions import MAX_DEMAND
 
@@ -37,19 +38,6 @@ from .machines import Arm, Probe, TracedMachine
 from .test_publisher_machine import SOURCES, SourceFailure, make_publisher
 
 _WAIT = 10.0
-
-
-def spec207_serial_calls_inv(s: SubState) -> bool:
-    """Rule 2.7 (``SerialCallsInv``): at most one thread is inside request() or
-    cancel() of the Subscription (calls nested on one thread are serial). Meaningful
-    once the trace records the calls' ends (format version 2)."""
-    return len(s.call_threads) <= 1
-
-
-def spec213_fault_cancels_prop(s: SubState) -> bool:
-    """Rule 2.13 (``Spec213_FaultCancelsProp``) at rest: a Subscriber method that raised
-    has been answered by a cancel."""
-    return not s.faulted or s.cancelled
 
 
 @dataclass(frozen=True)
@@ -245,7 +233,7 @@ class ReachMachine(TracedMachine):
         if not self._replay.ends_seen:
             return  # version 1: calls return at once, nothing can overlap
         for sub, state in self._replay.subs.items():
-            self._failed = not spec207_serial_calls_inv(state)
+            self._failed = not serial_calls_inv(state)
             assert not self._failed, f"rule 2.7: overlapping calls on subscription {sub}"
 
     def check_at_rest(self) -> None:
@@ -303,9 +291,9 @@ def test_spec207_twin_accepts_nested_calls_and_flags_a_second_thread() -> None:
         {"sig": "begin_on_next", "thread": 1, "seq": 1},
         {"sig": "request", "thread": 1, "n": 1},  # nested on thread 1: serial
     )
-    assert spec207_serial_calls_inv(state)
+    assert serial_calls_inv(state)
     state.call_threads[2] = 1  # a call open on a second thread as well
-    assert not spec207_serial_calls_inv(state)
+    assert not serial_calls_inv(state)
 
 
 def test_spec213_twin_needs_the_cancel_after_a_raise() -> None:

@@ -6,7 +6,8 @@ commit or publish) and whose two lanes run on a manual task list (Hypothesis
 picks which task runs next, so every interleaving of convert and write is
 reachable). A crash abandons the sink and its tasks; the durable storage
 survives, and a new sink with the same id resumes a replayable source at
-``resume_offset``. The invariants are the Python twins of ``spec/SparkSink.tla``.
+``resume_offset``. The invariants apply the Python twins of ``spec/SparkSink.tla``
+(``reactive_streams.trace.invariants.spark_sink``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from reactive_streams.spark.memory import (
 )
 from reactive_streams.spark.positions import SKIP, Positioned
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
+from reactive_streams.trace.invariants import spark_sink as twin
 
 N = 12
 BATCH = 2
@@ -172,34 +174,38 @@ class SparkSinkMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------- invariants
     @invariant()
-    def sink_no_duplicate_inv(self) -> None:
+    def sink_no_duplicate(self) -> None:
         view = [r[0] for r in self.storage.reader_view(SINK)]
-        assert len(view) == len(set(view)), view
+        assert twin.sink_no_duplicate_inv(view), view
         visible = [r[0] for r in self.storage.visible_now()]
-        assert len(visible) == len(set(visible)), visible
+        assert twin.sink_no_duplicate_inv(visible), visible
 
     @invariant()
-    def sink_commit_implies_data_inv(self) -> None:
+    def sink_resume_matches_view(self) -> None:
         view = [r[0] for r in self.storage.reader_view(SINK)]
-        assert view == list(range(self.storage.committed_offset(SINK))), view
+        upto = list(range(self.storage.committed_offset(SINK)))
+        assert twin.sink_resume_matches_view_inv(view, upto), view
 
     @invariant()
-    def sink_buffer_bound_inv(self) -> None:
+    def sink_buffer_bound(self) -> None:
         if not self.source.cancelled and not self.sink.completion.done():
             assert self.sink.outstanding == self.source.demand
-            assert self.sink.buffered + self.source.demand <= self.sink.capacity
+            assert twin.sink_buffer_bound_inv(
+                self.sink.buffered, self.source.demand, self.sink.capacity
+            )
 
     @invariant()
-    def sink_durable_before_ack_inv(self) -> None:
+    def sink_durable_before_ack(self) -> None:
         # demand is only handed out for buffer freed by a durable commit
         acked_upto = self.source.start + self.source.requested
-        assert acked_upto - self.storage.committed_offset(SINK) <= self.sink.capacity
+        committed = self.storage.committed_offset(SINK)
+        assert twin.sink_durable_before_ack_inv(acked_upto, committed, self.sink.capacity)
 
     @invariant()
-    def sink_no_loss_inv(self) -> None:
+    def sink_no_loss(self) -> None:
+        view = [r[0] for r in self.storage.reader_view(SINK)] if self.finished_ok else []
+        assert twin.sink_no_loss_inv(self.finished_ok, view, list(range(N))), view
         if self.finished_ok:
-            view = [r[0] for r in self.storage.reader_view(SINK)]
-            assert view == list(range(N))
             assert self.sink.result().metrics.committed_offset == N
 
     def teardown(self) -> None:
@@ -227,7 +233,7 @@ class SparkSinkMachine(RuleBasedStateMachine):
                     f"next={self.source.next}"
                 )
         assert self.finished_ok
-        self.sink_no_loss_inv()
+        self.sink_no_loss()
 
 
 def kept(offset: int) -> bool:
@@ -276,22 +282,26 @@ class PositionedSinkMachine(SparkSinkMachine):
             self.sink.on_next(Positioned(self.source.next, ("not-an-offset", None)))
 
     @invariant()
-    def sink_commit_implies_data_inv(self) -> None:
+    def sink_resume_matches_view(self) -> None:
         view = [r[0] for r in self.storage.reader_view(SINK)]
         upto = self._committed_position() or 0
-        assert view == [o for o in range(upto) if kept(o)], (view, upto)
+        assert twin.sink_resume_matches_view_inv(view, [o for o in range(upto) if kept(o)]), (
+            view,
+            upto,
+        )
 
     @invariant()
-    def sink_durable_before_ack_inv(self) -> None:
+    def sink_durable_before_ack(self) -> None:
         # the source never runs more than a buffer ahead of the committed position
         delivered_upto = self.source.start + self.source.delivered
-        assert delivered_upto - (self._committed_position() or 0) <= 2 * self.sink.capacity
+        committed = self._committed_position() or 0
+        assert twin.sink_durable_before_ack_inv(delivered_upto, committed, 2 * self.sink.capacity)
 
     @invariant()
-    def sink_no_loss_inv(self) -> None:
+    def sink_no_loss(self) -> None:
+        view = [r[0] for r in self.storage.reader_view(SINK)] if self.finished_ok else []
+        assert twin.sink_no_loss_inv(self.finished_ok, view, [o for o in range(N) if kept(o)]), view
         if self.finished_ok:
-            view = [r[0] for r in self.storage.reader_view(SINK)]
-            assert view == [o for o in range(N) if kept(o)]
             assert self._committed_position() == N
 
 

@@ -143,7 +143,7 @@ def run_plan(plans_: list[Plan], pool: ThreadPoolExecutor) -> list[dict[str, Any
             assert _observed_end(tracer, sub), f"rule 1.8: subscription {sub} never stopped"
         for probe in probes:
             assert probe.subscription is not None
-            TracedMachine.spec313_drop_reference_prop(probe, probe.subscription)
+            TracedMachine.references_dropped(probe, probe.subscription)
         return list(tracer.events)
 
 

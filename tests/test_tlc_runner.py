@@ -227,6 +227,94 @@ def test_mutations_name_operators_of_their_mc_module_and_a_fit_kill_model() -> N
             assert re.search(rf"^{op}\b", normative, re.MULTILINE), mut.name
 
 
+# Spec operators no mutation can be the target of, with the reason (issue 27.4).
+UNTARGETED = {
+    "TraceVerdictInv": "TraceReactiveStreams.tla prints TLC's verdict on a trace with it "
+    "(PrintT); it is never FALSE, there is nothing to break",
+    "SameInvariantsInv": "TraceReactiveStreams.tla's check that its restated invariants "
+    "equal ReactiveStreams.tla's (tests/trace/test_trace_spec_refines.py): it is broken "
+    "by editing the trace spec, not by a defect of the protocol",
+}
+
+
+def _spec_invariants_and_properties() -> set[str]:
+    return {
+        name
+        for path in SPEC_DIR.glob("*.tla")
+        for name in re.findall(r"^(\w+(?:Inv|Prop))\s*==", path.read_text(), re.MULTILINE)
+    }
+
+
+def test_every_spec_invariant_and_property_is_the_target_of_a_mutation() -> None:
+    # A target: what a mutation says catches it, or what a must-fail protocol variant
+    # (a hand-written SparkSink model) violates. tlc.py fails a mutation caught by another.
+    targets = {m.catches for m in MANIFEST.mutations}
+    targets |= {m.violates for m in MANIFEST.models if m.cfg and m.expect == "violation"}
+    defined = _spec_invariants_and_properties()
+    assert set(UNTARGETED) <= defined
+    assert sorted(defined - targets - set(UNTARGETED)) == [], "no mutation targets these"
+
+
+def test_every_mutation_names_a_catch_its_model_checks() -> None:
+    for mut in MANIFEST.mutations:
+        model = MANIFEST.model(mut.model)
+        if mut.equivalent:
+            assert not mut.catches, mut.name
+        elif model.expect == "violation":
+            assert mut.catches == model.violates, mut.name
+        else:
+            invs, props = tlc.checked(model, MANIFEST.specs)
+            assert mut.catches in {*invs, *props, "deadlock"}, mut.name
+
+
+def test_a_mutation_without_a_catch_is_refused(tmp_path: Path) -> None:
+    manifest = tmp_path / "models.toml"
+    manifest.write_text(
+        '[[model]]\nname = "a"\nspec = "S"\ncfg = "a.cfg"\n\n'
+        '[[mutation]]\nname = "m"\nmodel = "a"\noverride = { X = "Mut_X" }\n'
+    )
+    with pytest.raises(tlc.ManifestError, match="catches"):
+        tlc.load_manifest(manifest)
+
+
+def test_a_mutation_caught_by_another_than_its_target_is_off_target() -> None:
+    mut = tlc.Mutation(
+        "m", "1.1", "what", "w", {"X": "Mut_X"}, catches="Spec101_DeliveredLeqRequestedInv"
+    )
+    assert tlc.off_target(mut, "Spec101_DeliveredLeqRequestedInv") == ""
+    assert "not by its target" in tlc.off_target(mut, "Spec308_RequestAddsDemandInv")
+    assert "not by its target" in tlc.off_target(mut, "a temporal property")
+    witness = tlc.Mutation("m", "3.3", "what", "w", {"X": "Mut_X"}, catches="SomeWitness")
+    assert tlc.off_target(witness, "SomeWitness unreachable") == ""
+
+
+def test_an_unnamed_temporal_catch_is_named_by_a_run_with_that_property_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfgs: list[str] = []
+
+    def fake(outputs: list[tuple[str, int]]) -> Callable[..., subprocess.CompletedProcess[str]]:
+        def run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+            cfgs.append(Path(cmd[cmd.index("-config") + 1]).read_text())
+            text, code = outputs[len(cfgs) - 1]
+            return subprocess.CompletedProcess(cmd, code, text, "")
+
+        return run
+
+    jar = tmp_path / "tla2tools.jar"
+    jar.write_text("")
+    args = ["--jar", str(jar), "--jobs", "1", "--mutation", "forget_complete"]
+    unnamed = (LIVENESS_OUTPUT, tlc.EXIT_LIVENESS)
+    monkeypatch.setattr(tlc.subprocess, "run", fake([unnamed, unnamed]))
+    assert tlc.main(args) == 0, capsys.readouterr().out
+    assert "Spec105_CompletesProp" in capsys.readouterr().out
+    assert tlc.cfg_properties(cfgs[1]) == ["Spec105_CompletesProp"]
+    cfgs.clear()  # the property alone holds: another one broke, off target
+    monkeypatch.setattr(tlc.subprocess, "run", fake([unnamed, (PASS_OUTPUT, 0)]))
+    assert tlc.main(args) == 1
+    assert "OFF TARGET (another property, not Spec105_CompletesProp)" in capsys.readouterr().out
+
+
 def test_deadlock_checking_is_off_only_with_a_reason(tmp_path: Path) -> None:
     for m in MANIFEST.models:
         assert not m.deadlock or m.deadlock_reason, m.name

@@ -1484,6 +1484,19 @@ OPERATOR_MUTANTS = (
         ),
         "tests/spark/test_sink_publish.py",
     ),
+    Mutant(
+        "twin-serial-signals-unchecked",
+        "the one twin of Spec103_SerialSignalsInv holds always: testing.py's event check, which applies it, goes blind",
+        "1.3",
+        (
+            Patch(
+                "trace/invariants/__init__.py",
+                "    return s.top_level <= 1 and (not s.open or s.open[0].thread == s.open[-1].thread)\n",
+                "    return True\n",
+            ),
+        ),
+        "tests/test_testing_trace_checks.py",
+    ),
 )
 
 

@@ -4,8 +4,8 @@ This table is the single source of truth that links each rule to the places that
 enforce or check it:
 
 * ``tla``: invariants and temporal properties in ``spec/ReactiveStreams.tla``;
-* ``stateful``: their Python twins (snake_case names) in
-  ``reactive_streams.trace.invariants``, re-exported by ``stateful/invariants.py``;
+* ``twins``: their Python twins, the function objects of
+  ``reactive_streams.trace.invariants.TWINS`` (snake_case names, ``stateful``);
 * the conformance kit's checks, whose names carry the rule code
   (``required_spec309_...``), grouped by :func:`kit_checks_by_rule`;
 * unit tests, named after the rule code (``test_spec309_...``).
@@ -19,8 +19,9 @@ is the reactive-streams-jvm 1.0.4 README.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["BY_ID", "RULES", "Level", "Rule", "kit_checks_by_rule", "render_markdown", "snake_case"]
 
@@ -43,9 +44,16 @@ class Rule:
         return f"spec{section}{int(number):02d}"
 
     @property
+    def twins(self) -> tuple[Callable[..., Any], ...]:
+        """The Python twins of ``tla``: functions of ``reactive_streams.trace.invariants``."""
+        from .trace.invariants import TWINS
+
+        return tuple(TWINS[name] for name in self.tla)
+
+    @property
     def stateful(self) -> tuple[str, ...]:
         """Names of the Python twins of ``tla`` (snake_case)."""
-        return tuple(snake_case(name) for name in self.tla)
+        return tuple(twin.__name__ for twin in self.twins)
 
 
 def snake_case(tla_name: str) -> str:
@@ -135,7 +143,7 @@ RULES: tuple[Rule, ...] = (
         "2.7",
         "MUST",
         "A Subscriber calls request and cancel serially.",
-        tla=("Spec207_NoNestedCallsInv",),
+        tla=("SerialCallsInv", "Spec207_NoNestedCallsInv"),
     ),
     Rule("2.8", "MUST", "A Subscriber is prepared for onNext after it called cancel."),
     Rule(

@@ -1,33 +1,44 @@
-"""Python twins of the safety invariants of ``spec/ReactiveStreams.tla``.
+"""The one home of the Python twins of the spec's invariants and properties.
 
-Each function has the snake_case name of its TLA+ operator
+Each twin has the snake_case name of its TLA+ operator
 (``Spec101_DeliveredLeqRequestedInv`` -> ``spec101_delivered_leq_requested_inv``) and
-takes the state of one subscription as replayed from a trace
-(:class:`reactive_streams.trace.state.SubState`); it returns True when the invariant
-holds. ``check_all`` runs them all. The property twins (``..._prop``) are checked on a
-state at rest (a quiescent recording) by ``check_at_rest``.
+returns True when it holds. This module holds those of ``spec/ReactiveStreams.tla``:
+most take the state of one subscription as replayed from a trace
+(:class:`reactive_streams.trace.state.SubState`); ``check_all`` runs the invariants,
+``check_at_rest`` adds the properties on a state at rest (a quiescent recording).
+:mod:`.multicast` and :mod:`.spark_sink` hold those of ``Multicast.tla`` and
+``SparkSink.tla``. ``SPEC_TWINS`` maps every spec module to its TLA+ names and twin
+functions; ``NO_TWIN`` lists the operators without one, with the reason.
 
-These live in the installed package so the stateful machines (``stateful/``), the
-real-thread tests, the conformance kit and the trace CLI share one definition.
+The machines (``stateful/``), ``reactive_streams.testing``, the conformance kit and
+the trace CLI import these; none defines a twin of its own
+(``tests/test_rules_registry.py`` fails if one does).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import pairwise
+from typing import Any, Protocol
 
-from .state import SubState, any_cancel_queued
-from .transitions import DONE, MAX_DEMAND
+from ..state import SubState, any_cancel_queued
+from ..transitions import DONE, MAX_DEMAND
 
 _CALLS = ("request", "cancel")
 
 __all__ = [
     "INVARIANTS",
+    "NO_TWIN",
     "PROPERTIES_AT_REST",
+    "SPEC_TWINS",
+    "TWINS",
+    "Account",
     "check_all",
     "check_at_rest",
+    "serial_calls_inv",
     "spec101_delivered_leq_requested_inv",
     "spec103_serial_signals_inv",
+    "spec105_completes_prop",
     "spec107_nothing_after_terminal_inv",
     "spec108_cancel_stops_prop",
     "spec109_on_subscribe_eventually_prop",
@@ -35,9 +46,11 @@ __all__ = [
     "spec207_no_nested_calls_inv",
     "spec212_on_subscribe_once_inv",
     "spec213_fault_cancel_once_prop",
+    "spec213_fault_cancels_prop",
     "spec303_bounded_recursion_inv",
     "spec306_request_after_cancel_nop_inv",
     "spec307_repeated_cancel_nop_inv",
+    "spec308_demand_served_prop",
     "spec308_request_adds_demand_inv",
     "spec309_invalid_request_errors_prop",
     "spec309_invalid_request_no_complete_inv",
@@ -77,6 +90,13 @@ def spec207_no_nested_calls_inv(s: SubState) -> bool:
             if nested and not (outer.sig == "request" and inner.sig == "cancel" and s.faulted):
                 return False
     return True
+
+
+def serial_calls_inv(s: SubState) -> bool:
+    """Rule 2.7 (``SerialCallsInv``): at most one thread is inside request() or cancel()
+    (calls nested on one thread are serial). Meaningful once the trace records the
+    calls' ends (format version 2), so it is not in ``INVARIANTS`` (docs/spec.md)."""
+    return len(s.call_threads) <= 1
 
 
 def spec212_on_subscribe_once_inv(s: SubState) -> bool:
@@ -169,6 +189,11 @@ def spec213_fault_cancel_once_prop(s: SubState) -> bool:
     return True
 
 
+def spec213_fault_cancels_prop(s: SubState) -> bool:
+    """Rule 2.13 at rest: a Subscriber method that raised has been answered by a cancel."""
+    return not s.faulted or s.cancelled
+
+
 def spec309_invalid_request_errors_prop(s: SubState) -> bool:
     """Rule 3.9 at rest: a received request(n <= 0) was answered by onError (unless cancelled)."""
     return not s.invalid or s.count("onError") == 1 or s.pub == "cancelled"
@@ -197,3 +222,65 @@ def check_at_rest(s: SubState) -> list[str]:
         if not holds(s):
             out.append(f"rule {name[4]}.{name[5:7].lstrip('0')}: {name}")
     return out
+
+
+# ------------------------------------------------ properties on what a Subscriber saw
+class Account(Protocol):
+    """What a Subscriber saw of one subscription (the stateful machines' ``Probe``):
+    valid demand requested (saturating), elements received, and how it ended."""
+
+    requested: int
+    received: int
+    invalid: bool
+    cancelled: bool
+    faulted: bool
+
+    @property
+    def terminated(self) -> bool: ...
+
+
+def spec105_completes_prop(a: Account, length: int | None) -> bool:
+    """Rule 1.5 at rest: with demand beyond the source's ``length``, the stream ended."""
+    if length is None or a.cancelled or a.faulted:
+        return True
+    return a.requested <= length or a.terminated
+
+
+def spec308_demand_served_prop(a: Account, length: int | None) -> bool:
+    """Rule 3.8 at rest: outstanding demand with elements left is served (no lost
+    request, no missed wake-up, no wrapped demand); rule 3.9 governs an invalid one."""
+    if length is None or a.cancelled or a.faulted or a.terminated or a.invalid:
+        return True
+    return min(a.requested, length) - a.received <= 0
+
+
+# ------------------------------------------------------------------ the registry
+TWINS: dict[str, Callable[..., bool]] = {
+    **INVARIANTS,
+    **PROPERTIES_AT_REST,
+    "SerialCallsInv": serial_calls_inv,
+    "Spec105_CompletesProp": spec105_completes_prop,
+    "Spec213_FaultCancelsProp": spec213_fault_cancels_prop,
+    "Spec213_FaultCancelOnceProp": spec213_fault_cancel_once_prop,
+    "Spec308_DemandServedProp": spec308_demand_served_prop,
+}
+
+from . import multicast, spark_sink  # noqa: E402  (they import nothing from here)
+
+# spec module -> TLA+ name -> twin (TraceReactiveStreams restates ReactiveStreams' names).
+SPEC_TWINS: dict[str, dict[str, Callable[..., Any]]] = {
+    "ReactiveStreams": TWINS,
+    "Multicast": multicast.TWINS,
+    "SparkSink": spark_sink.TWINS,
+}
+
+# spec module -> TLA+ name -> why it has no Python twin.
+NO_TWIN: dict[str, dict[str, str]] = {
+    "Multicast": multicast.NO_TWIN,
+    "SparkSink": spark_sink.NO_TWIN,
+    "TraceReactiveStreams": {
+        "TraceVerdictInv": "prints TLC's verdict on a trace (PrintT); it never fails",
+        "SameInvariantsInv": "checks the trace spec's restated invariants against "
+        "ReactiveStreams.tla's (tests/trace/test_trace_spec_refines.py), a spec-to-spec check",
+    },
+}

@@ -1,0 +1,58 @@
+"""Python twins of ``spec/Multicast.tla``'s invariants and property (``publish()``).
+
+Each takes the spec's variables for one connection, as ``stateful/test_multicast_machine.py``
+reads them off the real objects, and returns True when it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+__all__ = [
+    "NO_TWIN",
+    "TWINS",
+    "buffer_bounded_inv",
+    "leave_releases_pressure_prop",
+    "spec101_delivered_leq_requested_inv",
+    "upstream_leq_min_demand_plus_buffer_inv",
+]
+
+
+def upstream_leq_min_demand_plus_buffer_inv(
+    up_req: int, taken: int, min_demand: int, bound: int
+) -> bool:
+    """Upstream requests never exceed the smallest active demand plus the buffer bound
+    (counted from the elements that have left the buffer)."""
+    return up_req - taken <= min_demand + bound
+
+
+def spec101_delivered_leq_requested_inv(delivered: int, requested: int) -> bool:
+    """Rule 1.1, for one subscriber: never more elements than it requested."""
+    return delivered <= requested
+
+
+def buffer_bounded_inv(buffered: int, bound: int) -> bool:
+    """The buffer holds at most ``bound`` (buffer_size) elements."""
+    return buffered <= bound
+
+
+def leave_releases_pressure_prop(buffered: int, active_demands: Sequence[int]) -> bool:
+    """At rest (nothing queued): a non-empty buffer waits only for an active subscriber
+    without demand; one that left holds nothing back (the state form of the spec's ~>)."""
+    return buffered == 0 or any(d <= 0 for d in active_demands)
+
+
+TWINS: dict[str, Callable[..., bool]] = {
+    "UpstreamLeqMinDemandPlusBufferInv": upstream_leq_min_demand_plus_buffer_inv,
+    "Spec101_DeliveredLeqRequestedInv": spec101_delivered_leq_requested_inv,
+    "BufferBoundedInv": buffer_bounded_inv,
+    "LeaveReleasesPressure_Prop": leave_releases_pressure_prop,
+}
+
+NO_TWIN: dict[str, str] = {
+    "PublishNoLossInv": "the machine keeps no join position per subscriber (joined[s]); "
+    "tests/test_multicast.py checks publish()'s lockstep delivery on recorded values",
+    "PublishLateSubscriberTerminatedInv": "the machine's disconnect_strategy check covers "
+    "the disconnect path only; a late subscriber after completion is a unit test "
+    "(tests/test_multicast.py)",
+}
