@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
-from ._core.factory import Items, Named
+from ._core.fusion import Items, Named, SyncSource, scalar_source
 from ._oneshot import OneShot
 from ._subscription import IteratorSubscription, ScalarSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
@@ -67,6 +67,15 @@ class IterablePublisher(Generic[T_co]):
     def __repr__(self) -> str:
         return f"<{self._name} publisher>"
 
+    def __rs_sync__(self) -> SyncSource | None:
+        """The fusion protocol (``_core/fusion.py``): pulled synchronously, unless its
+        signals run on its executor (a barrier). A range vouches no element is None."""
+        if self._executor is not None:
+            return None
+        factory = self._factory
+        ints = isinstance(factory, Items) and isinstance(factory.items, builtins.range)
+        return SyncSource(factory, hop=self._name, nulls=None if ints else "")
+
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
@@ -113,6 +122,10 @@ class ScalarPublisher(IterablePublisher[T_co]):
     @property  # subscribed as a one-shot ``ScalarSubscription``: no iterator
     def _one(self) -> T_co:  # type: ignore[override]
         return self.value
+
+    def __rs_sync__(self) -> SyncSource:
+        """The fusion protocol: one element, ``value`` (``flat_map`` never subscribes it)."""
+        return scalar_source(self._items, self.value, "just")
 
 
 _new_scalar = object.__new__

@@ -52,6 +52,10 @@ class Pub(enum.Enum):
     FAILED = "failed"
     CANCELLED = "cancelled"  # the cancel was received (or a fault cancelled it)
 
+    # members are singletons compared by identity: hash them by identity too (C-level),
+    # so ``pub in DONE`` on every request and drain round calls no Python ``__hash__``
+    __hash__ = object.__hash__
+
 
 SUBSCRIBED: Final = Pub.SUBSCRIBED
 ACTIVE: Final = Pub.ACTIVE
