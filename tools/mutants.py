@@ -1484,6 +1484,20 @@ OPERATOR_MUTANTS = (
         ),
         "tests/spark/test_sink_publish.py",
     ),
+    # issue 23 (perf): to_async_iterator pulls a fusable source through the protocol
+    Mutant(
+        "aiter-never-fuses",
+        "to_async_iterator subscribes to a fusable source: a subscription and a signal per element",
+        "fusion",
+        (
+            Patch(
+                "bridges.py",
+                "            if not subscribe_fused(publisher, subscriber, self._fuse):\n",
+                "            if not subscribe_fused(publisher, subscriber, False):\n",
+            ),
+        ),
+        "tests/test_bridge_fusion.py",
+    ),
 )
 
 
