@@ -310,7 +310,8 @@ class Downstream(DrainLoop, Generic[T]):
         once (1.7), after on_subscribe (1.9); False when the subscription already ended."""
         if self._pub is SUBSCRIBED:
             self._deliver_subscribe()
-        self._receive()  # calls made before the end are received first
+        if self._inbound:
+            self._receive()  # calls made before the end are received first
         if self._bad is not None:
             error = ValueError(self._bad)  # rule 3.9 wins over the source's own end
         tracer = self._tracer
