@@ -296,7 +296,7 @@ class Downstream(DrainLoop, Generic[T]):
         """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays) and
         from the task's budget (fairness: the drain loop yields when it is spent)."""
         if k:
-            self._spend(k)
+            self._budget -= k  # _spend, without its call: once per batch or flat_map inner
             _sched_hook is not None and _sched_hook("demand.take", self)
             with self._lock:
                 self._requested = take(self._requested, k)
