@@ -1498,6 +1498,19 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_bridge_fusion.py",
     ),
+    Mutant(
+        "blocking-iter-wakes-per-element",
+        "to_iterable's producer wakes a waiting consumer for every element it appends",
+        "batching",
+        (
+            Patch(
+                "bridges.py",
+                "            self._waiting = False  # one wake-up per wait, not one per element\n",
+                "",
+            ),
+        ),
+        "tests/test_bridge_batching.py",
+    ),
 )
 
 

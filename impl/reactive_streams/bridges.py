@@ -133,16 +133,21 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
 
     def _wake(self) -> None:
         with self._ready:
+            if not self._waiting:
+                return  # nobody waits, or it was woken: it looks at the buffer next
+            self._waiting = False  # one wake-up per wait, not one per element
             self._ready.notify_all()
 
     def _takeable(self) -> bool:
+        # under the lock, before every wait: set before the buffer is looked at, so a
+        # producer appending meanwhile sees it and wakes the consumer (no lost wake-up)
+        self._waiting = True
         return bool(self._buffer) or self._done or self._cancelled
 
     def wait(self, timeout: float | None) -> bool:
         """Block until an element is buffered (True), or the stream ended or was closed
         (False); raises the upstream error once the elements before it were taken."""
         with self._ready:
-            self._waiting = True  # set before the buffer is looked at (no lost wake-up)
             try:
                 if not self._ready.wait_for(self._takeable, timeout):
                     raise TimeoutError(f"no element within {timeout}s")
