@@ -1,6 +1,6 @@
-"""``to_async_iterator`` over a fusable source pulls it through the fusion protocol
-(issue 23): no subscription, batches on the loop's thread, and the same elements, end
-and error as the subscribed source; a ``break`` still cancels (drops the iterator)."""
+"""``to_async_iterator`` and ``to_iterable`` over a fusable source pull it through the
+fusion protocol (issue 23): no subscription, batches on the consumer's thread, and the
+same elements, end and error as the subscribed source; a ``break`` still cancels."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import reactive_streams as rs
 from reactive_streams._core.fusion import SyncSource, fusion
-from reactive_streams.bridges import to_async_iterator
+from reactive_streams.bridges import to_async_iterator, to_iterable
 
 
 class _Counted:
@@ -110,4 +110,40 @@ def test_fused_and_unfused_iterators_see_the_same_stream(name: str, prefetch: in
         fused = _drain(SOURCES[name](), prefetch)
     with fusion(False):
         unfused = _drain(SOURCES[name](), prefetch)
+    assert fused == unfused
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
+def test_to_iterable_pulls_a_fusable_source_without_subscribing(fused: bool) -> None:
+    source = _Counted(1000)
+    with fusion(fused):
+        items = to_iterable(source, prefetch=16)  # the pipeline is built here
+    assert list(items) == list(range(1000))
+    assert source.subscribes == (0 if fused else 1)
+    broken = _Counted(10**9)
+    with fusion(fused):
+        for x in to_iterable(broken, prefetch=8):
+            if x == 4:
+                break  # closes the generator: cancels
+    assert broken.closed.wait(10)
+    assert broken.pulled <= 5 + 8
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_fused_and_unfused_blocking_iterators_see_the_same_stream(name: str) -> None:
+    def run() -> tuple[list[Any], str]:
+        seen: list[Any] = []
+        try:
+            for x in to_iterable(SOURCES[name](), prefetch=3):
+                seen.append(x)
+        except Exception as exc:
+            return seen, f"{type(exc).__name__}: {exc}"
+        return seen, "end"
+
+    with fusion(True):
+        fused = run()
+    with fusion(False):
+        unfused = run()
     assert fused == unfused

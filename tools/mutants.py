@@ -1511,6 +1511,19 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_bridge_batching.py",
     ),
+    Mutant(
+        "blocking-iter-never-fuses",
+        "to_iterable subscribes to a fusable source: a subscription and a signal per element",
+        "fusion",
+        (
+            Patch(
+                "bridges.py",
+                "    if not subscribe_fused(publisher, subscriber, fuse):  # a synchronous source: pulled\n",
+                "    if not subscribe_fused(publisher, subscriber, False):\n",
+            ),
+        ),
+        "tests/test_bridge_fusion.py",
+    ),
 )
 
 

@@ -85,6 +85,15 @@ class _BufferingSubscriber(Generic[T]):
         if self._waiting:  # read after the append: a consumer that set it sees the item
             self._wake()
 
+    def on_next_batch(self, items: list[T]) -> None:
+        # the fusion protocol: ``on_next`` for each, in one call (PulledUpstream has
+        # already cut the batch at a None and signals rule 2.13's error after it)
+        if self._cancelled:
+            return  # rule 2.8
+        self._buffer.extend(items)
+        if self._waiting:
+            self._wake()
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
@@ -173,13 +182,16 @@ def to_iterable(
     """
     _replenish_size(prefetch)
     check_timeout("blocking_iter", timeout)
-    return _iterate(publisher, prefetch, timeout)
+    return _iterate(publisher, prefetch, timeout, fusion_enabled())
 
 
-def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> Iterator[T]:
+def _iterate(
+    publisher: Publisher[T], prefetch: int, timeout: float | None, fuse: bool
+) -> Iterator[T]:
     check_not_on_loop("iterating a flow (for, list(), blocking_iter)", "async for x in flow")
     subscriber: _BlockingSubscriber[T] = _BlockingSubscriber(prefetch)
-    publisher.subscribe(subscriber)
+    if not subscribe_fused(publisher, subscriber, fuse):  # a synchronous source: pulled
+        publisher.subscribe(subscriber)
     buffer = subscriber._buffer
     limit = subscriber._limit
     consumed = 0
@@ -210,15 +222,6 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
         self._loop = loop
         self._event = asyncio.Event()
         self._waiting = False
-
-    def on_next_batch(self, items: list[T]) -> None:
-        # the fusion protocol: ``on_next`` for each, in one call (PulledUpstream has
-        # already cut the batch at a None and signals rule 2.13's error after it)
-        if self._cancelled:
-            return  # rule 2.8
-        self._buffer.extend(items)
-        if self._waiting:
-            self._wake()
 
     def _wake(self) -> None:
         with self._lock:
