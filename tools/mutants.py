@@ -500,8 +500,8 @@ MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "        if self._stopped() or self._inners or self._requested < count:\n",
-                "        if self._stopped() or self._inners:\n",
+                "        if stopped or self._inners or self._requested < count:\n",
+                "        if stopped or self._inners:\n",
             ),
         ),
         "stateful/test_interleaved.py",
