@@ -1524,6 +1524,24 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_bridge_fusion.py",
     ),
+    Mutant(
+        "just-flat_map-unguarded-subscribe",
+        "just(x).flat_map(f) macro-fused: f(x) subscribed directly, a raising subscribe escapes",
+        "1.9",
+        (
+            Patch(
+                "flow.py",
+                "        # just(x).flat_map(f) too: the operator pulls x (fused) and subscribes f(x) as\n"
+                "        # every inner is (a raising subscribe is on_error, rule 1.9), one path\n",
+                "        sync = self._fusable()\n"
+                '        if sync is not None and sync.kind == "scalar":\n'
+                "            value = sync.value\n"
+                "            return Flow(_DeferPublisher(lambda: fn(value)))\n",
+            ),
+        ),
+        "tests/operators/test_inner_defects.py",
+        "just",
+    ),
 )
 
 

@@ -501,10 +501,8 @@ class Flow(Generic[T]):
         same = self._terminal_or_none()
         if same is not None:
             return same
-        sync = self._fusable()
-        if sync is not None and sync.kind == "scalar":
-            value = sync.value  # macro-fusion: just(x).flat_map(f) is f(x), per subscription
-            return Flow(_DeferPublisher(lambda: fn(value)))
+        # just(x).flat_map(f) too: the operator pulls x (fused) and subscribes f(x) as
+        # every inner is (a raising subscribe is on_error, rule 1.9), one path
         return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
