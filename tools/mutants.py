@@ -500,8 +500,8 @@ MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "        if self._stopped() or self._inners or self._requested < count:\n",
-                "        if self._stopped() or self._inners:\n",
+                "        if stopped or self._inners or self._requested < count:\n",
+                "        if stopped or self._inners:\n",
             ),
         ),
         "stateful/test_interleaved.py",
@@ -1496,6 +1496,64 @@ OPERATOR_MUTANTS = (
             ),
         ),
         "tests/test_testing_trace_checks.py",
+    ),
+    # issue 23 (perf): to_async_iterator pulls a fusable source through the protocol
+    Mutant(
+        "aiter-never-fuses",
+        "to_async_iterator subscribes to a fusable source: a subscription and a signal per element",
+        "fusion",
+        (
+            Patch(
+                "bridges.py",
+                "            if not subscribe_fused(publisher, subscriber, self._fuse):\n",
+                "            if not subscribe_fused(publisher, subscriber, False):\n",
+            ),
+        ),
+        "tests/test_bridge_fusion.py",
+    ),
+    Mutant(
+        "blocking-iter-wakes-per-element",
+        "to_iterable's producer wakes a waiting consumer for every element it appends",
+        "batching",
+        (
+            Patch(
+                "bridges.py",
+                "            self._waiting = False  # one wake-up per wait, not one per element\n",
+                "",
+            ),
+        ),
+        "tests/test_bridge_batching.py",
+    ),
+    Mutant(
+        "blocking-iter-never-fuses",
+        "to_iterable subscribes to a fusable source: a subscription and a signal per element",
+        "fusion",
+        (
+            Patch(
+                "bridges.py",
+                "    if not subscribe_fused(publisher, subscriber, fuse):  # a synchronous source: pulled\n",
+                "    if not subscribe_fused(publisher, subscriber, False):\n",
+            ),
+        ),
+        "tests/test_bridge_fusion.py",
+    ),
+    Mutant(
+        "just-flat_map-unguarded-subscribe",
+        "just(x).flat_map(f) macro-fused: f(x) subscribed directly, a raising subscribe escapes",
+        "1.9",
+        (
+            Patch(
+                "flow.py",
+                "        # just(x).flat_map(f) too: the operator pulls x (fused) and subscribes f(x) as\n"
+                "        # every inner is (a raising subscribe is on_error, rule 1.9), one path\n",
+                "        sync = self._fusable()\n"
+                '        if sync is not None and sync.kind == "scalar":\n'
+                "            value = sync.value\n"
+                "            return Flow(_DeferPublisher(lambda: fn(value)))\n",
+            ),
+        ),
+        "tests/operators/test_inner_defects.py",
+        "just",
     ),
 )
 

@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["describe", "install"]
 
 _LIMIT = 40  # characters of one argument's repr
-_flows: tuple[type, ...] = ()  # Flow, once installed (this module cannot import it)
+_flows: tuple[type[Any], ...] = ()  # Flow, once installed (this module cannot import it)
 
 
 def install(cls: type, skip: Iterable[str] = ()) -> None:
@@ -36,8 +36,11 @@ def _static(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def constructor(*args: Any, **kwargs: Any) -> Any:
         result: Any = fn(*args, **kwargs)
-        if _is_flow(result) and not any(result is arg for arg in args):
-            result._desc = (None, name, args, kwargs)  # (from_publisher(flow) is flow)
+        if isinstance(result, _flows):
+            for arg in args:  # a loop, not a generator: flat_map's inners are built here
+                if arg is result:
+                    return result  # from_publisher(flow) is flow
+            result._desc = (None, name, args, kwargs)
         return result
 
     return constructor
@@ -47,7 +50,7 @@ def _method(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def operator(self: Any, *args: Any, **kwargs: Any) -> Any:
         result: Any = fn(self, *args, **kwargs)
-        if result is not self and _is_flow(result):
+        if result is not self and isinstance(result, _flows):
             result._desc = (self, name, args, kwargs)  # the outermost call wins
         return result
 

@@ -220,7 +220,7 @@ class ScalarSubscription(Downstream[T]):
         if self._pub is not ACTIVE and not (self._pub is SUBSCRIBED and self._deliver_subscribe()):
             self._released()  # cancelled
             return False
-        if self._answer_bad_request() or self._requested == 0:
+        if (self._bad is not None and self._answer_bad_request()) or self._requested == 0:
             return False  # rule 3.9's error was sent, or no demand yet
         value, self._value = self._value, None
         downstream = self._downstream

@@ -19,10 +19,11 @@ import logging
 import threading
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from ._blocking import check_not_on_loop, check_timeout
 from ._core.downstream import ACTIVE, Downstream, null_element_error
+from ._core.fusion import fusion_enabled, subscribe_fused
 from ._demand import MAX_DEMAND, check_request
 from ._oneshot import OneShotAsync
 from .api import Publisher, Subscriber, Subscription
@@ -53,7 +54,6 @@ class _BufferingSubscriber(Generic[T]):
     def __init__(self, prefetch: int) -> None:
         self._prefetch = prefetch
         self._limit = _replenish_size(prefetch)
-        self._consumed = 0
         self._lock = threading.Lock()
         self._buffer: deque[T] = deque()
         self._done = False
@@ -85,6 +85,15 @@ class _BufferingSubscriber(Generic[T]):
         if self._waiting:  # read after the append: a consumer that set it sees the item
             self._wake()
 
+    def on_next_batch(self, items: list[T]) -> None:
+        # the fusion protocol: ``on_next`` for each, in one call (PulledUpstream has
+        # already cut the batch at a None and signals rule 2.13's error after it)
+        if self._cancelled:
+            return  # rule 2.8
+        self._buffer.extend(items)
+        if self._waiting:
+            self._wake()
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
@@ -103,14 +112,12 @@ class _BufferingSubscriber(Generic[T]):
     def _wake(self) -> None:
         raise NotImplementedError
 
-    def _consumed_one(self) -> None:
-        """Consumer side, after taking an element: replenish demand at 75 %."""
-        self._consumed += 1
-        if self._consumed == self._limit:
-            self._consumed = 0
-            subscription = self._subscription
-            if subscription is not None:
-                subscription.request(self._limit)
+    def replenish(self) -> None:
+        """Consumer side: ``prefetch * 3/4`` elements were taken, ask for as many (a
+        synchronous publisher emits right here, outside the lock)."""
+        subscription = self._subscription
+        if subscription is not None:
+            subscription.request(self._limit)
 
     def cancel(self) -> None:
         with self._lock:
@@ -135,16 +142,21 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
 
     def _wake(self) -> None:
         with self._ready:
+            if not self._waiting:
+                return  # nobody waits, or it was woken: it looks at the buffer next
+            self._waiting = False  # one wake-up per wait, not one per element
             self._ready.notify_all()
 
     def _takeable(self) -> bool:
+        # under the lock, before every wait: set before the buffer is looked at, so a
+        # producer appending meanwhile sees it and wakes the consumer (no lost wake-up)
+        self._waiting = True
         return bool(self._buffer) or self._done or self._cancelled
 
     def wait(self, timeout: float | None) -> bool:
         """Block until an element is buffered (True), or the stream ended or was closed
         (False); raises the upstream error once the elements before it were taken."""
         with self._ready:
-            self._waiting = True  # set before the buffer is looked at (no lost wake-up)
             try:
                 if not self._ready.wait_for(self._takeable, timeout):
                     raise TimeoutError(f"no element within {timeout}s")
@@ -158,13 +170,6 @@ class _BlockingSubscriber(_BufferingSubscriber[T]):
                 raise self._error
             return False
 
-    def replenish(self) -> None:
-        """``prefetch * 3/4`` elements were taken: ask for as many (a synchronous
-        publisher emits right here, outside the lock)."""
-        subscription = self._subscription
-        if subscription is not None:
-            subscription.request(self._limit)
-
 
 def to_iterable(
     publisher: Publisher[T], prefetch: int = 128, *, timeout: float | None = None
@@ -177,13 +182,16 @@ def to_iterable(
     """
     _replenish_size(prefetch)
     check_timeout("blocking_iter", timeout)
-    return _iterate(publisher, prefetch, timeout)
+    return _iterate(publisher, prefetch, timeout, fusion_enabled())
 
 
-def _iterate(publisher: Publisher[T], prefetch: int, timeout: float | None) -> Iterator[T]:
+def _iterate(
+    publisher: Publisher[T], prefetch: int, timeout: float | None, fuse: bool
+) -> Iterator[T]:
     check_not_on_loop("iterating a flow (for, list(), blocking_iter)", "async for x in flow")
     subscriber: _BlockingSubscriber[T] = _BlockingSubscriber(prefetch)
-    publisher.subscribe(subscriber)
+    if not subscribe_fused(publisher, subscriber, fuse):  # a synchronous source: pulled
+        publisher.subscribe(subscriber)
     buffer = subscriber._buffer
     limit = subscriber._limit
     consumed = 0
@@ -206,7 +214,8 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
     """Wakes a consumer coroutine on ``loop`` (signals may come from any thread), in
     batches: ``on_next`` appends without a lock (atomic under the GIL) and wakes the
     consumer only when it waits; the consumer pops without a lock while elements are
-    buffered (``AsyncFlowIterator.__anext__``) and locks only to wait."""
+    buffered (``AsyncFlowIterator.__anext__``) and locks only to wait. A fused source
+    (``PulledUpstream``) hands over whole batches (``on_next_batch``)."""
 
     def __init__(self, prefetch: int, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(prefetch)
@@ -223,6 +232,7 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
             self._loop.call_soon_threadsafe(self._event.set)
 
     async def take(self) -> tuple[bool, T | None]:
+        """The next element, waiting for it (the caller counts it, ``replenish``)."""
         while True:
             with self._lock:
                 if self._cancelled:
@@ -239,8 +249,10 @@ class _LoopSubscriber(_BufferingSubscriber[T]):
                     return False, None
                 self._event.clear()
             await self._event.wait()
-        self._consumed_one()
         return True, item
+
+
+_CLOSED: deque[Any] = deque(maxlen=0)  # the buffer of a closed iterator: always empty
 
 
 class AsyncFlowIterator(Generic[T]):
@@ -250,30 +262,61 @@ class AsyncFlowIterator(Generic[T]):
     the stream ends, when ``aclose()`` is called, when an ``async with`` block exits, and
     when the iterator is dropped: breaking out of ``async for`` over an iterator that
     nothing else references cancels at once (no garbage-collection cycle is involved).
+
+    Over a publisher that answers the fusion protocol (``__rs_sync__``, fusion on when
+    the iterator is made) the source is pulled on the loop's thread, batch by batch, by
+    the requests below (``PulledUpstream``): no thread hop, no signal per element, and
+    the same elements, end and error as the subscribed source.
     """
 
-    __slots__ = ("__weakref__", "_prefetch", "_publisher", "_subscriber")
+    __slots__ = (
+        "__weakref__",
+        "_buffer",
+        "_fuse",
+        "_left",
+        "_prefetch",
+        "_publisher",
+        "_subscriber",
+    )
 
     def __init__(self, publisher: Publisher[T], prefetch: int = 128) -> None:
-        _replenish_size(prefetch)
+        self._left = _replenish_size(prefetch)  # taken before the next replenish
         self._publisher: Publisher[T] | None = publisher
         self._prefetch = prefetch
         self._subscriber: _LoopSubscriber[T] | None = None
+        self._buffer: deque[T] = _CLOSED  # the subscriber's, once subscribed
+        self._fuse = fusion_enabled()  # per pipeline: read when it is built
 
     def __aiter__(self) -> AsyncFlowIterator[T]:
         return self
 
     async def __anext__(self) -> T:
+        buffer = self._buffer
+        if buffer:
+            # buffered: one consumer, no lock (popleft is atomic); counted for the
+            # replenish at 75 %, which the slow path makes
+            left = self._left - 1
+            if left:
+                self._left = left
+                try:
+                    return buffer.popleft()
+                except IndexError:  # emptied by a close() meanwhile
+                    pass
+        return await self._next()
+
+    async def _next(self) -> T:
         subscriber = self._subscriber
-        if subscriber is not None and subscriber._buffer and not subscriber._cancelled:
-            # buffered: one coroutine, no lock (popleft is atomic; one consumer)
-            item = subscriber._buffer.popleft()
-            consumed = subscriber._consumed + 1  # _consumed_one, without its call
-            if consumed == subscriber._limit:
-                subscriber._consumed_one()  # at 75 %: a synchronous source emits right here
+        buffer = self._buffer
+        if buffer and subscriber is not None:
+            # the replenish point: the element completes ``limit`` taken (no wait, no lock)
+            try:
+                item = buffer.popleft()
+            except IndexError:  # emptied by a close() meanwhile
+                pass
             else:
-                subscriber._consumed = consumed
-            return item
+                self._left = subscriber._limit
+                subscriber.replenish()  # at 75 %: a synchronous source emits right here
+                return item
         if subscriber is None:
             publisher = self._publisher
             if publisher is None:
@@ -281,7 +324,9 @@ class AsyncFlowIterator(Generic[T]):
             self._publisher = None
             subscriber = _LoopSubscriber(self._prefetch, asyncio.get_running_loop())
             self._subscriber = subscriber
-            publisher.subscribe(subscriber)
+            self._buffer = subscriber._buffer
+            if not subscribe_fused(publisher, subscriber, self._fuse):
+                publisher.subscribe(subscriber)
         try:
             ok, taken = await subscriber.take()
         except BaseException:
@@ -290,11 +335,17 @@ class AsyncFlowIterator(Generic[T]):
         if not ok:
             self.close()
             raise StopAsyncIteration
+        left = self._left - 1
+        if left <= 0:
+            left = subscriber._limit
+            subscriber.replenish()  # at 75 %: a synchronous source emits right here
+        self._left = left
         return taken  # type: ignore[return-value]
 
     def close(self) -> None:
         """Cancel upstream (idempotent, callable from any thread)."""
         self._publisher = None
+        self._buffer = _CLOSED  # no element after the close, even one appended meanwhile
         subscriber = self._subscriber
         if subscriber is not None:
             subscriber.cancel()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 from . import _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
-from ._core.fusion import Items, SyncSource, fusion_enabled, set_fusion, sync_of
+from ._core.fusion import SyncSource, fusion_enabled, set_fusion, sync_of
 from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .executors import ExecutorLike, as_executor
@@ -46,7 +46,7 @@ from .operators import (
 )
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
 from .operators._fused import fused_filter, fused_map
-from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, ScalarPublisher, Sink
+from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, Sink
 from .subscribers import LambdaSubscriber
 
 if TYPE_CHECKING:
@@ -94,22 +94,13 @@ def _identity(item: T) -> T:
 _new_flow = object.__new__
 
 
-# The sources' answers to the fusion protocol (``__rs_sync__``, see ``_core/fusion.py``);
-# installed here until sources.py defines them in its classes.
-def _iterable_rs_sync(self: IterablePublisher[Any]) -> SyncSource | None:
-    if self._executor is not None:
-        return None  # its signals run on its executor: a barrier
-    factory = self._factory
-    nulls = None if isinstance(factory, Items) and isinstance(factory.items, range) else ""
-    return SyncSource(factory, hop=self._name, nulls=nulls)
-
-
-def _scalar_rs_sync(self: ScalarPublisher[Any]) -> SyncSource:
-    return SyncSource(self._factory, "scalar", self.value, hop="just", nulls=None)
-
-
-IterablePublisher.__rs_sync__ = _iterable_rs_sync  # type: ignore[attr-defined]
-ScalarPublisher.__rs_sync__ = _scalar_rs_sync  # type: ignore[attr-defined]
+def _flow_of(publisher: Publisher[T]) -> Flow[T]:
+    """A Flow over one of our sources, built without ``__init__`` (its check) and
+    without the recorded call of ``from_publisher`` (the caller records its own)."""
+    flow: Flow[T] = _new_flow(Flow)
+    flow._source = publisher
+    flow._sync = None
+    return flow
 
 
 class _DeferPublisher(Generic[T]):
@@ -163,7 +154,7 @@ def _adapt_mapper(operator: str, fn: Callable[[T], Inner[R]]) -> Callable[[T], P
     def mapper(item: T) -> Publisher[R]:
         result = fn(item)
         if hasattr(result, "subscribe"):
-            return cast("Publisher[R]", result)
+            return result  # type: ignore[return-value]  # a Publisher (no cast call per inner)
         if hasattr(result, "__await__"):
             return _awaitable_flow(cast("Awaitable[R]", result), operator, fn)
         if hasattr(result, "__iter__"):
@@ -235,7 +226,10 @@ class Flow(Generic[T]):
     def __rs_sync__(self) -> SyncSource | None:
         """The fusion protocol: this flow's synchronous source, or None (its source's answer)."""
         sync = self._sync
-        return sync if sync is not None else sync_of(self._source)
+        if sync is not None:
+            return sync
+        ask: Callable[[], SyncSource | None] | None = getattr(self._source, "__rs_sync__", None)
+        return None if ask is None else ask()  # sync_of checks the answer
 
     # ================================================================ Publisher
     @overload
@@ -327,9 +321,7 @@ class Flow(Generic[T]):
         """The ints of Python's ``range(stop)`` or ``range(start, stop[, step])``."""
         if stop is None:
             start, stop = 0, start
-        return Flow.from_publisher(
-            _sources.range(start, stop, step, executor=executor, batch_size=batch_size)
-        )
+        return _flow_of(_sources.range(start, stop, step, executor=executor, batch_size=batch_size))
 
     @staticmethod
     def range_count(
@@ -353,21 +345,15 @@ class Flow(Generic[T]):
     ) -> Flow[T]:
         """The elements of ``iterable`` (``iter()`` per subscription); with ``executor``,
         signals are delivered there, ``batch_size`` elements per task."""
-        return Flow.from_publisher(
-            _sources.from_iterable(iterable, executor=executor, batch_size=batch_size)
-        )
+        return _flow_of(_sources.from_iterable(iterable, executor=executor, batch_size=batch_size))
 
     @staticmethod
     def just(*items: T, executor: ExecutorLike | None = None) -> Flow[T]:
         """The given items, then completion."""
         if executor is not None:
-            return Flow.from_publisher(_sources.just(*items, executor=executor))
-        publisher = _sources.just(*items)
+            return _flow_of(_sources.just(*items, executor=executor))
         # the common inner of flat_map: built without __init__; fusion asks the source
-        flow: Flow[T] = _new_flow(Flow)
-        flow._source = publisher
-        flow._sync = None
-        return flow
+        return _flow_of(_sources.just(*items))
 
     @staticmethod
     def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:
@@ -392,7 +378,7 @@ class Flow(Generic[T]):
     @staticmethod
     def from_callable(fn: Callable[[], T], *, executor: ExecutorLike | None = None) -> Flow[T]:
         """One element, ``fn()``, computed per subscription on the first demand."""
-        return Flow.from_publisher(_sources.from_callable(fn, executor=executor))
+        return _flow_of(_sources.from_callable(fn, executor=executor))
 
     @staticmethod
     def generate(
@@ -403,7 +389,7 @@ class Flow(Generic[T]):
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
         """Elements produced on demand by ``generator(state, sink) -> state``."""
-        return Flow.from_publisher(
+        return _flow_of(
             _sources.generate(initial_state, generator, executor=executor, batch_size=batch_size)
         )
 
@@ -515,10 +501,8 @@ class Flow(Generic[T]):
         same = self._terminal_or_none()
         if same is not None:
             return same
-        sync = self._fusable()
-        if sync is not None and sync.kind == "scalar":
-            value = sync.value  # macro-fusion: just(x).flat_map(f) is f(x), per subscription
-            return Flow(_DeferPublisher(lambda: fn(value)))
+        # just(x).flat_map(f) too: the operator pulls x (fused) and subscribes f(x) as
+        # every inner is (a raising subscribe is on_error, rule 1.9), one path
         return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:

@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
-from ._core.factory import Items, Named
+from ._core.fusion import Items, Named, SyncSource, scalar_source
 from ._oneshot import OneShot
 from ._subscription import IteratorSubscription, ScalarSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
@@ -48,7 +48,7 @@ class IterablePublisher(Generic[T_co]):
     ``"range+map"``) names the hop instead.
     """
 
-    __slots__ = ("_batch_size", "_executor", "_factory", "_name", "_one")
+    __slots__ = ("_batch_size", "_executor", "_factory", "_name")
 
     def __init__(
         self,
@@ -62,18 +62,22 @@ class IterablePublisher(Generic[T_co]):
         self._executor = as_executor(executor) if executor is not None else None
         self._batch_size = batch_size
         self._name = factory.hop if type(factory) is Named else name
-        self._one: T_co | None = None  # the one element of a synchronous range of one
 
     def __repr__(self) -> str:
         return f"<{self._name} publisher>"
 
+    def __rs_sync__(self) -> SyncSource | None:
+        """The fusion protocol (``_core/fusion.py``): pulled synchronously, unless its
+        signals run on its executor (a barrier). A range vouches no element is None."""
+        if self._executor is not None:
+            return None
+        factory = self._factory
+        ints = isinstance(factory, Items) and isinstance(factory.items, builtins.range)
+        return SyncSource(factory, hop=self._name, nulls=None if ints else "")
+
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        one = self._one
-        if one is not None:
-            ScalarSubscription(subscriber, one, self._name).start()
-            return
         IteratorSubscription(
             subscriber,
             self._factory,
@@ -110,9 +114,22 @@ class ScalarPublisher(IterablePublisher[T_co]):
     def _items(self) -> Iterable[T_co]:
         return (self.value,)
 
-    @property  # subscribed as a one-shot ``ScalarSubscription``: no iterator
-    def _one(self) -> T_co:  # type: ignore[override]
-        return self.value
+    def subscribe(self, subscriber: Subscriber[T_co]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
+        ScalarSubscription(subscriber, self.value, self._name).start()  # no iterator
+
+    def __rs_sync__(self) -> SyncSource:
+        """The fusion protocol: one element, ``value`` (``flat_map`` never subscribes it)."""
+        return scalar_source(self._items, self.value, self._name)
+
+
+class _RangeOne(ScalarPublisher[int]):
+    """A synchronous ``range`` of one int: a scalar named ``range`` (built without an
+    iterator factory, its subscription one-shot: the subscribe overhead)."""
+
+    __slots__ = ()
+    _name = "range"
 
 
 _new_scalar = object.__new__
@@ -156,12 +173,13 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
     if step == 0:
         raise ValueError("range: step must not be zero")
     ints = builtins.range(start, stop, step)  # a range is re-iterable: one per publisher
-    publisher: IterablePublisher[int] = IterablePublisher(
+    if executor is None and len(ints) == 1:
+        one: _RangeOne = _new_scalar(_RangeOne)  # subscribed as a scalar: no iterator
+        one.value = ints[0]
+        return one
+    return IterablePublisher(
         Items(ints, "range"), executor=executor, batch_size=batch_size, name="range"
     )
-    if executor is None and len(ints) == 1:
-        publisher._one = ints[0]  # subscribed as a scalar: no iterator
-    return publisher
 
 
 def from_iterable(

@@ -9,7 +9,7 @@ import pytest
 
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.sources import IterablePublisher, just
+from reactive_streams.sources import IterablePublisher, ScalarPublisher, just
 from reactive_streams.sources import range as rs_range
 from reactive_streams.testing import TestSubscriber
 
@@ -136,13 +136,14 @@ def test_flat_map_scalar_and_sync_inners_are_not_subscribed_when_fused(
     fusion: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     subscribed: list[object] = []
-    original = IterablePublisher.subscribe
+    for cls in (IterablePublisher, ScalarPublisher):  # a scalar subscribes on its own
+        original = cls.subscribe
 
-    def counting(self: IterablePublisher[Any], subscriber: Any) -> None:
-        subscribed.append(self)
-        original(self, subscriber)
+        def counting(self: Any, subscriber: Any, original: Any = original) -> None:
+            subscribed.append(self)
+            original(self, subscriber)
 
-    monkeypatch.setattr(IterablePublisher, "subscribe", counting)
+        monkeypatch.setattr(cls, "subscribe", counting)
     values = (
         Flow.range(0, 6)
         .flat_map(lambda x: Flow.just(x) if x % 2 else Flow.range_count(x * 10, 2))

@@ -245,6 +245,7 @@ def _raising_cases() -> dict[str, Callable[[Publisher[Any]], Flow[Any]]]:
         "zip-first": lambda bad: Flow.zip(bad, Flow.range(0, 3)),
         "zip-second": lambda bad: Flow.zip(Flow.range(0, 3), bad),
         "flat_map-inner": lambda bad: Flow.range(0, 1).flat_map(lambda _: bad),
+        "just-flat_map": lambda bad: Flow.just(0).flat_map(lambda _: bad),  # macro-fused
         "concat_map-inner": lambda bad: Flow.range(0, 2).concat_map(lambda _: bad),
         "merge": lambda bad: Flow.merge(Flow.range(0, 3), bad),
         "flat_map-source": lambda bad: Flow.from_publisher(bad).flat_map(Flow.just),

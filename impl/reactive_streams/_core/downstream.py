@@ -52,6 +52,10 @@ class Pub(enum.Enum):
     FAILED = "failed"
     CANCELLED = "cancelled"  # the cancel was received (or a fault cancelled it)
 
+    # members are singletons compared by identity: hash them by identity too (C-level),
+    # so ``pub in DONE`` on every request and drain round calls no Python ``__hash__``
+    __hash__ = object.__hash__
+
 
 SUBSCRIBED: Final = Pub.SUBSCRIBED
 ACTIVE: Final = Pub.ACTIVE
@@ -292,7 +296,7 @@ class Downstream(DrainLoop, Generic[T]):
         """``k`` elements were sent: take them from the demand (rule 3.17: MAX stays) and
         from the task's budget (fairness: the drain loop yields when it is spent)."""
         if k:
-            self._spend(k)
+            self._budget -= k  # _spend, without its call: once per batch or flat_map inner
             _sched_hook is not None and _sched_hook("demand.take", self)
             with self._lock:
                 self._requested = take(self._requested, k)
@@ -306,7 +310,8 @@ class Downstream(DrainLoop, Generic[T]):
         once (1.7), after on_subscribe (1.9); False when the subscription already ended."""
         if self._pub is SUBSCRIBED:
             self._deliver_subscribe()
-        self._receive()  # calls made before the end are received first
+        if self._inbound:
+            self._receive()  # calls made before the end are received first
         if self._bad is not None:
             error = ValueError(self._bad)  # rule 3.9 wins over the source's own end
         tracer = self._tracer

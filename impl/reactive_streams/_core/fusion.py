@@ -49,6 +49,7 @@ __all__ = [
     "SyncSource",
     "fusion",
     "fusion_enabled",
+    "scalar_source",
     "set_fusion",
     "subscribe_fused",
     "sync_of",
@@ -139,6 +140,22 @@ class SyncSource:
         self.error = error
         self.hop = hop
         self.nulls = nulls
+
+
+_new_source = object.__new__
+
+
+def scalar_source(factory: Callable[[], Iterable[T]], value: T, hop: str) -> SyncSource:
+    """``SyncSource(factory, "scalar", value, hop=hop, nulls=None)`` without the keyword
+    call of ``__init__`` (half its cost: one per ``flat_map`` inner)."""
+    sync: SyncSource = _new_source(SyncSource)
+    sync.factory = factory
+    sync.kind = "scalar"
+    sync.value = value
+    sync.error = None
+    sync.hop = hop
+    sync.nulls = None  # rule 2.13: the value was checked when the source was built
+    return sync
 
 
 def sync_of(publisher: object) -> SyncSource | None:

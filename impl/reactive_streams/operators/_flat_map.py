@@ -252,13 +252,14 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             self._join_run(items)  # queued, then signalled (a refused ``_enter`` is harmless)
             return
         # re-checked with the drain held: another drain may have taken the demand (1.1)
-        if self._stopped() or self._inners or self._requested < count:
+        stopped = self._pub is not ACTIVE or self._bad is not None  # _stopped(), inline
+        if stopped or self._inners or self._requested < count:
             self._join_run(items, False)
             self._drain(1)
             return
         downstream = self._downstream
         if downstream is not None:
-            on_next = self._sender(downstream)
+            on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
             sent = 0
             try:
                 for item in items:
