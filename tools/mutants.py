@@ -1411,8 +1411,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "spark/writer.py",
-                "staging = self.log.staging_dir_name(batch_id) if self._hidden else name",
-                "staging = name",
+                "staging = self.log.staging_dir_name(batch_id)\n",
+                "staging = self.log.batch_dir_name(batch_id)\n",
             ),
         ),
         "tests/spark/test_sink_isolation.py",
@@ -1452,7 +1452,9 @@ OPERATOR_MUTANTS = (
         "issue 26.2",
         (
             Patch(
-                "spark/commit_log.py", "if any(c >= record.batch_id for c in covered):", "if False:"
+                "spark/commit_log.py",
+                "if any(c >= record.batch_id for c in covered) and record not in self.records():",
+                "if False:",
             ),
         ),
         "tests/spark/test_lease.py",
@@ -1483,6 +1485,48 @@ OPERATOR_MUTANTS = (
             ),
         ),
         "tests/spark/test_sink_publish.py",
+    ),
+    Mutant(
+        "spark-connect-first-candidate-wins",
+        "a record's candidates resolve to the first that landed: a zombie's beats the fence",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        top = max(c.epoch for c in candidates)\n",
+                "        top = candidates[0].epoch\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "over_connect",
+    ),
+    Mutant(
+        "spark-connect-zombie-commits-past-the-fence",
+        "a fenced writer's record after the fence counts as committed",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "            if 0 <= record.epoch < top:\n",
+                "            if False:\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "over_connect",
+    ),
+    Mutant(
+        "spark-connect-compaction-deletes-a-newer-candidate",
+        "a compaction over Connect deletes whole records: a fence that landed meanwhile is lost",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "            if not candidates or m.re",
+                "            if True or m.re",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "over_connect",
     ),
 )
 

@@ -77,6 +77,30 @@ _COMMIT_NAME = re.compile(r"^(\d{12})\.json$")
 _COMPACT_NAME = re.compile(r"^(\d{12})\.compact$")
 
 
+def _candidates(data: bytes) -> list[CommitRecord]:
+    """The records in a commit record's bytes: one, or one per line (the candidates of
+    a record created over Spark Connect). Raises ValueError if none parses."""
+    lines = [t for t in data.decode("utf-8").split("\n") if t.strip()]
+    out = []
+    for line in lines:
+        try:
+            out.append(CommitRecord.from_json(line))
+        except (ValueError, TypeError, KeyError):
+            if len(lines) == 1:
+                raise
+    if not out:
+        raise ValueError("no record in it")
+    return out
+
+
+def kept_in_staging(record: CommitRecord) -> bool:
+    """Is the batch's data read from its staging directory for good? (Over Spark
+    Connect there is no rename: the hidden staging directory is its home.)"""
+    return bool(record.files) and all(
+        final == f"{record.staging}/{staged}" for staged, final in record.files
+    )
+
+
 def check_sink_id(sink_id: str) -> str:
     """Return ``sink_id`` if it is safe in file names, else raise ValueError."""
     if not isinstance(sink_id, str) or not _SINK_ID.fullmatch(sink_id):
@@ -227,7 +251,9 @@ class CommitLog:
             uri = self._record_uri(fence.batch_id)
             if self.fs.create_exclusive(uri, fence.to_json().encode("utf-8")):
                 return
-            other = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+            other = self._resolve(uri)
+            if other == fence:  # over Connect: the fence outranks the old writer's candidate
+                return
             if other.epoch >= mine.epoch:
                 raise LeaseLost(f"{uri}: the lease was taken over by {other.holder}")
         raise LeaseHeld(f"sink_id {self.sink_id!r}: the old writer keeps committing")
@@ -259,8 +285,12 @@ class CommitLog:
         """Rename a committed batch from its staging directory to its batch directory
         (idempotent: False if it is there already). Only a committed batch moves."""
         final = self.batch_dir(record.batch_id)
-        if not record.files or record.staging == self.batch_dir_name(record.batch_id):
-            return False  # no data, or written in place (no rename over Spark Connect)
+        if (
+            not record.files
+            or record.staging == self.batch_dir_name(record.batch_id)
+            or kept_in_staging(record)
+        ):
+            return False  # no data, or no rename over Spark Connect (in place: before 26.4)
         if self.fs.exists(final):
             return False
         src = join(self.uri, record.staging)
@@ -277,43 +307,76 @@ class CommitLog:
 
     def records(self, *, repair: bool = False) -> list[CommitRecord]:
         """All commit records in batch order; raises if the ids have a gap. With
-        ``repair``, a last record that does not parse is deleted (a cut-short create)."""
+        ``repair``, a last record that does not parse is deleted (a cut-short create).
+
+        A batch id may hold several candidates (a compaction's entry, a leftover record,
+        Spark Connect's candidates): the highest lease epoch wins, whatever order they
+        landed in. A record of an epoch lower than an earlier batch's (a fenced writer's
+        late commit after the fence) ends the log: it is not committed (issue 26.2)."""
         read_many = getattr(self.fs, "read_many", None)  # one job over Spark Connect
         contents: dict[str, bytes] = read_many(self.commits_dir) if read_many else {}
         listed = contents if read_many else [e.name for e in self.fs.list(self.commits_dir)]
-        out: list[CommitRecord] = []
+        held: dict[int, list[CommitRecord]] = {}
         base = -1
         for name in sorted((n for n in listed if _COMPACT_NAME.match(n)), reverse=True):
             uri = join(self.commits_dir, name)
             try:  # the newest whole compaction; a cut-short one left its records in place
                 data = contents[name] if read_many else self.fs.read(uri)
-                out = [CommitRecord.from_json(t) for t in json.loads(data.decode("utf-8"))]
+                line = data.decode("utf-8").split("\n")[0]
+                for r in (CommitRecord.from_json(t) for t in json.loads(line)):
+                    held[r.batch_id] = [r]
                 base = int(name[:12])
                 break
             except (ValueError, TypeError, KeyError, OSError):
                 if repair:
                     self.fs.delete(uri, False)
-        # records up to ``base`` are in the compaction (a leftover one is ignored)
-        names = sorted(n for n in listed if (m := _COMMIT_NAME.match(n)) and int(m[1]) > base)
-        for k, name in enumerate(names):
+        names = sorted(n for n in listed if _COMMIT_NAME.match(n))
+        above = [n for n in names if int(n[:12]) > base]
+        for name in names:
             uri = join(self.commits_dir, name)
             try:
                 data = contents[name] if read_many else self.fs.read(uri)
-                out.append(CommitRecord.from_json(data.decode("utf-8")))
+                found = _candidates(data)
+                held.setdefault(int(name[:12]), []).extend(found)
             except (ValueError, TypeError, KeyError, OSError) as e:
-                if k == len(names) - 1 and repair:
+                if int(name[:12]) <= base:
+                    continue  # a leftover the compaction holds
+                if name == above[-1] and repair:
                     self.fs.delete(uri, False)
                     break
                 raise RuntimeError(f"commit record {uri} is unreadable: {e}") from e
-        for expected, record in enumerate(out):
+        out: list[CommitRecord] = []
+        top = -1
+        for expected, bid in enumerate(sorted(held)):
+            record = self._winner(self._record_uri(bid), held[bid])
             if record.batch_id != expected:
                 raise RuntimeError(
                     f"commit log {self.commits_dir} is not contiguous: "
                     f"expected batch {expected}, found {record.batch_id}"
                 )
+            if 0 <= record.epoch < top:
+                break  # a fenced writer's commit after the fence: never committed
+            top = max(top, record.epoch)
             if expected and record.offset_before != out[expected - 1].offset_after:
                 raise RuntimeError(f"commit log {self.commits_dir}: offsets of batch {expected}")
+            out.append(record)
         return out
+
+    def _winner(self, uri: str, candidates: Sequence[CommitRecord]) -> CommitRecord:
+        """The candidate of the highest lease epoch (issue 26.2: the fence outranks a
+        fenced writer's commit, in whatever order the two landed)."""
+        top = max(c.epoch for c in candidates)
+        best = [c for c in candidates if c.epoch == top]
+        if any(c != best[0] for c in best):
+            raise RuntimeError(
+                f"commit record {uri} holds different records of one lease epoch {top} "
+                f"({', '.join(sorted({c.holder or '?' for c in best}))}): two writers on one "
+                "sink id without a lease?"
+            )
+        return best[0]
+
+    def _resolve(self, uri: str) -> CommitRecord:
+        return self._winner(uri, _candidates(self.fs.read(uri)))
 
     def commit(self, record: CommitRecord) -> None:
         """Create the commit record if absent; idempotent for an identical record.
@@ -326,7 +389,7 @@ class CommitLog:
         if self.fs.create_exclusive(uri, record.to_json().encode("utf-8")):
             self._after_commit(record, uri)
             return
-        existing = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+        existing = self._resolve(uri)  # over Connect: ours may win over a fenced writer's
         if existing.epoch > record.epoch:  # fencing: a newer writer owns this id
             raise LeaseLost(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the lease "
@@ -338,16 +401,16 @@ class CommitLog:
                 f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
                 f"in {uri} with different content (two writers on one sink id?)"
             )
+        self._after_commit(record, uri)
 
     def _after_commit(self, record: CommitRecord, uri: str) -> None:
         if not self.compact_every:
             return
         names = [e.name for e in self.fs.list(self.commits_dir)]
         covered = [int(m[1]) for n in names if (m := _COMPACT_NAME.match(n))]
-        if any(c >= record.batch_id for c in covered):
+        if any(c >= record.batch_id for c in covered) and record not in self.records():
             # a compaction already holds this id: the record was deleted and a zombie
-            # created it again; fencing refuses it (issue 26.2 with compaction)
-            self.fs.delete(uri, False)
+            # created it again; the compaction's entry outranks it (issue 26.2)
             raise LeaseLost(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the log "
                 f"is compacted past it by a newer writer; this writer is fenced"
@@ -365,12 +428,29 @@ class CommitLog:
         last = done[-1].batch_id
         text = json.dumps([r.to_json() for r in done])  # one line (Spark Connect)
         self.fs.create_exclusive(join(self.commits_dir, f"{last:012d}.compact"), text.encode())
+        parts = getattr(self.fs, "read_parts", None)  # Spark Connect: candidate by candidate
+        listed = (
+            parts(self.commits_dir)
+            if parts
+            else {e.name: [] for e in self.fs.list(self.commits_dir)}
+        )
         gone = 0
-        for entry in self.fs.list(self.commits_dir):
-            m = _COMMIT_NAME.match(entry.name) or _COMPACT_NAME.match(entry.name)
-            if m and int(m[1]) <= last and (m.re is _COMMIT_NAME or int(m[1]) < last):
-                self.fs.delete(join(self.commits_dir, entry.name), False)
+        for name, candidates in listed.items():
+            m = _COMMIT_NAME.match(name) or _COMPACT_NAME.match(name)
+            if not (m and int(m[1]) <= last and (m.re is _COMMIT_NAME or int(m[1]) < last)):
+                continue
+            if not candidates or m.re is _COMPACT_NAME:
+                self.fs.delete(join(self.commits_dir, name), False)
                 gone += 1
+                continue
+            for sub, data in candidates:  # only what this compaction holds: a newer
+                try:  # writer's candidate that landed meanwhile stays (issue 26.2)
+                    held = all(r in done for r in _candidates(data))
+                except (ValueError, TypeError, KeyError):
+                    held = True  # unreadable: never a winner
+                if held:
+                    self.fs.delete(join(self.commits_dir, name, *([sub] if sub else [])), False)
+                    gone += 1
         return gone
 
     def recover(self) -> Recovery:
@@ -398,6 +478,11 @@ class CommitLog:
                 f"table {self.uri} holds {len(foreign)} file(s) no sink wrote ({shown}); "
                 "a reader of the directory would read them too: use an empty directory"
             )
+        staging = join(self.sink_dir, "staging")
+        staged_names = {e.name for e in self.fs.list(staging)}
+        for bid, r in with_data.items():  # over Spark Connect the data stays in staging
+            if kept_in_staging(r) and r.staging.rsplit("/", 1)[-1] in staged_names:
+                present.add(bid)
         rolled: list[int] = []
         for bid in sorted(set(with_data) - present):  # committed, not yet renamed
             staged = with_data[bid].staging
@@ -405,7 +490,6 @@ class CommitLog:
                 self.publish(with_data[bid])
                 rolled.append(bid)
                 present.add(bid)
-        staging = join(self.sink_dir, "staging")
         for entry in self.fs.list(staging):  # written, never committed: garbage
             if not entry.name.isdigit() or int(entry.name) not in with_data:
                 self.fs.delete(join(staging, entry.name))
@@ -413,9 +497,10 @@ class CommitLog:
         missing = sorted(set(with_data) - present)
         if missing:  # never resume past lost data (issue 26.2)
             lost = with_data[missing[0]]
+            where = lost.staging if kept_in_staging(lost) else self.batch_dir_name(lost.batch_id)
             raise RuntimeError(
-                f"commit record {self._record_uri(lost.batch_id)} names "
-                f"{join(self.uri, self.batch_dir_name(lost.batch_id))}, which is missing "
+                f"commit record {self._record_uri(lost.batch_id)} names {join(self.uri, where)}, "
+                "which is missing "
                 f"({len(missing)} committed batch(es) missing): data was deleted behind "
                 "the commit log; restore it or start over with mode='overwrite'"
             )

@@ -141,7 +141,7 @@ class HadoopFS:
 
     def read(self, uri: str) -> bytes:
         """The bytes of file ``uri``; of a directory (a record a Spark Connect sink
-        wrote), its visible files' bytes in name order, trailing newline dropped."""
+        wrote), its visible files' contents below it, in name order, one per line."""
 
         def content(fs: Any, path: Any) -> bytes:
             stream = fs.open(path)
@@ -154,12 +154,12 @@ class HadoopFS:
             fs, path = self._path(uri)
             if not fs.getFileStatus(path).isDirectory():
                 return content(fs, path)
-            files = sorted(
-                (str(s.getPath().getName()), s.getPath())
-                for s in fs.listStatus(path)
-                if s.isFile() and not str(s.getPath().getName()).startswith(("_", "."))
+            # a Connect record: one candidate per subdirectory, one line each
+            data = (
+                content(fs, self._jvm.org.apache.hadoop.fs.Path(uri, e.name))
+                for e in self.files(uri)
             )
-            return b"".join(content(fs, p) for _, p in files).rstrip(b"\n")
+            return b"\n".join(c.rstrip(b"\n") for c in data if c.strip())
 
         data: bytes = self._call("read", uri, run)
         return data

@@ -7,8 +7,9 @@ Layout beside the commit records (``_rs_sink/<sink>/lease/``)::
     <epoch:012d>.released   the holder ended cleanly
 
 A writer takes epoch ``e + 1`` by *creating* ``<e+1>.json`` if absent (Hadoop
-``create(overwrite=false)``: atomic at the NameNode), so of two writers that
-start together exactly one wins and the other gets :class:`LeaseHeld` naming the
+``create(overwrite=false)``: atomic at the NameNode; over Spark Connect, adding a
+candidate and winning only if it is the only one), so of two writers that start
+together at most one wins and the other gets :class:`LeaseHeld` naming the
 winner. A live holder (heartbeat younger than ``ttl_s``, its process alive when
 on this host) is never taken over unless ``takeover=True``. The lease alone
 fences nothing: the commit log's *fence record* does (see ``CommitLog.acquire``),
@@ -107,7 +108,9 @@ class Lease:
         return info, f"{epochs[-1]:012d}.released" in names
 
     def _read(self, epoch: int) -> LeaseInfo:
-        return LeaseInfo(**json.loads(self.fs.read(self._uri(epoch, "json")).decode("utf-8")))
+        # over Spark Connect a lease may hold several candidates, one a line: the first
+        text = self.fs.read(self._uri(epoch, "json")).decode("utf-8").split("\n")[0]
+        return LeaseInfo(**json.loads(text))
 
     def live(self, info: LeaseInfo) -> bool:
         """Is ``info``'s holder still writing? Its heartbeat is younger than ``ttl_s``
