@@ -93,6 +93,61 @@ def _candidates(data: bytes) -> list[CommitRecord]:
     return out
 
 
+# a compaction stores a record's sorted-set position field (a FileSource's files done)
+# as what it adds to the record before's: the set once, not once per batch (26.7/26.8)
+_ADDED = "rs_added"
+
+
+def _delta(prev: Any, cur: Any) -> Any:
+    if type(cur) is dict and type(prev) is dict:
+        return {k: _delta(prev.get(k), v) for k, v in cur.items()}
+    if type(cur) is list and type(prev) is list and prev:
+        if cur is prev or cur == prev:
+            return {_ADDED: []}
+        if all(type(v) is str for v in cur):
+            seen = set(prev)
+            added = [v for v in cur if v not in seen]
+            if len(added) < len(cur):
+                return {_ADDED: added}
+    return cur
+
+
+def _undelta(prev: Any, enc: Any) -> Any:
+    if type(enc) is dict and set(enc) == {_ADDED} and type(prev) is list:
+        added = enc[_ADDED]
+        return sorted(prev + added) if added else prev  # a merge of two sorted runs
+    if type(enc) is dict and type(prev) is dict:
+        return {k: _undelta(prev.get(k), v) for k, v in enc.items()}
+    return enc
+
+
+def _encode_compaction(records: Sequence[CommitRecord]) -> str:
+    """One line: each record's JSON, or ``{"rs_delta": <JSON>}`` with its position
+    relative to the record before (only where that decodes back exactly)."""
+    out: list[Any] = []
+    prev: Any = None
+    for r in records:
+        position = _delta(prev, r.position)
+        if position != r.position and _undelta(prev, position) == r.position:
+            out.append({"rs_delta": replace(r, position=position).to_json()})
+        else:
+            out.append(r.to_json())
+        prev = r.position
+    return json.dumps(out)
+
+
+def _decode_compaction(line: str) -> list[CommitRecord]:
+    out: list[CommitRecord] = []
+    for item in json.loads(line):
+        if type(item) is dict:
+            r = CommitRecord.from_json(item["rs_delta"])
+            prev = out[-1].position if out else None
+            out.append(replace(r, position=_undelta(prev, r.position)))
+        else:
+            out.append(CommitRecord.from_json(item))
+    return out
+
+
 def kept_in_staging(record: CommitRecord) -> bool:
     """Is the batch's data read from its staging directory for good? (Over Spark
     Connect there is no rename: the hidden staging directory is its home.)"""
@@ -225,7 +280,7 @@ class CommitLog:
                 f"sink_id {self.sink_id!r} of {self.uri} is held by {prev.describe()}: "
                 "one writer per (path, sink_id); wait for it to end, or pass takeover=True"
             )
-        mine = lease.take(prev.epoch + 1 if prev is not None else 0)
+        mine = lease.take(lease.newest + 1)
         self.lease = lease
         if prev is not None and not released:
             self._fence(mine)
@@ -291,10 +346,15 @@ class CommitLog:
             or kept_in_staging(record)
         ):
             return False  # no data, or no rename over Spark Connect (in place: before 26.4)
-        if self.fs.exists(final):
-            return False
         src = join(self.uri, record.staging)
-        if not self.fs.exists(src):
+        staged = self.fs.exists(src)
+        if self.fs.exists(final):
+            if not staged:
+                return False  # renamed already
+            # in the way: a batch directory no record commits (a fenced writer's, or a
+            # copy cut short): the committed batch replaces it (issue 26.2)
+            self.fs.delete(final)
+        elif not staged:
             raise RuntimeError(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} is committed but "
                 f"neither {final} nor its staging {src} exists: its data was deleted"
@@ -323,7 +383,7 @@ class CommitLog:
             try:  # the newest whole compaction; a cut-short one left its records in place
                 data = contents[name] if read_many else self.fs.read(uri)
                 line = data.decode("utf-8").split("\n")[0]
-                for r in (CommitRecord.from_json(t) for t in json.loads(line)):
+                for r in _decode_compaction(line):
                     held[r.batch_id] = [r]
                 base = int(name[:12])
                 break
@@ -349,13 +409,13 @@ class CommitLog:
         top = -1
         for expected, bid in enumerate(sorted(held)):
             record = self._winner(self._record_uri(bid), held[bid])
+            if 0 <= record.epoch < top:
+                break  # a fenced writer's commit after the fence: never committed
             if record.batch_id != expected:
                 raise RuntimeError(
                     f"commit log {self.commits_dir} is not contiguous: "
                     f"expected batch {expected}, found {record.batch_id}"
                 )
-            if 0 <= record.epoch < top:
-                break  # a fenced writer's commit after the fence: never committed
             top = max(top, record.epoch)
             if expected and record.offset_before != out[expected - 1].offset_after:
                 raise RuntimeError(f"commit log {self.commits_dir}: offsets of batch {expected}")
@@ -386,10 +446,14 @@ class CommitLog:
         if mine is not None:
             record = replace(record, epoch=mine.epoch, holder=mine.holder)
         uri = self._record_uri(record.batch_id)
-        if self.fs.create_exclusive(uri, record.to_json().encode("utf-8")):
-            self._after_commit(record, uri)
-            return
-        existing = self._resolve(uri)  # over Connect: ours may win over a fenced writer's
+        data = record.to_json().encode("utf-8")
+        created = self.fs.create_exclusive(uri, data)
+        existing = record if created else self._resolve(uri)  # Connect: ours may win
+        if 0 <= existing.epoch < record.epoch and getattr(self.fs, "read_parts", None) is None:
+            # a fenced writer's record past its fence (never committed): ours replaces it
+            self.fs.delete(uri, False)
+            created = self.fs.create_exclusive(uri, data)
+            existing = record if created else self._resolve(uri)
         if existing.epoch > record.epoch:  # fencing: a newer writer owns this id
             raise LeaseLost(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the lease "
@@ -401,7 +465,43 @@ class CommitLog:
                 f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
                 f"in {uri} with different content (two writers on one sink id?)"
             )
+        self._check_predecessor(record, uri, created)
         self._after_commit(record, uri)
+
+    def _check_predecessor(self, record: CommitRecord, uri: str, created: bool) -> None:
+        """Refuse a commit whose previous batch is gone (a newer writer reset the log:
+        ``mode="overwrite"``) or belongs to a newer writer (a fence that landed first):
+        this writer is fenced (issue 26.2). One read per commit."""
+        if record.batch_id == 0 or record.epoch < 0:
+            return
+        prev = self._find(record.batch_id - 1)
+        if prev is not None and prev.epoch <= record.epoch:
+            return
+        if created and getattr(self.fs, "read_parts", None) is None:
+            self.fs.delete(uri, False)  # ours alone (create-if-absent): never committed
+        why = (
+            f"batch {record.batch_id - 1} is gone (a newer writer reset the log)"
+            if prev is None
+            else f"batch {record.batch_id - 1} is {prev.holder}'s (epoch {prev.epoch})"
+        )
+        raise LeaseLost(
+            f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: {why}; this "
+            f"writer (epoch {record.epoch}) is fenced and commits nothing more"
+        )
+
+    def _find(self, batch_id: int) -> CommitRecord | None:
+        """Batch ``batch_id``'s winning record, from its file or the compaction ending at
+        it; None if neither exists."""
+        try:
+            return self._resolve(self._record_uri(batch_id))
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+        try:
+            data = self.fs.read(join(self.commits_dir, f"{batch_id:012d}.compact"))
+            last = _decode_compaction(data.decode("utf-8").split("\n")[0])[-1]
+        except (OSError, ValueError, TypeError, KeyError, IndexError):
+            return None
+        return last if last.batch_id == batch_id else None
 
     def _after_commit(self, record: CommitRecord, uri: str) -> None:
         if not self.compact_every:
@@ -426,7 +526,7 @@ class CommitLog:
         if not done:
             return 0
         last = done[-1].batch_id
-        text = json.dumps([r.to_json() for r in done])  # one line (Spark Connect)
+        text = _encode_compaction(done)  # one line (Spark Connect)
         self.fs.create_exclusive(join(self.commits_dir, f"{last:012d}.compact"), text.encode())
         parts = getattr(self.fs, "read_parts", None)  # Spark Connect: candidate by candidate
         listed = (
@@ -515,6 +615,9 @@ class CommitLog:
             self.fs.delete(join(self.uri, name))
         self.fs.delete(self.commits_dir)  # the lease stays: reset under one's own lease
         self.fs.mkdirs(self.commits_dir)
+        if self.lease is not None and self.lease.mine is not None:
+            # the fence again, at batch 0: a writer of the previous run stays fenced
+            self._fence(self.lease.mine)
         return gone
 
     def committed_files(self) -> list[str]:

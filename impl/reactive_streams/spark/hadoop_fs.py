@@ -8,6 +8,7 @@ no driver-side ``os`` call. Every error names the operation and the path.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -181,6 +182,11 @@ class HadoopFS:
         the create call; WebHDFS only when the stream closes (its datanode step)."""
         try:
             out = fs.create(path, False)  # overwrite=False: create-if-absent
+        except Exception as e:
+            if "FileAlreadyExistsException" in java_message(e):
+                return False
+            raise
+        try:
             try:
                 out.write(bytearray(data))
                 out.hsync()  # durable on HDFS before close returns
@@ -188,7 +194,10 @@ class HadoopFS:
                 out.close()
         except Exception as e:
             if "FileAlreadyExistsException" in java_message(e):
-                return False
+                return False  # WebHDFS refuses at close: the file is another writer's
+            # ours, cut short (a full disk): no 0-byte or partial record may stay
+            with contextlib.suppress(Exception):
+                fs.delete(path, False)
             raise
         return True
 

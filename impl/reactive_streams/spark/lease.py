@@ -92,6 +92,7 @@ class Lease:
         self.pid = pid if pid is not None else os.getpid()
         self.clock = clock
         self.mine: LeaseInfo | None = None
+        self.newest = -1  # the newest epoch taken, readable or not (``latest``)
         self._stop = threading.Event()
         self._beater: threading.Thread | None = None
 
@@ -99,13 +100,17 @@ class Lease:
         return join(self.dir, f"{epoch:012d}.{ext}")
 
     def latest(self) -> tuple[LeaseInfo | None, bool]:
-        """The newest lease and whether its holder released it."""
+        """The newest readable lease and whether its holder released it."""
         names = [e.name for e in self.fs.list(self.dir)]
         epochs = sorted(int(m.group(1)) for n in names if (m := _LEASE_NAME.fullmatch(n)))
-        if not epochs:
-            return None, False
-        info = self._read(epochs[-1])
-        return info, f"{epochs[-1]:012d}.released" in names
+        self.newest = epochs[-1] if epochs else -1
+        for epoch in reversed(epochs):
+            try:
+                info = self._read(epoch)
+            except (ValueError, TypeError, KeyError):
+                continue  # a create cut short (a full disk, a kill): it never started
+            return info, f"{epoch:012d}.released" in names
+        return None, False
 
     def _read(self, epoch: int) -> LeaseInfo:
         # over Spark Connect a lease may hold several candidates, one a line: the first
