@@ -175,7 +175,7 @@ def test_a_batch_staged_over_connect_is_invisible_until_committed(
     visible = [e.name for e in ConnectFS(remote).list(zombie.path) if e.name[0] not in "_."]
     assert visible == []
     sink = SparkSink(
-        remote, path, sink_id="ev", schema=SCHEMA, batch_rows=4, takeover=True, table="rs_connect_t"
+        remote, path, sink_id="ev", schema=SCHEMA, batch_rows=6, takeover=True, table="rs_connect_t"
     )
     assert sink.resume_offset == 0
     RecordSource(0, 6).subscribe(sink)
@@ -183,3 +183,25 @@ def test_a_batch_staged_over_connect_is_invisible_until_committed(
     # the catalog table shows exactly the committed rows (the fence and the zombie's none)
     rows = remote.table("rs_connect_t").select("id").collect()
     assert sorted(r["id"] for r in rows) == list(range(6))
+
+
+def test_table_with_partition_by_over_connect_shows_the_committed_rows(
+    remote: Any, tmp_path: Path
+) -> None:
+    # the batches stay in staging over Connect: each value directory is added to the
+    # catalog table with its LOCATION
+    from reactive_streams.spark import SparkSink
+
+    sink = SparkSink(
+        remote,
+        str(tmp_path / "t"),
+        sink_id="ev",
+        schema=SCHEMA,
+        batch_rows=5,
+        table="rs_connect_p",
+        partition_by=["key"],
+    )
+    RecordSource(0, 12).subscribe(sink)
+    assert sink.result(WAIT).status == "completed"
+    rows = remote.table("rs_connect_p").select("id", "key").collect()
+    assert sorted((r["id"], r["key"]) for r in rows) == [(i, f"k{i % 7}") for i in range(12)]
