@@ -18,7 +18,7 @@ exactly what the executors write to (``file://`` on the server's disk, ``hdfs://
 
 A plain file written by a classic session's log reads the same way, so a Connect
 sink resumes a table a classic sink wrote. Each call costs a round trip and a job
-(about 0.3 s on a small machine); the sink makes about four per batch.
+(about 0.3 s on a small machine); the sink makes about five per batch.
 """
 
 from __future__ import annotations
