@@ -183,6 +183,7 @@ def test_a_batch_staged_over_connect_is_invisible_until_committed(
     # the catalog table shows exactly the committed rows (the fence and the zombie's none)
     rows = remote.table("rs_connect_t").select("id").collect()
     assert sorted(r["id"] for r in rows) == list(range(6))
+    zombie.release()  # its heartbeat thread stops
 
 
 def test_table_with_partition_by_over_connect_shows_the_committed_rows(
