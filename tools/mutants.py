@@ -1626,6 +1626,20 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_file_source.py",
         "compacted",
     ),
+    Mutant(
+        "spark-connect-create-always-wins",
+        "over Connect a create wins whatever other candidates the record holds",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/connect_fs.py",
+                '        return set(self.read(uri).split(b"\\n")) == {data}\n',
+                "        return True\n",
+            ),
+        ),
+        "tests/spark/test_connect.py",
+        "killed",
+    ),
 )
 
 
