@@ -1411,8 +1411,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "spark/writer.py",
-                "staging = self.log.staging_dir_name(batch_id) if self._hidden else name",
-                "staging = name",
+                "staging = self.log.staging_dir_name(batch_id)\n",
+                "staging = self.log.batch_dir_name(batch_id)\n",
             ),
         ),
         "tests/spark/test_sink_isolation.py",
@@ -1452,7 +1452,9 @@ OPERATOR_MUTANTS = (
         "issue 26.2",
         (
             Patch(
-                "spark/commit_log.py", "if any(c >= record.batch_id for c in covered):", "if False:"
+                "spark/commit_log.py",
+                "if any(c >= record.batch_id for c in covered) and record not in self.records():",
+                "if False:",
             ),
         ),
         "tests/spark/test_lease.py",
@@ -1554,6 +1556,160 @@ OPERATOR_MUTANTS = (
         ),
         "tests/operators/test_inner_defects.py",
         "just",
+    ),
+    Mutant(
+        "spark-connect-first-candidate-wins",
+        "a record's candidates resolve to the first that landed: a zombie's beats the fence",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        top = max(c.epoch for c in candidates)\n",
+                "        top = candidates[0].epoch\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "over_connect",
+    ),
+    Mutant(
+        "spark-connect-zombie-commits-past-the-fence",
+        "a fenced writer's record after the fence counts as committed",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "            if 0 <= record.epoch < top:\n",
+                "            if False:\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "over_connect",
+    ),
+    Mutant(
+        "spark-connect-compaction-deletes-a-newer-candidate",
+        "a compaction over Connect deletes whole records: a fence that landed meanwhile is lost",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "            if not candidates or m.re",
+                "            if True or m.re",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "over_connect",
+    ),
+    Mutant(
+        "spark-overwrite-drops-the-fence",
+        "mode=overwrite deletes the fence with the log: a zombie's record breaks the new log",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "            self._fence(self.lease.mine)\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "overwrite_keeps_the_fence",
+    ),
+    Mutant(
+        "spark-commit-ignores-its-predecessor",
+        "a commit does not check the batch before it: a zombie commits after an overwrite",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        self._check_predecessor(record, uri, created)\n",
+                "",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "overwrite_keeps_the_fence",
+    ),
+    Mutant(
+        "spark-fenced-record-not-replaced",
+        "the heir's commit at an id a fenced writer's record holds fails on 'different content'",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        if 0 <= existing.epoch < record.epoch and",
+                "        if False and",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "replaced_by_the_heirs",
+    ),
+    Mutant(
+        "spark-publish-keeps-a-stale-batch-dir",
+        "publish leaves a batch directory no record commits in place of the committed one",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "            self.fs.delete(final)\n",
+                "            return False\n",
+            ),
+        ),
+        "tests/spark/test_lease.py",
+        "publish_replaces",
+    ),
+    Mutant(
+        "spark-cut-short-create-left-behind",
+        "a record create that fails after Hadoop created the file leaves a 0-byte record",
+        "issue 26.5",
+        (
+            Patch(
+                "spark/hadoop_fs.py",
+                "            with contextlib.suppress(Exception):\n                fs.delete(path, False)\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/spark/test_io_errors.py",
+        "cut_short",
+    ),
+    Mutant(
+        "spark-unreadable-lease-blocks-restart",
+        "a 0-byte lease (a create cut short) fails every later start",
+        "issue 26.5",
+        (
+            Patch(
+                "spark/lease.py",
+                "                continue  # a create cut short (a full disk, a kill): it never started\n",
+                "                raise\n",
+            ),
+        ),
+        "tests/spark/test_io_errors.py",
+        "zero_byte",
+    ),
+    Mutant(
+        "spark-compaction-repeats-the-done-set",
+        "a compaction stores every record's files-done set whole: N^2/2 names for N files",
+        "issue 26.8",
+        (
+            Patch(
+                "spark/commit_log.py",
+                "        text = _encode_compaction(done)",
+                "        text = json.dumps([r.to_json() for r in done])",
+            ),
+        ),
+        "tests/spark/test_file_source.py",
+        "compacted",
+    ),
+    Mutant(
+        "spark-connect-create-always-wins",
+        "over Connect a create wins whatever other candidates the record holds",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/connect_fs.py",
+                '        return set(self.read(uri).split(b"\\n")) == {data}\n',
+                "        return True\n",
+            ),
+        ),
+        "tests/spark/test_connect.py",
+        "killed",
     ),
 )
 

@@ -17,7 +17,11 @@ class DictFS:
         self.dirs: set[str] = set()
 
     def exists(self, uri: str) -> bool:
-        return uri in self.files or uri in self.dirs
+        return (
+            uri in self.files
+            or uri in self.dirs
+            or any(p.startswith(uri + "/") for p in self.files)
+        )
 
     def mkdirs(self, uri: str) -> None:
         while uri.count("/") > 3:

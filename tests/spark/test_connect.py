@@ -109,3 +109,100 @@ def test_connect_source_failure_is_on_error(remote: Any) -> None:
     assert len(rec.errors) == 1
     assert isinstance(rec.errors[0], SparkSourceError)
     assert "boom at 60" in str(rec.errors[0])
+
+
+def test_a_killed_clients_late_server_side_commit_never_lands(remote: Any, tmp_path: Path) -> None:
+    # issue 26.2: a zombie's commit job that the server runs after the takeover (the
+    # client checked, sent the job and died) must not replace the heir's fence
+    import threading
+
+    from reactive_streams.spark.commit_log import CommitLog, CommitRecord, LeaseLost
+    from reactive_streams.spark.connect_fs import ConnectFS
+
+    path = str(tmp_path / "t")
+    zfs = ConnectFS(remote)
+    zombie = CommitLog(zfs, path, "ev")
+    zombie.acquire(host="node-a", pid=1, heartbeat=False)
+    zombie.commit(CommitRecord("ev", 0, 1, 0, 10))
+    sent, go = threading.Event(), threading.Event()
+    write = zfs._write
+
+    def late_write(uri: str, *args: Any) -> None:
+        if "000000000001.json" in uri:
+            sent.set()  # the client sent the job; the server runs it after the takeover
+            assert go.wait(WAIT)
+        write(uri, *args)
+
+    zfs._write = late_write  # type: ignore[method-assign, assignment]
+    errors: list[BaseException] = []
+
+    def commit() -> None:
+        try:
+            zombie.commit(CommitRecord("ev", 1, 1, 10, 20))
+        except BaseException as e:
+            errors.append(e)
+
+    thread = threading.Thread(target=commit)
+    thread.start()
+    assert sent.wait(WAIT)
+    heir = CommitLog(ConnectFS(remote), path, "ev")
+    mine = heir.acquire(host="node-b", pid=1, takeover=True, heartbeat=False)
+    go.set()
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    assert [type(e) for e in errors] == [LeaseLost]
+    records = heir.recover().committed
+    assert [(r.batch_id, r.holder, r.offset_after) for r in records] == [
+        (0, zombie.lease.mine.holder, 10),  # type: ignore[union-attr]
+        (1, mine.holder, 10),  # the fence, not the zombie's rows 10..19
+    ]
+
+
+def test_a_batch_staged_over_connect_is_invisible_until_committed(
+    remote: Any, tmp_path: Path
+) -> None:
+    # issue 26.4 over Connect: no batch is written in place where plain readers look
+    from reactive_streams.spark import SparkSink
+    from reactive_streams.spark.connect_fs import ConnectFS
+    from reactive_streams.spark.writer import SparkBatchWriter
+
+    from .conftest import event
+
+    path = str(tmp_path / "t")
+    zombie = SparkBatchWriter(remote, path, "ev", schema=SCHEMA, table="rs_connect_t")
+    zombie.recover()
+    zombie.stage(0, 1, zombie.convert([event(i) for i in range(5)], 0))  # then it dies
+    visible = [e.name for e in ConnectFS(remote).list(zombie.path) if e.name[0] not in "_."]
+    assert visible == []
+    sink = SparkSink(
+        remote, path, sink_id="ev", schema=SCHEMA, batch_rows=6, takeover=True, table="rs_connect_t"
+    )
+    assert sink.resume_offset == 0
+    RecordSource(0, 6).subscribe(sink)
+    assert sink.result(WAIT).status == "completed"
+    # the catalog table shows exactly the committed rows (the fence and the zombie's none)
+    rows = remote.table("rs_connect_t").select("id").collect()
+    assert sorted(r["id"] for r in rows) == list(range(6))
+    zombie.release()  # its heartbeat thread stops
+
+
+def test_table_with_partition_by_over_connect_shows_the_committed_rows(
+    remote: Any, tmp_path: Path
+) -> None:
+    # the batches stay in staging over Connect: each value directory is added to the
+    # catalog table with its LOCATION
+    from reactive_streams.spark import SparkSink
+
+    sink = SparkSink(
+        remote,
+        str(tmp_path / "t"),
+        sink_id="ev",
+        schema=SCHEMA,
+        batch_rows=5,
+        table="rs_connect_p",
+        partition_by=["key"],
+    )
+    RecordSource(0, 12).subscribe(sink)
+    assert sink.result(WAIT).status == "completed"
+    rows = remote.table("rs_connect_p").select("id", "key").collect()
+    assert sorted((r["id"], r["key"]) for r in rows) == [(i, f"k{i % 7}") for i in range(12)]

@@ -86,3 +86,27 @@ def test_the_earlier_single_cursor_position_is_migrated(tmp_path: Path) -> None:
     assert rest[0].position == {"done": ["x.jsonl"], "file": "y.jsonl", "row": 2}
     with pytest.raises(ValueError, match="'done' must list names"):
         source.replay_from({"done": "x", "file": "y.jsonl", "row": 0})
+
+
+def test_the_compacted_log_holds_a_done_set_once_not_once_per_batch(tmp_path: Path) -> None:
+    # issue 26.8 with 26.7: every FileSource position lists the files done, so a
+    # compaction of N one-file batches held N^2/2 names and a restart read them all
+    from reactive_streams.spark.commit_log import CommitLog, CommitRecord
+
+    from .test_commit_log import DictFS
+
+    n = 400
+    for i in range(n):
+        lines(tmp_path, f"f{i:05d}.jsonl", range(i, i + 1))
+    lines(tmp_path, "g.jsonl", range(-1, 0))
+    positions = [p.position for p in collect(FileSource([tmp_path]).replay_from(None))]
+    assert len(positions) == n + 1
+    fs = DictFS()
+    log = CommitLog(fs, "file:///data/t", "l", compact_every=n + 1)
+    for b, position in enumerate(positions):
+        log.commit(CommitRecord("l", b, 1, b, b + 1, position=position))
+    [compaction] = [v for k, v in fs.files.items() if k.endswith(".compact")]
+    assert len(compaction) < 600 * n  # about one record each; once per batch: 5,000+
+    back = CommitLog(fs, "file:///data/t", "l").recover()
+    assert [r.position for r in back.committed] == positions  # the positions, unchanged
+    assert back.resume_position["done"] == sorted(f"f{i:05d}.jsonl" for i in range(n))

@@ -88,3 +88,55 @@ def test_a_read_only_directory_says_permission_denied(
     denied = OSError("mkdirs hdfs:/t: org.apache.hadoop.security.AccessControlException: no")
     assert ioerrors.io_cause(RuntimeError("x"), denied) == "permission denied (EACCES)"
     assert ioerrors.io_cause(PermissionError(errno.EACCES, "x")) == "permission denied (EACCES)"
+
+
+class _Stream:
+    def write(self, data: bytearray) -> None:
+        raise OSError("java.io.IOException: No space left on device")
+
+    def hsync(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _HadoopLike:
+    """Hadoop's ``FileSystem.create``: the file exists (0 bytes) once create returns."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def create(self, path: str, overwrite: bool) -> _Stream:
+        assert not overwrite
+        assert path not in self.files
+        self.files[path] = b""
+        return _Stream()
+
+    def delete(self, path: str, recursive: bool) -> None:
+        del self.files[path]
+
+
+def test_a_create_cut_short_by_a_full_disk_leaves_no_record() -> None:
+    from reactive_streams.spark.hadoop_fs import HadoopFS
+
+    fs = _HadoopLike()
+    with pytest.raises(OSError, match="No space left on device"):
+        HadoopFS.create_new(fs, "t/_rs_sink/d/commits/000000000000.json", b"{}")
+    assert fs.files == {}  # a retry creates the record, instead of failing on 0 bytes
+
+
+def test_a_zero_byte_record_or_lease_left_by_a_kill_counts_as_absent() -> None:
+    from reactive_streams.spark.commit_log import CommitRecord
+
+    from .test_commit_log import DictFS
+
+    fs = DictFS()
+    log = CommitLog(fs, "file:///data/t", "d")
+    log.acquire(host="a", pid=1, heartbeat=False)
+    log.commit(CommitRecord("d", 0, 1, 0, 10))
+    fs.files[f"{log.commits_dir}/000000000001.json"] = b""  # killed inside the create
+    fs.files[f"{log.sink_dir}/lease/000000000001.json"] = b""  # likewise
+    again = CommitLog(fs, "file:///data/t", "d")
+    mine = again.acquire(host="b", pid=2, heartbeat=False, takeover=True)
+    assert mine.epoch == 2
+    assert [r.batch_id for r in again.recover().committed] == [0, 1]  # 1: the fence
+    assert again.records()[1].holder == mine.holder

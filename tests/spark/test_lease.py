@@ -4,6 +4,9 @@ On the in-memory filesystem of test_commit_log (no Spark)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 import pytest
 
 from reactive_streams.spark.commit_log import CommitLog, CommitRecord, LeaseHeld, LeaseLost
@@ -126,3 +129,140 @@ def test_a_zombie_cannot_commit_an_id_a_compaction_deleted() -> None:
     with pytest.raises(LeaseLost, match=r"compacted past it"):
         zombie.commit(late)
     assert next(r.files for r in heir.records()) == ()  # the fence, not the zombie's batch
+
+
+class CandidateFS(DictFS):
+    """Spark Connect's record semantics (``ConnectFS``): a create adds a candidate
+    beside the others and wins only if it is alone; ``hooks[uri]`` runs just before
+    the candidate lands (another writer's job landing first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hooks: dict[str, list[Callable[[], object]]] = {}
+        self.n = 0
+
+    def create_exclusive(self, uri: str, data: bytes) -> bool:
+        for hook in self.hooks.pop(uri, []):
+            hook()
+        self.n += 1
+        self.files[f"{uri}/c{self.n:04d}/part-0"] = data
+        return set(self.read(uri).split(b"\n")) == {data}
+
+    def read(self, uri: str) -> bytes:
+        if uri in self.files:
+            return self.files[uri]
+        found = [v for k, v in self.files.items() if k.startswith(uri + "/")]
+        if not found:
+            raise OSError(f"read {uri}: not found")
+        return b"\n".join(found)
+
+    def read_parts(self, uri: str) -> dict[str, list[tuple[str, bytes]]]:
+        out: dict[str, list[tuple[str, bytes]]] = {}
+        for k, v in self.files.items():
+            if k.startswith(uri + "/"):
+                name, _, rest = k[len(uri) + 1 :].partition("/")
+                out.setdefault(name, []).append((rest.partition("/")[0], v))
+        return out
+
+    def read_many(self, uri: str) -> dict[str, bytes]:
+        return {n: b"\n".join(d for _, d in p) for n, p in self.read_parts(uri).items()}
+
+
+def test_over_connect_the_fence_outranks_a_zombie_commit_that_landed_first() -> None:
+    # issue 26.2 over Spark Connect (no atomic create-if-absent): the zombie's commit of
+    # batch 1 lands after the heir listed the log, before the heir's fence
+    fs = CandidateFS()
+    zombie = writer(fs, "node-a")
+    zombie.commit(batch(zombie, fs, 0))
+    late = batch(zombie, fs, 1)
+    fs.hooks[zombie._record_uri(1)] = [lambda: zombie.commit(late)]
+    heir = writer(fs, "node-b", takeover=True)
+    fence = heir.recover().committed[-1]
+    assert (fence.batch_id, fence.files, fence.holder) == (1, (), heir.lease.mine.holder)  # type: ignore[union-attr]
+    # the zombie goes on (it saw its commit alone): its next commit finds the fence
+    # before it, and its candidate left at batch 2 is past the fence: not committed
+    with pytest.raises(LeaseLost, match=r"batch 2 .* batch 1 is node-b"):
+        zombie.commit(replace(batch(zombie, fs, 2), offset_before=20, offset_after=30))
+    assert [r.holder for r in heir.records()] == [zombie.lease.mine.holder, fence.holder]  # type: ignore[union-attr]
+    heir.commit(replace(batch(heir, fs, 2), offset_before=10, offset_after=20))
+    assert [(r.batch_id, r.offset_after) for r in heir.recover().committed] == [
+        (0, 10),
+        (1, 10),
+        (2, 20),
+    ]
+    fs.hooks[zombie._record_uri(3)] = [lambda: heir.commit(batch(heir, fs, 3))]
+    with pytest.raises(LeaseLost, match=r"batch 3 .* node-b"):  # a candidate it loses to
+        zombie.commit(replace(batch(zombie, fs, 3), offset_before=30, offset_after=40))
+
+
+def test_over_connect_a_compaction_keeps_a_candidate_that_landed_meanwhile() -> None:
+    fs = CandidateFS()
+    zombie = writer(fs, "node-a", compact_every=2)
+    zombie.commit(batch(zombie, fs, 0))
+    rec = batch(zombie, fs, 1)
+    fence = replace(rec, files=(), staging="", offset_after=10, epoch=1, holder="heir")
+    # the heir's fence of batch 1 lands while the zombie compacts 0..1
+    land = lambda: fs.create_exclusive(zombie._record_uri(1), fence.to_json().encode())  # noqa: E731
+    fs.hooks[f"{zombie.commits_dir}/{1:012d}.compact"] = [land]
+    zombie.commit(rec)
+    assert [e.name for e in fs.list(zombie.commits_dir)] == [f"{1:012d}.json", f"{1:012d}.compact"]
+    holder = zombie.lease.mine.holder  # type: ignore[union-attr]
+    assert [r.holder for r in CommitLog(fs, T, "ev").records()] == [holder, "heir"]
+
+
+@pytest.mark.parametrize("make_fs", [DictFS, CandidateFS], ids=["atomic", "over_connect"])
+def test_overwrite_keeps_the_fence_so_a_zombie_of_the_previous_run_cannot_commit(
+    make_fs: Callable[[], DictFS],
+) -> None:
+    fs = make_fs()
+    zombie = writer(fs, "node-a")
+    for b in range(2):
+        zombie.commit(batch(zombie, fs, b))
+    late = batch(zombie, fs, 2)  # the previous run is still writing batch 2
+    heir = writer(fs, "node-b", takeover=True)
+    heir.reset()  # mode="overwrite": the re-run starts from nothing
+    with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 'ev' refused"):
+        zombie.commit(late)
+    # a zombie whose check passed before the reset, killed right after its create
+    stale = replace(late, batch_id=3, offset_before=20, offset_after=30, epoch=0, holder="z")
+    fs.create_exclusive(heir._record_uri(3), stale.to_json().encode())
+    assert heir.recover().resume_offset == 0
+    for b in range(1, 4):  # the heir's own batches (0 is its fence), past the zombie's id
+        heir.commit(batch(heir, fs, b))
+    records = heir.recover().committed
+    assert [(r.batch_id, r.offset_after, r.epoch) for r in records] == [
+        (0, 0, 1),
+        (1, 10, 1),
+        (2, 20, 1),
+        (3, 30, 1),
+    ]
+
+
+def test_a_fenced_writers_record_left_at_an_id_is_replaced_by_the_heirs() -> None:
+    # a zombie killed after creating a record past the fence, before removing it: the
+    # heir's commit at that id replaces it (lower epoch), not "different content"
+    fs = DictFS()
+    zombie = writer(fs, "node-a")
+    zombie.commit(batch(zombie, fs, 0))
+    heir = writer(fs, "node-b", takeover=True)  # fences batch 1
+    stale = replace(batch(zombie, fs, 2), offset_before=10, offset_after=99)
+    fs.files[heir._record_uri(2)] = replace(stale, epoch=0, holder="zombie").to_json().encode()
+    assert [r.batch_id for r in heir.recover().committed] == [0, 1]
+    heir.commit(batch(heir, fs, 2))
+    holder = heir.lease.mine.holder  # type: ignore[union-attr]
+    assert [(r.batch_id, r.holder) for r in heir.records()][1:] == [(1, holder), (2, holder)]
+
+
+def test_publish_replaces_a_batch_directory_that_no_record_commits() -> None:
+    # a fenced writer published batch 0 before it learnt of the fence: the heir's
+    # committed batch 0 must not stay in staging behind the zombie's directory
+    fs = DictFS()
+    log = writer(fs, "node-a")
+    staging, name = log.staging_dir_name(0), log.batch_dir_name(0)
+    fs.files[f"{T}/{staging}/part-h"] = b"heir"
+    fs.files[f"{log.batch_dir(0)}/part-z"] = b"zombie"
+    record = CommitRecord("ev", 0, 1, 0, 10, staging, (("part-h", f"{name}/part-h"),))
+    log.commit(record)
+    assert log.publish(record)
+    assert sorted(p for p in fs.files if name in p) == [f"{log.batch_dir(0)}/part-h"]
+    assert log.committed_files() == [f"{log.batch_dir(0)}/part-h"]

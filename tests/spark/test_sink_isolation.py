@@ -102,3 +102,37 @@ def test_a_second_sink_on_a_live_lease_is_refused_before_it_deletes(
     with pytest.raises(LeaseHeld, match=r"'busy' .* is held by node-b:4242:ab12 \(host node-b"):
         SparkSink(spark, str(tmp_path), sink_id="busy", progress=False)
     assert (staged / "part-0.parquet").read_bytes() == b"in flight"  # nothing deleted
+
+
+def test_the_catalog_table_with_partition_by_shows_each_committed_batch(
+    spark: Any, tmp_path: Path
+) -> None:
+    # table= with partition_by: <batch dir>/key=<v>/ under each batch, found by the
+    # catalog as it commits, the partition column typed and read back by value
+    writer = Watching(spark, str(tmp_path / "t"), "parts", table="rs_parted", partition_by=["key"])
+    try:
+        sink = SparkSink(writer=writer, sink_id="parts", batch_rows=10, max_latency=None)
+        RecordSource(0, 30).subscribe(sink)
+        assert sink.result(WAIT).status == "completed"
+        assert writer.after_publish == [10, 20, 30]
+        table = spark.table("rs_parted")
+        assert sorted(table.columns) == ["id", "key", "rs_batch", "value"]
+        rows = table.select("id", "key").collect()
+        assert sorted((r["id"], r["key"]) for r in rows) == [(i, f"k{i % 7}") for i in range(30)]
+        assert table.where("key = 'k3'").count() == len([i for i in range(30) if i % 7 == 3])
+        again = SparkSink(
+            spark,
+            str(tmp_path / "t"),
+            sink_id="parts",
+            table="rs_parted",
+            partition_by=["key"],
+            batch_rows=10,
+            max_latency=None,
+            progress=False,
+        )
+        RecordSource(again.resume_offset, 45).subscribe(again)
+        assert again.result(WAIT).status == "completed"
+        assert ids(spark.table("rs_parted")) == list(range(45))
+        assert ids(read_committed(spark, str(tmp_path / "t"), sink_id="parts")) == list(range(45))
+    finally:
+        spark.sql("DROP TABLE IF EXISTS rs_parted")

@@ -77,6 +77,85 @@ _COMMIT_NAME = re.compile(r"^(\d{12})\.json$")
 _COMPACT_NAME = re.compile(r"^(\d{12})\.compact$")
 
 
+def _candidates(data: bytes) -> list[CommitRecord]:
+    """The records in a commit record's bytes: one, or one per line (the candidates of
+    a record created over Spark Connect). Raises ValueError if none parses."""
+    lines = [t for t in data.decode("utf-8").split("\n") if t.strip()]
+    out = []
+    for line in lines:
+        try:
+            out.append(CommitRecord.from_json(line))
+        except (ValueError, TypeError, KeyError):
+            if len(lines) == 1:
+                raise
+    if not out:
+        raise ValueError("no record in it")
+    return out
+
+
+# a compaction stores a record's sorted-set position field (a FileSource's files done)
+# as what it adds to the record before's: the set once, not once per batch (26.7/26.8)
+_ADDED = "rs_added"
+
+
+def _delta(prev: Any, cur: Any) -> Any:
+    if type(cur) is dict and type(prev) is dict:
+        return {k: _delta(prev.get(k), v) for k, v in cur.items()}
+    if type(cur) is list and type(prev) is list and prev:
+        if cur is prev or cur == prev:
+            return {_ADDED: []}
+        if all(type(v) is str for v in cur):
+            seen = set(prev)
+            added = [v for v in cur if v not in seen]
+            if len(added) < len(cur):
+                return {_ADDED: added}
+    return cur
+
+
+def _undelta(prev: Any, enc: Any) -> Any:
+    if type(enc) is dict and set(enc) == {_ADDED} and type(prev) is list:
+        added = enc[_ADDED]
+        return sorted(prev + added) if added else prev  # a merge of two sorted runs
+    if type(enc) is dict and type(prev) is dict:
+        return {k: _undelta(prev.get(k), v) for k, v in enc.items()}
+    return enc
+
+
+def _encode_compaction(records: Sequence[CommitRecord]) -> str:
+    """One line: each record's JSON, or ``{"rs_delta": <JSON>}`` with its position
+    relative to the record before (only where that decodes back exactly)."""
+    out: list[Any] = []
+    prev: Any = None
+    for r in records:
+        position = _delta(prev, r.position)
+        if position != r.position and _undelta(prev, position) == r.position:
+            out.append({"rs_delta": replace(r, position=position).to_json()})
+        else:
+            out.append(r.to_json())
+        prev = r.position
+    return json.dumps(out)
+
+
+def _decode_compaction(line: str) -> list[CommitRecord]:
+    out: list[CommitRecord] = []
+    for item in json.loads(line):
+        if type(item) is dict:
+            r = CommitRecord.from_json(item["rs_delta"])
+            prev = out[-1].position if out else None
+            out.append(replace(r, position=_undelta(prev, r.position)))
+        else:
+            out.append(CommitRecord.from_json(item))
+    return out
+
+
+def kept_in_staging(record: CommitRecord) -> bool:
+    """Is the batch's data read from its staging directory for good? (Over Spark
+    Connect there is no rename: the hidden staging directory is its home.)"""
+    return bool(record.files) and all(
+        final == f"{record.staging}/{staged}" for staged, final in record.files
+    )
+
+
 def check_sink_id(sink_id: str) -> str:
     """Return ``sink_id`` if it is safe in file names, else raise ValueError."""
     if not isinstance(sink_id, str) or not _SINK_ID.fullmatch(sink_id):
@@ -201,7 +280,7 @@ class CommitLog:
                 f"sink_id {self.sink_id!r} of {self.uri} is held by {prev.describe()}: "
                 "one writer per (path, sink_id); wait for it to end, or pass takeover=True"
             )
-        mine = lease.take(prev.epoch + 1 if prev is not None else 0)
+        mine = lease.take(lease.newest + 1)
         self.lease = lease
         if prev is not None and not released:
             self._fence(mine)
@@ -227,7 +306,9 @@ class CommitLog:
             uri = self._record_uri(fence.batch_id)
             if self.fs.create_exclusive(uri, fence.to_json().encode("utf-8")):
                 return
-            other = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+            other = self._resolve(uri)
+            if other == fence:  # over Connect: the fence outranks the old writer's candidate
+                return
             if other.epoch >= mine.epoch:
                 raise LeaseLost(f"{uri}: the lease was taken over by {other.holder}")
         raise LeaseHeld(f"sink_id {self.sink_id!r}: the old writer keeps committing")
@@ -259,12 +340,21 @@ class CommitLog:
         """Rename a committed batch from its staging directory to its batch directory
         (idempotent: False if it is there already). Only a committed batch moves."""
         final = self.batch_dir(record.batch_id)
-        if not record.files or record.staging == self.batch_dir_name(record.batch_id):
-            return False  # no data, or written in place (no rename over Spark Connect)
-        if self.fs.exists(final):
-            return False
+        if (
+            not record.files
+            or record.staging == self.batch_dir_name(record.batch_id)
+            or kept_in_staging(record)
+        ):
+            return False  # no data, or no rename over Spark Connect (in place: before 26.4)
         src = join(self.uri, record.staging)
-        if not self.fs.exists(src):
+        staged = self.fs.exists(src)
+        if self.fs.exists(final):
+            if not staged:
+                return False  # renamed already
+            # in the way: a batch directory no record commits (a fenced writer's, or a
+            # copy cut short): the committed batch replaces it (issue 26.2)
+            self.fs.delete(final)
+        elif not staged:
             raise RuntimeError(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} is committed but "
                 f"neither {final} nor its staging {src} exists: its data was deleted"
@@ -277,43 +367,76 @@ class CommitLog:
 
     def records(self, *, repair: bool = False) -> list[CommitRecord]:
         """All commit records in batch order; raises if the ids have a gap. With
-        ``repair``, a last record that does not parse is deleted (a cut-short create)."""
+        ``repair``, a last record that does not parse is deleted (a cut-short create).
+
+        A batch id may hold several candidates (a compaction's entry, a leftover record,
+        Spark Connect's candidates): the highest lease epoch wins, whatever order they
+        landed in. A record of an epoch lower than an earlier batch's (a fenced writer's
+        late commit after the fence) ends the log: it is not committed (issue 26.2)."""
         read_many = getattr(self.fs, "read_many", None)  # one job over Spark Connect
         contents: dict[str, bytes] = read_many(self.commits_dir) if read_many else {}
         listed = contents if read_many else [e.name for e in self.fs.list(self.commits_dir)]
-        out: list[CommitRecord] = []
+        held: dict[int, list[CommitRecord]] = {}
         base = -1
         for name in sorted((n for n in listed if _COMPACT_NAME.match(n)), reverse=True):
             uri = join(self.commits_dir, name)
             try:  # the newest whole compaction; a cut-short one left its records in place
                 data = contents[name] if read_many else self.fs.read(uri)
-                out = [CommitRecord.from_json(t) for t in json.loads(data.decode("utf-8"))]
+                line = data.decode("utf-8").split("\n")[0]
+                for r in _decode_compaction(line):
+                    held[r.batch_id] = [r]
                 base = int(name[:12])
                 break
             except (ValueError, TypeError, KeyError, OSError):
                 if repair:
                     self.fs.delete(uri, False)
-        # records up to ``base`` are in the compaction (a leftover one is ignored)
-        names = sorted(n for n in listed if (m := _COMMIT_NAME.match(n)) and int(m[1]) > base)
-        for k, name in enumerate(names):
+        names = sorted(n for n in listed if _COMMIT_NAME.match(n))
+        above = [n for n in names if int(n[:12]) > base]
+        for name in names:
             uri = join(self.commits_dir, name)
             try:
                 data = contents[name] if read_many else self.fs.read(uri)
-                out.append(CommitRecord.from_json(data.decode("utf-8")))
+                found = _candidates(data)
+                held.setdefault(int(name[:12]), []).extend(found)
             except (ValueError, TypeError, KeyError, OSError) as e:
-                if k == len(names) - 1 and repair:
+                if int(name[:12]) <= base:
+                    continue  # a leftover the compaction holds
+                if name == above[-1] and repair:
                     self.fs.delete(uri, False)
                     break
                 raise RuntimeError(f"commit record {uri} is unreadable: {e}") from e
-        for expected, record in enumerate(out):
+        out: list[CommitRecord] = []
+        top = -1
+        for expected, bid in enumerate(sorted(held)):
+            record = self._winner(self._record_uri(bid), held[bid])
+            if 0 <= record.epoch < top:
+                break  # a fenced writer's commit after the fence: never committed
             if record.batch_id != expected:
                 raise RuntimeError(
                     f"commit log {self.commits_dir} is not contiguous: "
                     f"expected batch {expected}, found {record.batch_id}"
                 )
+            top = max(top, record.epoch)
             if expected and record.offset_before != out[expected - 1].offset_after:
                 raise RuntimeError(f"commit log {self.commits_dir}: offsets of batch {expected}")
+            out.append(record)
         return out
+
+    def _winner(self, uri: str, candidates: Sequence[CommitRecord]) -> CommitRecord:
+        """The candidate of the highest lease epoch (issue 26.2: the fence outranks a
+        fenced writer's commit, in whatever order the two landed)."""
+        top = max(c.epoch for c in candidates)
+        best = [c for c in candidates if c.epoch == top]
+        if any(c != best[0] for c in best):
+            raise RuntimeError(
+                f"commit record {uri} holds different records of one lease epoch {top} "
+                f"({', '.join(sorted({c.holder or '?' for c in best}))}): two writers on one "
+                "sink id without a lease?"
+            )
+        return best[0]
+
+    def _resolve(self, uri: str) -> CommitRecord:
+        return self._winner(uri, _candidates(self.fs.read(uri)))
 
     def commit(self, record: CommitRecord) -> None:
         """Create the commit record if absent; idempotent for an identical record.
@@ -323,10 +446,14 @@ class CommitLog:
         if mine is not None:
             record = replace(record, epoch=mine.epoch, holder=mine.holder)
         uri = self._record_uri(record.batch_id)
-        if self.fs.create_exclusive(uri, record.to_json().encode("utf-8")):
-            self._after_commit(record, uri)
-            return
-        existing = CommitRecord.from_json(self.fs.read(uri).decode("utf-8"))
+        data = record.to_json().encode("utf-8")
+        created = self.fs.create_exclusive(uri, data)
+        existing = record if created else self._resolve(uri)  # Connect: ours may win
+        if 0 <= existing.epoch < record.epoch and getattr(self.fs, "read_parts", None) is None:
+            # a fenced writer's record past its fence (never committed): ours replaces it
+            self.fs.delete(uri, False)
+            created = self.fs.create_exclusive(uri, data)
+            existing = record if created else self._resolve(uri)
         if existing.epoch > record.epoch:  # fencing: a newer writer owns this id
             raise LeaseLost(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the lease "
@@ -338,16 +465,52 @@ class CommitLog:
                 f"batch {record.batch_id} of sink {self.sink_id!r} is already committed "
                 f"in {uri} with different content (two writers on one sink id?)"
             )
+        self._check_predecessor(record, uri, created)
+        self._after_commit(record, uri)
+
+    def _check_predecessor(self, record: CommitRecord, uri: str, created: bool) -> None:
+        """Refuse a commit whose previous batch is gone (a newer writer reset the log:
+        ``mode="overwrite"``) or belongs to a newer writer (a fence that landed first):
+        this writer is fenced (issue 26.2). One read per commit."""
+        if record.batch_id == 0 or record.epoch < 0:
+            return
+        prev = self._find(record.batch_id - 1)
+        if prev is not None and prev.epoch <= record.epoch:
+            return
+        if created and getattr(self.fs, "read_parts", None) is None:
+            self.fs.delete(uri, False)  # ours alone (create-if-absent): never committed
+        why = (
+            f"batch {record.batch_id - 1} is gone (a newer writer reset the log)"
+            if prev is None
+            else f"batch {record.batch_id - 1} is {prev.holder}'s (epoch {prev.epoch})"
+        )
+        raise LeaseLost(
+            f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: {why}; this "
+            f"writer (epoch {record.epoch}) is fenced and commits nothing more"
+        )
+
+    def _find(self, batch_id: int) -> CommitRecord | None:
+        """Batch ``batch_id``'s winning record, from its file or the compaction ending at
+        it; None if neither exists."""
+        try:
+            return self._resolve(self._record_uri(batch_id))
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+        try:
+            data = self.fs.read(join(self.commits_dir, f"{batch_id:012d}.compact"))
+            last = _decode_compaction(data.decode("utf-8").split("\n")[0])[-1]
+        except (OSError, ValueError, TypeError, KeyError, IndexError):
+            return None
+        return last if last.batch_id == batch_id else None
 
     def _after_commit(self, record: CommitRecord, uri: str) -> None:
         if not self.compact_every:
             return
         names = [e.name for e in self.fs.list(self.commits_dir)]
         covered = [int(m[1]) for n in names if (m := _COMPACT_NAME.match(n))]
-        if any(c >= record.batch_id for c in covered):
+        if any(c >= record.batch_id for c in covered) and record not in self.records():
             # a compaction already holds this id: the record was deleted and a zombie
-            # created it again; fencing refuses it (issue 26.2 with compaction)
-            self.fs.delete(uri, False)
+            # created it again; the compaction's entry outranks it (issue 26.2)
             raise LeaseLost(
                 f"batch {record.batch_id} of sink_id {self.sink_id!r} refused: the log "
                 f"is compacted past it by a newer writer; this writer is fenced"
@@ -363,14 +526,31 @@ class CommitLog:
         if not done:
             return 0
         last = done[-1].batch_id
-        text = json.dumps([r.to_json() for r in done])  # one line (Spark Connect)
+        text = _encode_compaction(done)  # one line (Spark Connect)
         self.fs.create_exclusive(join(self.commits_dir, f"{last:012d}.compact"), text.encode())
+        parts = getattr(self.fs, "read_parts", None)  # Spark Connect: candidate by candidate
+        listed = (
+            parts(self.commits_dir)
+            if parts
+            else {e.name: [] for e in self.fs.list(self.commits_dir)}
+        )
         gone = 0
-        for entry in self.fs.list(self.commits_dir):
-            m = _COMMIT_NAME.match(entry.name) or _COMPACT_NAME.match(entry.name)
-            if m and int(m[1]) <= last and (m.re is _COMMIT_NAME or int(m[1]) < last):
-                self.fs.delete(join(self.commits_dir, entry.name), False)
+        for name, candidates in listed.items():
+            m = _COMMIT_NAME.match(name) or _COMPACT_NAME.match(name)
+            if not (m and int(m[1]) <= last and (m.re is _COMMIT_NAME or int(m[1]) < last)):
+                continue
+            if not candidates or m.re is _COMPACT_NAME:
+                self.fs.delete(join(self.commits_dir, name), False)
                 gone += 1
+                continue
+            for sub, data in candidates:  # only what this compaction holds: a newer
+                try:  # writer's candidate that landed meanwhile stays (issue 26.2)
+                    held = all(r in done for r in _candidates(data))
+                except (ValueError, TypeError, KeyError):
+                    held = True  # unreadable: never a winner
+                if held:
+                    self.fs.delete(join(self.commits_dir, name, *([sub] if sub else [])), False)
+                    gone += 1
         return gone
 
     def recover(self) -> Recovery:
@@ -398,6 +578,11 @@ class CommitLog:
                 f"table {self.uri} holds {len(foreign)} file(s) no sink wrote ({shown}); "
                 "a reader of the directory would read them too: use an empty directory"
             )
+        staging = join(self.sink_dir, "staging")
+        staged_names = {e.name for e in self.fs.list(staging)}
+        for bid, r in with_data.items():  # over Spark Connect the data stays in staging
+            if kept_in_staging(r) and r.staging.rsplit("/", 1)[-1] in staged_names:
+                present.add(bid)
         rolled: list[int] = []
         for bid in sorted(set(with_data) - present):  # committed, not yet renamed
             staged = with_data[bid].staging
@@ -405,7 +590,6 @@ class CommitLog:
                 self.publish(with_data[bid])
                 rolled.append(bid)
                 present.add(bid)
-        staging = join(self.sink_dir, "staging")
         for entry in self.fs.list(staging):  # written, never committed: garbage
             if not entry.name.isdigit() or int(entry.name) not in with_data:
                 self.fs.delete(join(staging, entry.name))
@@ -413,9 +597,10 @@ class CommitLog:
         missing = sorted(set(with_data) - present)
         if missing:  # never resume past lost data (issue 26.2)
             lost = with_data[missing[0]]
+            where = lost.staging if kept_in_staging(lost) else self.batch_dir_name(lost.batch_id)
             raise RuntimeError(
-                f"commit record {self._record_uri(lost.batch_id)} names "
-                f"{join(self.uri, self.batch_dir_name(lost.batch_id))}, which is missing "
+                f"commit record {self._record_uri(lost.batch_id)} names {join(self.uri, where)}, "
+                "which is missing "
                 f"({len(missing)} committed batch(es) missing): data was deleted behind "
                 "the commit log; restore it or start over with mode='overwrite'"
             )
@@ -430,6 +615,9 @@ class CommitLog:
             self.fs.delete(join(self.uri, name))
         self.fs.delete(self.commits_dir)  # the lease stays: reset under one's own lease
         self.fs.mkdirs(self.commits_dir)
+        if self.lease is not None and self.lease.mine is not None:
+            # the fence again, at batch 0: a writer of the previous run stays fenced
+            self._fence(self.lease.mine)
         return gone
 
     def committed_files(self) -> list[str]:

@@ -8,26 +8,31 @@ exactly what the executors write to (``file://`` on the server's disk, ``hdfs://
 * *list* and *read*: the ``binaryFile`` source with ``recursiveFileLookup`` (only
   ``path`` and ``length`` are read for a listing). Spark hides names starting with
   ``_`` or ``.``, which is what the log wants (``_SUCCESS``, ``_temporary``, CRCs);
-* *create*: a one-row text DataFrame written with ``coalesce(1)``, so a commit
-  record is a directory holding one part file. Spark's job commit moves the part
-  file into place whole, so a reader sees the record whole or not at all;
+* *create*: a one-row text DataFrame written with ``coalesce(1)`` into a fresh
+  subdirectory of the record, so a commit record is a directory of *candidates*, one
+  part file each. Spark's job commit moves a part file into place whole, so a reader
+  sees a candidate whole or not at all; no job overwrites another's candidate, and
+  the commit log resolves several by lease epoch (see :meth:`ConnectFS.create_exclusive`);
 * *delete*: overwrite with an empty DataFrame. What is left (an empty part file and
   ``_SUCCESS``) lists as nothing, since an entry with no bytes does not exist here.
 
 A plain file written by a classic session's log reads the same way, so a Connect
 sink resumes a table a classic sink wrote. Each call costs a round trip and a job
-(about 0.3 s on a small machine); the sink makes about four per batch.
+(about 0.3 s on a small machine); the sink makes about five per batch.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from reactive_streams.spark.hadoop_fs import Entry
+from reactive_streams.spark.hadoop_fs import Entry, join
 
 __all__ = ["ConnectFS"]
+
+Parts = list[tuple[str, bytes]]  # (candidate subdirectory, content)
 
 
 def _path_of(uri: str) -> str:
@@ -94,44 +99,66 @@ class ConnectFS:
 
     def read(self, uri: str) -> bytes:
         rows = sorted(self._load(uri, ("path", "content")), key=lambda r: str(r["path"]))
-        data = b"".join(bytes(r["content"]) for r in rows)
+        data = _lines(bytes(r["content"]) for r in rows)
         if not data:
             raise FileNotFoundError(f"read {uri}: no such file")
-        return data.rstrip(b"\n")
+        return data
 
     def read_many(self, uri: str) -> dict[str, bytes]:
         """The content of every non-empty entry of directory ``uri`` in one job."""
-        base = _path_of(uri)
-        parts: dict[str, list[tuple[str, bytes]]] = {}
-        for row in self._load(uri, ("path", "content")):
-            path = _path_of(str(row["path"]))
-            if path.startswith(base + "/"):
-                name = path[len(base) + 1 :].partition("/")[0]
-                parts.setdefault(name, []).append((path, bytes(row["content"])))
-        out = {n: b"".join(c for _, c in sorted(p)).rstrip(b"\n") for n, p in parts.items()}
+        parts = self.read_parts(uri)
+        out = {n: _lines(c for _, c in sorted(p)) for n, p in parts.items()}
         return {n: data for n, data in out.items() if data}
 
+    def read_parts(self, uri: str) -> dict[str, Parts]:
+        """Each entry of directory ``uri``: its non-empty candidates as (the
+        subdirectory below the entry holding it, or "" for a plain file; content)."""
+        base = _path_of(uri)
+        parts: dict[str, Parts] = {}
+        for row in self._load(uri, ("path", "content")):
+            path = _path_of(str(row["path"]))
+            content = bytes(row["content"])
+            if path.startswith(base + "/") and content.strip():
+                name, _, rest = path[len(base) + 1 :].partition("/")
+                parts.setdefault(name, []).append((rest.partition("/")[0], content))
+        return parts
+
     def create_exclusive(self, uri: str, data: bytes) -> bool:
-        """Write ``data`` (one line of text) as the single part file of directory ``uri``
-        unless ``uri`` already holds data; False if it did."""
+        """Add ``data`` (one line of text) as a *candidate* of record ``uri``: its own
+        part file in a fresh subdirectory, so no job ever overwrites or deletes another
+        writer's candidate. True if ``uri`` then holds no other content, else False.
+
+        There is no atomic create-if-absent over Connect (a check, then a write, lets a
+        late server-side job, e.g. a killed client's, replace what another writer
+        created). So a record may hold several candidates, and the commit log picks the
+        winner by lease epoch, whatever order the jobs landed in (``commit_log``)."""
         text = data.decode("utf-8")
         if "\n" in text:
             raise ValueError(f"create {uri}: a record over Spark Connect is one line of text")
-        if self.exists(uri):
-            return False
-        # overwrite: replaces an attempt a crash cut short (it holds no visible file)
-        self._write(uri, [(text,)], "create")
-        return True
+        try:
+            self._write(join(uri, uuid.uuid4().hex), [(text,)], "create", "error")
+        except OSError:
+            if self._files(uri):  # ``uri`` is a plain file (a classic sink's record)
+                return False
+            raise
+        return set(self.read(uri).split(b"\n")) == {data}
 
     def delete(self, uri: str, recursive: bool = True) -> None:
         self._write(uri, [], "delete")
 
-    def _write(self, uri: str, rows: Sequence[tuple[str]], what: str) -> None:
+    def _write(
+        self, uri: str, rows: Sequence[tuple[str]], what: str, mode: str = "overwrite"
+    ) -> None:
         try:
             df = self.spark.createDataFrame(rows, "value string").coalesce(1)
-            df.write.mode("overwrite").text(uri)
+            df.write.mode(mode).text(uri)
         except Exception as e:
             raise OSError(f"{what} {uri}: {_first_line(e)}") from e
+
+
+def _lines(contents: Iterable[bytes]) -> bytes:
+    """The non-empty files' contents, one per line (a record's candidates)."""
+    return b"\n".join(c.rstrip(b"\n") for c in contents if c.strip())
 
 
 def _first_line(error: BaseException) -> str:

@@ -8,6 +8,7 @@ no driver-side ``os`` call. Every error names the operation and the path.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -141,7 +142,7 @@ class HadoopFS:
 
     def read(self, uri: str) -> bytes:
         """The bytes of file ``uri``; of a directory (a record a Spark Connect sink
-        wrote), its visible files' bytes in name order, trailing newline dropped."""
+        wrote), its visible files' contents below it, in name order, one per line."""
 
         def content(fs: Any, path: Any) -> bytes:
             stream = fs.open(path)
@@ -154,12 +155,12 @@ class HadoopFS:
             fs, path = self._path(uri)
             if not fs.getFileStatus(path).isDirectory():
                 return content(fs, path)
-            files = sorted(
-                (str(s.getPath().getName()), s.getPath())
-                for s in fs.listStatus(path)
-                if s.isFile() and not str(s.getPath().getName()).startswith(("_", "."))
+            # a Connect record: one candidate per subdirectory, one line each
+            data = (
+                content(fs, self._jvm.org.apache.hadoop.fs.Path(uri, e.name))
+                for e in self.files(uri)
             )
-            return b"".join(content(fs, p) for _, p in files).rstrip(b"\n")
+            return b"\n".join(c.rstrip(b"\n") for c in data if c.strip())
 
         data: bytes = self._call("read", uri, run)
         return data
@@ -181,6 +182,11 @@ class HadoopFS:
         the create call; WebHDFS only when the stream closes (its datanode step)."""
         try:
             out = fs.create(path, False)  # overwrite=False: create-if-absent
+        except Exception as e:
+            if "FileAlreadyExistsException" in java_message(e):
+                return False
+            raise
+        try:
             try:
                 out.write(bytearray(data))
                 out.hsync()  # durable on HDFS before close returns
@@ -188,7 +194,10 @@ class HadoopFS:
                 out.close()
         except Exception as e:
             if "FileAlreadyExistsException" in java_message(e):
-                return False
+                return False  # WebHDFS refuses at close: the file is another writer's
+            # ours, cut short (a full disk): no 0-byte or partial record may stay
+            with contextlib.suppress(Exception):
+                fs.delete(path, False)
             raise
         return True
 

@@ -7,8 +7,9 @@ Layout beside the commit records (``_rs_sink/<sink>/lease/``)::
     <epoch:012d>.released   the holder ended cleanly
 
 A writer takes epoch ``e + 1`` by *creating* ``<e+1>.json`` if absent (Hadoop
-``create(overwrite=false)``: atomic at the NameNode), so of two writers that
-start together exactly one wins and the other gets :class:`LeaseHeld` naming the
+``create(overwrite=false)``: atomic at the NameNode; over Spark Connect, adding a
+candidate and winning only if it is the only one), so of two writers that start
+together at most one wins and the other gets :class:`LeaseHeld` naming the
 winner. A live holder (heartbeat younger than ``ttl_s``, its process alive when
 on this host) is never taken over unless ``takeover=True``. The lease alone
 fences nothing: the commit log's *fence record* does (see ``CommitLog.acquire``),
@@ -91,6 +92,7 @@ class Lease:
         self.pid = pid if pid is not None else os.getpid()
         self.clock = clock
         self.mine: LeaseInfo | None = None
+        self.newest = -1  # the newest epoch taken, readable or not (``latest``)
         self._stop = threading.Event()
         self._beater: threading.Thread | None = None
 
@@ -98,16 +100,22 @@ class Lease:
         return join(self.dir, f"{epoch:012d}.{ext}")
 
     def latest(self) -> tuple[LeaseInfo | None, bool]:
-        """The newest lease and whether its holder released it."""
+        """The newest readable lease and whether its holder released it."""
         names = [e.name for e in self.fs.list(self.dir)]
         epochs = sorted(int(m.group(1)) for n in names if (m := _LEASE_NAME.fullmatch(n)))
-        if not epochs:
-            return None, False
-        info = self._read(epochs[-1])
-        return info, f"{epochs[-1]:012d}.released" in names
+        self.newest = epochs[-1] if epochs else -1
+        for epoch in reversed(epochs):
+            try:
+                info = self._read(epoch)
+            except (ValueError, TypeError, KeyError):
+                continue  # a create cut short (a full disk, a kill): it never started
+            return info, f"{epoch:012d}.released" in names
+        return None, False
 
     def _read(self, epoch: int) -> LeaseInfo:
-        return LeaseInfo(**json.loads(self.fs.read(self._uri(epoch, "json")).decode("utf-8")))
+        # over Spark Connect a lease may hold several candidates, one a line: the first
+        text = self.fs.read(self._uri(epoch, "json")).decode("utf-8").split("\n")[0]
+        return LeaseInfo(**json.loads(text))
 
     def live(self, info: LeaseInfo) -> bool:
         """Is ``info``'s holder still writing? Its heartbeat is younger than ``ttl_s``

@@ -14,8 +14,15 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import unquote
 
-from reactive_streams.spark.commit_log import BATCH_DIR, CommitLog, CommitRecord, Recovery
+from reactive_streams.spark.commit_log import (
+    BATCH_DIR,
+    CommitLog,
+    CommitRecord,
+    Recovery,
+    kept_in_staging,
+)
 from reactive_streams.spark.connect_fs import ConnectFS
 from reactive_streams.spark.hadoop_fs import HadoopFS, java_message, join, table_uri
 from reactive_streams.spark.records import RecordConverter
@@ -125,7 +132,7 @@ class SparkBatchWriter:
         self.table = table
         self.fs = filesystem(spark)
         self.log = CommitLog(self.fs, path, sink_id)
-        self._hidden = hasattr(self.fs, "rename")
+        self._renames = hasattr(self.fs, "rename")  # not over Spark Connect
         # one writer per (path, sink_id): before anything is deleted (issue 26.2)
         self.log.acquire(takeover=takeover, ttl_s=lease_ttl_s)
         if mode == "overwrite":  # a re-run from the start replaces this sink's rows
@@ -156,9 +163,10 @@ class SparkBatchWriter:
         return Payload(table, table.num_rows, int(table.nbytes))
 
     def stage(self, batch_id: int, attempt: int, payload: Payload) -> StagedBatch:
-        name = self.log.batch_dir_name(batch_id)
-        # hidden until its commit renames it (issue 26.4); Spark Connect cannot rename
-        staging = self.log.staging_dir_name(batch_id) if self._hidden else name
+        # hidden until its commit renames it (issue 26.4); over Spark Connect, which
+        # cannot rename, the data stays there and the records name it there
+        staging = self.log.staging_dir_name(batch_id)
+        name = self.log.batch_dir_name(batch_id) if self._renames else staging
         target = join(self.path, staging)
         df = self.spark.createDataFrame(payload.data)
         # overwrite: a retry, or a replay after a crash, replaces the batch (idempotent)
@@ -192,7 +200,13 @@ class SparkBatchWriter:
         try:  # the catalog shows each batch as it commits (issue 26.4)
             if not self._table_registered:
                 self._register_table()
-            if self.partition_by:  # nested value directories: let Spark find them
+            if kept_in_staging(record):  # Spark Connect: the partitions are in staging
+                for spec, where in _staged_partitions(record, self.partition_by):
+                    self.spark.sql(
+                        f"ALTER TABLE {self.table} ADD IF NOT EXISTS PARTITION ({spec}) "
+                        f"LOCATION '{_quote(join(self.path, where))}'"
+                    )
+            elif self.partition_by:  # nested value directories: let Spark find them
                 self.spark.sql(f"ALTER TABLE {self.table} RECOVER PARTITIONS")
             else:  # one partition, named by the sink (a safe path component)
                 value = self.log.batch_dir_name(record.batch_id)[len(BATCH_DIR) :]
@@ -241,6 +255,25 @@ class SparkBatchWriter:
                 raise OSError(
                     f"refreshing table {self.table} at {self.path}: {java_message(e)}"
                 ) from e
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _staged_partitions(record: CommitRecord, columns: Sequence[str]) -> list[tuple[str, str]]:
+    """(partition spec, directory relative to the table) of each partition directory
+    of a batch kept in staging: ``rs_batch`` plus the ``partition_by`` values."""
+    value = f"{record.sink_id}-{record.batch_id:012d}"
+    out: dict[str, str] = {}
+    for _, final in record.files:
+        where = final.rsplit("/", 1)[0]
+        keys = [f"rs_batch='{value}'"]
+        for seg in where[len(record.staging) + 1 :].split("/") if columns else []:
+            col, _, raw = seg.partition("=")
+            keys.append(f"`{col}`='{_quote(unquote(raw))}'")
+        out[where] = ", ".join(keys)
+    return [(spec, where) for where, spec in sorted(out.items())]
 
 
 def _partition_columns(partition_by: Sequence[str] | None) -> tuple[str, ...]:
