@@ -307,7 +307,7 @@ def _plan_of(data: dict[str, Any]) -> Plan:
 
 
 def _edge_key(edge: Any) -> str:
-    return hashlib.sha256(repr(edge).encode()).hexdigest()[:12]
+    return str(ep.edge_key(edge))
 
 
 UNDRIVEN = {

@@ -1,0 +1,305 @@
+"""Tests generated from the model: every edge of a small Multicast.tla graph that
+``publish()`` can take, driven through it (issue 27, item 2).
+
+The model is ``multicast_edges`` (spec/models.toml: subscribers 1 and 2, 3 elements,
+buffer 2, requests of 1, 2 or unbounded up to 2, ``on_disconnect="error"``). Its edges
+are TLC's, modulo the ghost ``joined`` (``stateful/publish_model.py`` has the driver and
+the abstraction). ``tests/multicast_edges.json`` holds runs of driver steps that together
+take every edge the implementation takes, each with its path (one key per edge); the
+test runs them, checks each step's edges against the path (a mismatch names the run, the
+step and the edge), and that every edge not taken is excluded by one of the DESIGN rules.
+``RS_GENERATE_EDGES=1`` regenerates the file: a breadth-first search of every driver
+step from every reachable state of the implementation, then walks covering its edges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from stateful.publish_model import (
+    Abstract,
+    Edge,
+    Harness,
+    StepError,
+    Succ,
+    commands,
+    project,
+    step,
+    successors,
+    view,
+)
+
+import spec_scripts
+from spec_scripts import JAR, SPEC_DIR
+
+ep = spec_scripts.load("edge_paths", "spec_edge_paths")
+MODEL = "multicast_edges"
+RUNS = Path(__file__).resolve().parent / "multicast_edges.json"
+CACHE = SPEC_DIR.parent / "build" / "model-edges"
+SUBS, ELEMENTS, BUFFER, MAX_REQ = 2, 3, 2, 2  # the model's Subs, N, B, MaxReq
+needs_tlc = pytest.mark.skipif(
+    shutil.which("java") is None or not JAR.is_file(), reason="TLC needs Java and the jar"
+)
+
+
+@dataclass(frozen=True)
+class Model:
+    edges: frozenset[Edge]
+    succ: Succ
+    init: Abstract
+    design: frozenset[Edge]  # reachable without the steps of every DESIGN rule
+    alone: dict[str, frozenset[Edge]]  # the same, for each rule alone
+
+
+def _initial(state: dict[str, Any]) -> bool:
+    return set(state["st"]) == {"absent"} and state["upReq"] == 0 and state["disc"] == "no"
+
+
+def _graph_edges() -> tuple[frozenset[Edge], Abstract]:
+    """TLC's graph of MODEL without ``joined`` (cached in build/ by the specs' contents)."""
+    digest = hashlib.sha256()
+    for path in [*sorted(SPEC_DIR.glob("*.tla")), SPEC_DIR / "models.toml"]:
+        digest.update(path.read_bytes())
+    cached = CACHE / f"{MODEL}-{digest.hexdigest()[:16]}.pickle"
+    if cached.is_file():
+        edges, init = pickle.loads(cached.read_bytes())
+        return edges, init
+    graph = ep.coverage_module().dump_dot(MODEL, SPEC_DIR / "models.toml", JAR, 300)
+    edges, init = ep.quotient(graph, project, _initial)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    cached.write_bytes(pickle.dumps((edges, init)))
+    return edges, init
+
+
+@pytest.fixture(scope="session")
+def model() -> Model:
+    edges, init = _graph_edges()
+    rules = {name: _never(name) for name in DESIGN}
+    design = ep.reachable_edges(edges, init, lambda e: any(r(e) for r in rules.values()))
+    alone = {name: ep.reachable_edges(edges, init, rule) for name, rule in rules.items()}
+    return Model(edges, successors(edges), init, design, alone)
+
+
+# --------------------------------------------------------------------------------------
+# the design rules: why publish() never takes the other edges
+
+
+Rule = Callable[[dict[str, Any], str, dict[str, Any]], bool]
+LIMIT = max(1, BUFFER - (BUFFER >> 2))  # PublishConnection._limit: top up after 3/4
+
+
+def _free(v: dict[str, Any]) -> int:
+    return BUFFER - (int(v["upReq"]) - int(v["taken"]))
+
+
+def _live(v: dict[str, Any]) -> bool:
+    return v["disc"] == "no" and not v["srcDone"]
+
+
+DESIGN: dict[str, tuple[str, Rule]] = {
+    "quarter": (
+        "the connection asks the source for the whole free buffer at once, and only once "
+        "at least B - B//4 of it is free (PublishConnection._upstream_demand): a smaller "
+        "UpRequest(k) is never made",
+        lambda u, a, v: (
+            a == "UpRequest" and (_free(u) < LIMIT or v["upReq"] != u["taken"] + BUFFER)
+        ),
+    ),
+    "round tops up": (
+        "a drain round that frees the buffer tops the source up before it ends "
+        "(_control_upstream after _emit): a live connection with the free buffer at least "
+        "B - B//4 after its first request never rests, its next step is UpRequest",
+        lambda u, a, v: a != "UpRequest" and _live(u) and _free(u) >= LIMIT and u["upReq"] > 0,
+    ),
+    "first round": (
+        "a subscriber gets its Subscription from the drain (on_subscribe, rule 1.9), whose "
+        "first round tops the source up before anything else: before the first UpRequest "
+        "nobody requests or cancels and nothing is dispatched or dropped",
+        lambda u, a, v: (
+            a in ("Request", "RequestUnbounded", "Leave", "Dispatch", "Drop")
+            and _live(u)
+            and u["upReq"] == 0
+        ),
+    ),
+    "arrive after disconnect": (
+        "disconnect() installs a fresh connection: a subscriber arriving afterwards joins "
+        "it and waits for the next connect() (ConnectableFlow), it is not terminated",
+        lambda u, a, v: a == "Arrive" and u["disc"] != "no",
+    ),
+}
+NEVER = [rule for _, rule in DESIGN.values()]
+
+
+def _never(name: str) -> Callable[[Edge], bool]:
+    rule = DESIGN[name][1]
+    return lambda e: rule(view(e[0]), e[1], view(e[2]))
+
+
+def excluded_by(model: Model, edge: Edge) -> str:
+    """The design rule that excludes ``edge``: the one its step breaks, else the first
+    without whose steps alone its source state is unreachable, else "together"."""
+    for name in DESIGN:
+        if _never(name)(edge):
+            return name
+    for name in DESIGN:
+        if edge not in model.alone[name]:
+            return name
+    return "together"
+
+
+def edge_key(edge: Edge) -> str:
+    return str(ep.edge_key(edge))
+
+
+# --------------------------------------------------------------------------------------
+# driving
+
+
+def harness() -> Harness:
+    return Harness(SUBS, ELEMENTS, BUFFER)
+
+
+def node_key(h: Harness, state: Abstract) -> tuple[Any, ...]:
+    """What decides the implementation's next steps: the abstract state and what the
+    abstraction leaves out (pending tasks, admitted subscribers, the drain's counters)."""
+    conn = h.conn
+    admitted = tuple(p is not None and p.subscription is not None for p in h.probes)
+    return (state, len(h.manual), admitted, conn._wip, conn._disconnect_handled)
+
+
+def run(cmds: list[str], model: Model) -> tuple[Harness, list[list[Edge]]]:
+    h = harness()
+    out = [step(h, c, model.edges, model.succ) for c in cmds]
+    return h, out
+
+
+def explore(model: Model) -> dict[tuple[Any, ...], list[tuple[str, list[Edge], Any]]]:
+    """Every driver step from every node the implementation reaches (breadth first)."""
+    h = harness()
+    root = node_key(h, h.state())
+    paths: dict[Any, list[str]] = {root: []}
+    graph: dict[Any, list[tuple[str, list[Edge], Any]]] = {}
+    todo = deque([root])
+    while todo:
+        key = todo.popleft()
+        prefix = paths[key]
+        h, _ = run(prefix, model)
+        graph[key] = []
+        for command in commands(h, h.state(), MAX_REQ):
+            h2, _ = run(prefix, model)
+            edges = step(h2, command, model.edges, model.succ)
+            nxt = node_key(h2, h2.state())
+            graph[key].append((command, edges, nxt))
+            if nxt not in paths:
+                paths[nxt] = [*prefix, command]
+                todo.append(nxt)
+    return graph
+
+
+def load_runs() -> list[tuple[list[str], str]]:
+    """The generated runs: driver steps (``SHORT`` names) and the digest of each path."""
+    data = json.loads(RUNS.read_text())
+    return [([_long(c) for c in r["steps"].split()], r["path"]) for r in data["runs"]]
+
+
+SHORT = {"Arrive": "A", "Request": "R", "RequestUnbounded": "U", "Leave": "L", "UpEmit": "E"}
+SHORT |= {"UpComplete": "C", "Disconnect": "D", "task": "t"}
+LONG = {v: k for k, v in SHORT.items()}
+
+
+def _short(command: str) -> str:
+    action, *args = command.split()
+    return SHORT[action] + "".join(args)
+
+
+def _long(short: str) -> str:
+    return " ".join([LONG[short[0]], *short[1:]])
+
+
+def digest(edges: list[Edge]) -> str:
+    """The path a run was generated for, in 8 hex digits (``ep.edge_key`` of each edge)."""
+    keys = "".join(edge_key(e) for e in edges)
+    return hashlib.sha256(keys.encode()).hexdigest()[:8]
+
+
+# --------------------------------------------------------------------------------------
+# the tests
+
+
+def departure(k: int, cmds: list[str], path: str, model: Model) -> tuple[str | None, list[Edge]]:
+    """Where run ``k`` leaves the model's graph (the step and the edge), or else whether
+    it left the path it was generated for (None: it follows it); the edges it took."""
+    h = harness()
+    taken: list[Edge] = []
+    for i, command in enumerate(cmds, 1):
+        try:
+            taken.extend(step(h, command, model.edges, model.succ))
+        except StepError as exc:
+            return f"run {k} ({' '.join(map(_short, cmds))}), step {i} ({command}): {exc}", taken
+    if digest(taken) != path:
+        return (
+            f"run {k}: every step is an edge of the model, but not of the path it was "
+            f"generated for (RS_GENERATE_EDGES=1 regenerates)"
+        ), taken
+    return None, taken
+
+
+def _excluded(model: Model) -> dict[str, int]:
+    groups = {name: 0 for name in [*DESIGN, "together"]}
+    for edge in model.edges - model.design:
+        groups[excluded_by(model, edge)] += 1
+    return groups
+
+
+@needs_tlc
+def test_every_edge_publish_can_take_by_design_is_driven(model: Model) -> None:
+    """Each run follows its path step by step; together they take every edge reachable
+    without the DESIGN rules' steps, and none of the others."""
+    taken: set[Edge] = set()
+    data = json.loads(RUNS.read_text())
+    for k, (cmds, path) in enumerate(load_runs()):
+        why, edges = departure(k, cmds, path, model)
+        assert why is None, why
+        taken.update(edges)
+    outside = taken - model.design
+    assert not outside, f"edges a design rule excludes were taken: {sorted(outside)[:3]}"
+    missing = model.design - taken
+    assert not missing, (
+        f"{len(missing)} by-design edges no run takes (RS_GENERATE_EDGES=1 regenerates), "
+        f"e.g. {sorted(missing, key=repr)[:3]}"
+    )
+    assert (len(model.edges), len(taken)) == (data["edges"], data["taken"])
+    assert _excluded(model) == data["excluded"]
+
+
+@pytest.mark.skipif(not os.environ.get("RS_GENERATE_EDGES"), reason="RS_GENERATE_EDGES=1")
+@needs_tlc
+@pytest.mark.timeout(3600)
+def test_generate_runs(model: Model) -> None:
+    graph = explore(model)
+    root = node_key(harness(), harness().state())
+    walks = ep.walk_cover(graph, root)
+    runs = [{"steps": " ".join(map(_short, cmds)), "path": digest(edges)} for cmds, edges in walks]
+    taken = {e for _, edges in walks for e in edges}
+    head = {
+        "model": MODEL,
+        "edges": len(model.edges),
+        "design": len(model.design),
+        "taken": len(taken),
+        "nodes": len(graph),
+        "excluded": _excluded(model),
+    }
+    lines = ",\n".join(json.dumps(r) for r in runs)
+    RUNS.write_text(json.dumps(head)[:-1] + ', "runs": [\n' + lines + "\n]}\n")
+    print(f"{len(graph)} nodes, {len(taken)} of {len(model.edges)} edges taken; {head}")
+    assert taken == model.design, (len(taken - model.design), len(model.design - taken))
