@@ -761,6 +761,20 @@ MUTANTS = (
         "tests/operators/test_combining.py",
         "backoff",
     ),
+    Mutant(
+        "publish-drop-keeps-window",
+        "publish drops elements nobody listens to without counting them taken: the source's "
+        "request window never reopens (a stall after the first drop)",
+        "Multicast",
+        (
+            Patch(
+                "multicast/_publish.py",
+                "        self._taken += len(self._queue)\n        self._queue.clear()\n",
+                "        self._queue.clear()\n",
+            ),
+        ),
+        "tests/test_multicast_edges.py",
+    ),
 )
 
 
