@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import pickle
 import sys
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -236,3 +237,18 @@ def reachable_edges(edges: Iterable[Edge], init: Abstract, never: Any) -> frozen
                 seen.add(e[2])
                 todo.append(e[2])
     return frozenset(out)
+
+
+def cached(name: str, build: Any) -> Any:
+    """``build()``, kept in build/model-edges/ under ``name`` and a digest of the specs and
+    the manifest (a TLC graph is dumped once per change of the spec)."""
+    digest = hashlib.sha256()
+    for path in [*sorted(SPEC_DIR.glob("*.tla")), SPEC_DIR / "models.toml"]:
+        digest.update(path.read_bytes())
+    store = SPEC_DIR.parent / "build" / "model-edges" / f"{name}-{digest.hexdigest()[:16]}.pickle"
+    if store.is_file():
+        return pickle.loads(store.read_bytes())
+    value = build()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_bytes(pickle.dumps(value))
+    return value

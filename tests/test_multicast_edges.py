@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import shutil
 from collections import deque
 from collections.abc import Callable
@@ -45,7 +44,6 @@ from spec_scripts import JAR, SPEC_DIR
 ep = spec_scripts.load("edge_paths", "spec_edge_paths")
 MODEL = "multicast_edges"
 RUNS = Path(__file__).resolve().parent / "multicast_edges.json"
-CACHE = SPEC_DIR.parent / "build" / "model-edges"
 SUBS, ELEMENTS, BUFFER, MAX_REQ = 2, 3, 2, 2  # the model's Subs, N, B, MaxReq
 needs_tlc = pytest.mark.skipif(
     shutil.which("java") is None or not JAR.is_file(), reason="TLC needs Java and the jar"
@@ -67,17 +65,12 @@ def _initial(state: dict[str, Any]) -> bool:
 
 def _graph_edges() -> tuple[frozenset[Edge], Abstract]:
     """TLC's graph of MODEL without ``joined`` (cached in build/ by the specs' contents)."""
-    digest = hashlib.sha256()
-    for path in [*sorted(SPEC_DIR.glob("*.tla")), SPEC_DIR / "models.toml"]:
-        digest.update(path.read_bytes())
-    cached = CACHE / f"{MODEL}-{digest.hexdigest()[:16]}.pickle"
-    if cached.is_file():
-        edges, init = pickle.loads(cached.read_bytes())
-        return edges, init
-    graph = ep.coverage_module().dump_dot(MODEL, SPEC_DIR / "models.toml", JAR, 300)
-    edges, init = ep.quotient(graph, project, _initial)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    cached.write_bytes(pickle.dumps((edges, init)))
+
+    def build() -> tuple[frozenset[Edge], Abstract]:
+        graph = ep.coverage_module().dump_dot(MODEL, SPEC_DIR / "models.toml", JAR, 300)
+        return ep.quotient(graph, project, _initial)  # type: ignore[no-any-return]
+
+    edges, init = ep.cached(MODEL, build)
     return edges, init
 
 
