@@ -126,6 +126,7 @@ class Harness:
     elements: int
     buffer: int
     strategy: str = "error"
+    sync: bool = False  # True: no executor, the drain runs inside each call
     batch: int = 1
     log: list[tuple[Any, ...]] = field(default_factory=list)
 
@@ -136,19 +137,25 @@ class Harness:
             self.link,
             self.buffer,
             self.strategy,  # type: ignore[arg-type]
-            executor=self.manual,
+            executor=None if self.sync else self.manual,
             batch_size=self.batch,
         )
         self.flow = flow
         self.probes: list[Probe | None] = [None] * self.subs
-        conn = flow.connect()
+        self.initial = self.state_of(None)  # the model's Init: nothing connected yet
+        conn = flow.connect()  # synchronous: the first drain round tops the source up
         assert isinstance(conn, PublishConnection)
         self.conn: PublishConnection[int] = conn
 
     # ------------------------------------------------------------ the abstraction
     def state(self) -> Abstract:
         """The model's variables (but ``joined``) of the real state; read-only."""
-        conn = self.conn
+        return self.state_of(getattr(self, "conn", None))  # None: inside connect()
+
+    def state_of(self, conn: PublishConnection[int] | None) -> Abstract:
+        if conn is None:
+            conn = self.flow.connection  # type: ignore[assignment]
+            assert isinstance(conn, PublishConnection)
         term = conn._terminated
         st, demand, requested, delivered = [], [], [], []
         for probe in self.probes:
@@ -285,8 +292,16 @@ def commands(h: Harness, state: Abstract, max_req: int) -> list[str]:
     return out
 
 
-def step(h: Harness, command: str, edges: frozenset[Edge], succ: Succ) -> list[Edge]:
-    """Run one driver step; its model edges, each checked to be an edge of the graph."""
+def opening(h: Harness, succ: Succ) -> list[Edge]:
+    """The edges of ``connect()`` from the model's Init (synchronous: the first top-up)."""
+    out = _task_edges(h, h.initial, succ)
+    h.log = []
+    return out
+
+
+def step(h: Harness, command: str, succ: Succ) -> list[Edge]:
+    """Run one driver step; its model edges (the environment's action, then what the
+    drain did inside the call, if synchronous), each checked against the graph."""
     before = h.state()
     h.log = []
     action, *args = command.split()
@@ -298,14 +313,30 @@ def step(h: Harness, command: str, edges: frozenset[Edge], succ: Succ) -> list[E
         # the model's Disconnect is atomic: the driver lets the drain apply it (no
         # other step in between); it only ends the children, nothing else moves
         h.manual.run_all(1_000)
-        extra = [e for e in h.log if e[0] not in ("end",)]
+        extra = [e for e in h.log if e[0] != "end"]
         if extra:
             raise StepError(f"Disconnect: the drain did more than disconnect: {extra}")
-    after = h.state()
-    edge = (before, action, after)
-    if edge not in edges:
-        raise StepError(f"{command}: {before} -> {after} is not an edge of the model")
-    return [edge]
+    after = _environment(before, command, succ)
+    return [(before, action, after), *_task_edges(h, after, succ)]
+
+
+def _environment(before: Abstract, command: str, succ: Succ) -> Abstract:
+    """The model's state after the environment's ``command`` (its arguments pick it)."""
+    action, *args = command.split()
+    found = set(succ.get((before, action), ()))
+    if args:
+        i, n = int(args[0]) - 1, [int(a) for a in args[1:]]
+        u = view(before)
+        for after in list(found):
+            v = view(after)
+            others = [(u[x][:i] + u[x][i + 1 :], v[x][:i] + v[x][i + 1 :]) for x in VARS[:3]]
+            if any(a != b for a, b in others) or (
+                n and v["requested"][i] != u["requested"][i] + n[0]
+            ):
+                found.discard(after)
+    if len(found) != 1:
+        raise StepError(f"{command}: from {before} the model reaches {sorted(found)[:3]}")
+    return next(iter(found))
 
 
 def _task_edges(h: Harness, start: Abstract, succ: Succ) -> list[Edge]:
@@ -321,7 +352,7 @@ def _task_edges(h: Harness, start: Abstract, succ: Succ) -> list[Edge]:
         if entry[2] is not None:
             edge = (here, "UpRequest", entry[2])
             if entry[2] not in succ.get((here, "UpRequest"), ()):
-                raise StepError(f"task, UpRequest: {here} -> {entry[2]} is not in the model")
+                raise StepError(f"UpRequest: {here} -> {entry[2]} is not an edge of the model")
             out.append(edge)
             here = entry[2]
     return out
@@ -347,17 +378,17 @@ def _internal(
         nxt = succ.get((here, action), frozenset())
         if len(nxt) != 1:
             raise StepError(
-                f"task, {action} from {here}: the model reaches {sorted(nxt, key=repr)[:3]} "
-                f"(the task ended in {there})"
+                f"{action} from {here}: the model reaches {sorted(nxt, key=repr)[:3]} "
+                f"(publish() reached {there})"
             )
         if action == "Dispatch":
             item, got = next(g)
             active = {i for i, s in enumerate(view(here)["st"], 1) if s == "active"}
             if got != active:
-                raise StepError(f"task, Dispatch of {item} reached {got}, the model {active}")
+                raise StepError(f"Dispatch of {item} reached {got}, the model's active {active}")
         (after,) = nxt
         out.append((here, action, after))
         here = after
     if here != there:
-        raise StepError(f"task: the model reaches {here} by {actions}, publish() {there}")
+        raise StepError(f"the model reaches {here} by {actions}, publish() {there}")
     return here

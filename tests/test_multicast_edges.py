@@ -14,6 +14,7 @@ step from every reachable state of the implementation, then walks covering its e
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,9 +30,11 @@ from stateful.publish_model import (
     Abstract,
     Edge,
     Harness,
+    Link,
     StepError,
     Succ,
     commands,
+    opening,
     project,
     step,
     successors,
@@ -52,17 +55,23 @@ needs_tlc = pytest.mark.skipif(
 
 @dataclass(frozen=True)
 class Model:
+    sync: bool
     edges: frozenset[Edge]
     succ: Succ
     init: Abstract
-    design: frozenset[Edge]  # reachable without the steps of every DESIGN rule
+    design: frozenset[Edge]  # reachable without the steps of the mode's DESIGN rules
     alone: dict[str, frozenset[Edge]]  # the same, for each rule alone
+
+    @property
+    def mode(self) -> str:
+        return "sync" if self.sync else "async"
 
 
 def _initial(state: dict[str, Any]) -> bool:
     return set(state["st"]) == {"absent"} and state["upReq"] == 0 and state["disc"] == "no"
 
 
+@functools.cache
 def _graph_edges() -> tuple[frozenset[Edge], Abstract]:
     """TLC's graph of MODEL without ``joined`` (cached in build/ by the specs' contents)."""
 
@@ -74,21 +83,33 @@ def _graph_edges() -> tuple[frozenset[Edge], Abstract]:
     return edges, init
 
 
-@pytest.fixture(scope="session")
-def model() -> Model:
+@functools.cache
+def _model(sync: bool) -> Model:
     edges, init = _graph_edges()
-    rules = {name: _never(name) for name in DESIGN}
-    design = ep.reachable_edges(edges, init, lambda e: any(r(e) for r in rules.values()))
-    alone = {name: ep.reachable_edges(edges, init, rule) for name, rule in rules.items()}
-    return Model(edges, successors(edges), init, design, alone)
+    succ = successors(edges)
+    rules = {name: _never(name, succ) for name in rules_of(sync)}
+    broken = {e: {name for name, rule in rules.items() if rule(e)} for e in edges}
+    design = ep.reachable_edges(edges, init, lambda e: bool(broken[e]))
+    alone = {
+        name: ep.reachable_edges(edges, init, lambda e, n=name: n in broken[e]) for name in rules
+    }
+    return Model(sync, edges, succ, init, design, alone)
+
+
+@pytest.fixture(scope="session", params=[False, True], ids=["async", "sync"])
+def model(request: pytest.FixtureRequest) -> Model:
+    return _model(bool(request.param))
 
 
 # --------------------------------------------------------------------------------------
 # the design rules: why publish() never takes the other edges
 
 
-Rule = Callable[[dict[str, Any], str, dict[str, Any]], bool]
+Rule = Callable[[dict[str, Any], str, dict[str, Any], bool], bool]
 LIMIT = max(1, BUFFER - (BUFFER >> 2))  # PublishConnection._limit: top up after 3/4
+ENVIRONMENT = frozenset(
+    {"Arrive", "Request", "RequestUnbounded", "Leave", "UpEmit", "UpComplete", "Disconnect"}
+)
 
 
 def _free(v: dict[str, Any]) -> int:
@@ -99,52 +120,80 @@ def _live(v: dict[str, Any]) -> bool:
     return v["disc"] == "no" and not v["srcDone"]
 
 
-DESIGN: dict[str, tuple[str, Rule]] = {
+DESIGN: dict[str, tuple[str, str, Rule]] = {
     "quarter": (
+        "both",
         "the connection asks the source for the whole free buffer at once, and only once "
         "at least B - B//4 of it is free (PublishConnection._upstream_demand): a smaller "
         "UpRequest(k) is never made",
-        lambda u, a, v: (
+        lambda u, a, v, busy: (
             a == "UpRequest" and (_free(u) < LIMIT or v["upReq"] != u["taken"] + BUFFER)
         ),
     ),
     "round tops up": (
+        "both",
         "a drain round that frees the buffer tops the source up before it ends "
         "(_control_upstream after _emit): a live connection with the free buffer at least "
         "B - B//4 after its first request never rests, its next step is UpRequest",
-        lambda u, a, v: a != "UpRequest" and _live(u) and _free(u) >= LIMIT and u["upReq"] > 0,
+        lambda u, a, v, busy: (
+            a != "UpRequest" and _live(u) and _free(u) >= LIMIT and u["upReq"] > 0
+        ),
     ),
     "first round": (
+        "async",
         "a subscriber gets its Subscription from the drain (on_subscribe, rule 1.9), whose "
         "first round tops the source up before anything else: before the first UpRequest "
         "nobody requests or cancels and nothing is dispatched or dropped",
-        lambda u, a, v: (
+        lambda u, a, v, busy: (
             a in ("Request", "RequestUnbounded", "Leave", "Dispatch", "Drop")
             and _live(u)
             and u["upReq"] == 0
         ),
     ),
+    "connect tops up": (
+        "sync",
+        "without an executor, connect() runs the first drain round inside the call: the "
+        "source is topped up before anything else happens",
+        lambda u, a, v, busy: a != "UpRequest" and _live(u) and u["upReq"] == 0,
+    ),
+    "inline drain": (
+        "sync",
+        "without an executor, every call runs the drain to rest before it returns: no "
+        "environment step while a Dispatch, Drop or Complete is enabled",
+        lambda u, a, v, busy: a in ENVIRONMENT and busy,
+    ),
     "arrive after disconnect": (
+        "both",
         "disconnect() installs a fresh connection: a subscriber arriving afterwards joins "
         "it and waits for the next connect() (ConnectableFlow), it is not terminated",
-        lambda u, a, v: a == "Arrive" and u["disc"] != "no",
+        lambda u, a, v, busy: a == "Arrive" and u["disc"] != "no",
     ),
 }
-NEVER = [rule for _, rule in DESIGN.values()]
 
 
-def _never(name: str) -> Callable[[Edge], bool]:
-    rule = DESIGN[name][1]
-    return lambda e: rule(view(e[0]), e[1], view(e[2]))
+def rules_of(sync: bool) -> list[str]:
+    mode = "sync" if sync else "async"
+    return [name for name, (modes, _, _) in DESIGN.items() if modes in ("both", mode)]
+
+
+def _never(name: str, succ: Succ) -> Callable[[Edge], bool]:
+    rule = DESIGN[name][2]
+
+    def never(e: Edge) -> bool:
+        busy = any((e[0], a) in succ for a in ("Dispatch", "Drop", "Complete"))
+        return rule(view(e[0]), e[1], view(e[2]), busy)
+
+    return never
 
 
 def excluded_by(model: Model, edge: Edge) -> str:
     """The design rule that excludes ``edge``: the one its step breaks, else the first
     without whose steps alone its source state is unreachable, else "together"."""
-    for name in DESIGN:
-        if _never(name)(edge):
+    names = rules_of(model.sync)
+    for name in names:
+        if _never(name, model.succ)(edge):
             return name
-    for name in DESIGN:
+    for name in names:
         if edge not in model.alone[name]:
             return name
     return "together"
@@ -158,8 +207,11 @@ def edge_key(edge: Edge) -> str:
 # driving
 
 
-def harness() -> Harness:
-    return Harness(SUBS, ELEMENTS, BUFFER)
+def harness(sync: bool) -> Harness:
+    """Asynchronous: one element per task (each can be interleaved). Synchronous: a
+    cancel's drain may top up ``batch_size`` elements in the call (a larger top-up moves
+    the drain to the shared pool, rule 3.5, which this driver does not follow)."""
+    return Harness(SUBS, ELEMENTS, BUFFER, sync=sync, batch=256 if sync else 1)
 
 
 def node_key(h: Harness, state: Abstract) -> tuple[Any, ...]:
@@ -170,15 +222,18 @@ def node_key(h: Harness, state: Abstract) -> tuple[Any, ...]:
     return (state, len(h.manual), admitted, conn._wip, conn._disconnect_handled)
 
 
-def run(cmds: list[str], model: Model) -> tuple[Harness, list[list[Edge]]]:
-    h = harness()
-    out = [step(h, c, model.edges, model.succ) for c in cmds]
+def run(cmds: list[str], model: Model) -> tuple[Harness, list[Edge]]:
+    """A fresh connection driven through ``cmds``; the edges it took (connect()'s first)."""
+    h = harness(model.sync)
+    out = opening(h, model.succ)
+    for c in cmds:
+        out.extend(step(h, c, model.succ))
     return h, out
 
 
 def explore(model: Model) -> dict[tuple[Any, ...], list[tuple[str, list[Edge], Any]]]:
     """Every driver step from every node the implementation reaches (breadth first)."""
-    h = harness()
+    h, _ = run([], model)
     root = node_key(h, h.state())
     paths: dict[Any, list[str]] = {root: []}
     graph: dict[Any, list[tuple[str, list[Edge], Any]]] = {}
@@ -190,7 +245,7 @@ def explore(model: Model) -> dict[tuple[Any, ...], list[tuple[str, list[Edge], A
         graph[key] = []
         for command in commands(h, h.state(), MAX_REQ):
             h2, _ = run(prefix, model)
-            edges = step(h2, command, model.edges, model.succ)
+            edges = step(h2, command, model.succ)
             nxt = node_key(h2, h2.state())
             graph[key].append((command, edges, nxt))
             if nxt not in paths:
@@ -199,10 +254,12 @@ def explore(model: Model) -> dict[tuple[Any, ...], list[tuple[str, list[Edge], A
     return graph
 
 
-def load_runs() -> list[tuple[list[str], str]]:
-    """The generated runs: driver steps (``SHORT`` names) and the digest of each path."""
+def load(mode: str) -> tuple[dict[str, Any], list[tuple[list[str], str]]]:
+    """The generated figures of ``mode`` and its runs: driver steps (``SHORT`` names)
+    and the digest of each run's path."""
     data = json.loads(RUNS.read_text())
-    return [([_long(c) for c in r["steps"].split()], r["path"]) for r in data["runs"]]
+    runs = [r for r in data["runs"] if r["mode"] == mode]
+    return data, [([_long(c) for c in r["steps"].split()], r["path"]) for r in runs]
 
 
 SHORT = {"Arrive": "A", "Request": "R", "RequestUnbounded": "U", "Leave": "L", "UpEmit": "E"}
@@ -232,23 +289,27 @@ def digest(edges: list[Edge]) -> str:
 def departure(k: int, cmds: list[str], path: str, model: Model) -> tuple[str | None, list[Edge]]:
     """Where run ``k`` leaves the model's graph (the step and the edge), or else whether
     it left the path it was generated for (None: it follows it); the edges it took."""
-    h = harness()
-    taken: list[Edge] = []
+    name = f"{model.mode} run {k} ({' '.join(map(_short, cmds))})"
+    h = harness(model.sync)
+    try:
+        taken = opening(h, model.succ)
+    except StepError as exc:
+        return f"{name}, connect(): {exc}", []
     for i, command in enumerate(cmds, 1):
         try:
-            taken.extend(step(h, command, model.edges, model.succ))
+            taken.extend(step(h, command, model.succ))
         except StepError as exc:
-            return f"run {k} ({' '.join(map(_short, cmds))}), step {i} ({command}): {exc}", taken
+            return f"{name}, step {i} ({command}): {exc}", taken
     if digest(taken) != path:
         return (
-            f"run {k}: every step is an edge of the model, but not of the path it was "
+            f"{name}: every step is an edge of the model, but not of the path it was "
             f"generated for (RS_GENERATE_EDGES=1 regenerates)"
         ), taken
     return None, taken
 
 
 def _excluded(model: Model) -> dict[str, int]:
-    groups = {name: 0 for name in [*DESIGN, "together"]}
+    groups = {name: 0 for name in [*rules_of(model.sync), "together"]}
     for edge in model.edges - model.design:
         groups[excluded_by(model, edge)] += 1
     return groups
@@ -259,8 +320,8 @@ def test_every_edge_publish_can_take_by_design_is_driven(model: Model) -> None:
     """Each run follows its path step by step; together they take every edge reachable
     without the DESIGN rules' steps, and none of the others."""
     taken: set[Edge] = set()
-    data = json.loads(RUNS.read_text())
-    for k, (cmds, path) in enumerate(load_runs()):
+    data, runs = load(model.mode)
+    for k, (cmds, path) in enumerate(runs):
         why, edges = departure(k, cmds, path, model)
         assert why is None, why
         taken.update(edges)
@@ -271,28 +332,58 @@ def test_every_edge_publish_can_take_by_design_is_driven(model: Model) -> None:
         f"{len(missing)} by-design edges no run takes (RS_GENERATE_EDGES=1 regenerates), "
         f"e.g. {sorted(missing, key=repr)[:3]}"
     )
-    assert (len(model.edges), len(taken)) == (data["edges"], data["taken"])
-    assert _excluded(model) == data["excluded"]
+    figures = data["modes"][model.mode]
+    assert (len(model.edges), len(taken)) == (data["edges"], figures["taken"])
+    assert _excluded(model) == figures["excluded"]
+
+
+def test_a_departure_names_the_run_the_step_and_the_edge() -> None:
+    """A connection that requests one element too many leaves the model at that step."""
+    model = _model(sync=False)
+    cmds = ["Arrive 1", "task"]
+    assert departure(0, cmds, "0" * 8, model)[0] == (
+        "async run 0 (A1 t): every step is an edge of the model, but not of the path it "
+        "was generated for (RS_GENERATE_EDGES=1 regenerates)"
+    )
+    path = digest(run(cmds, model)[1])
+    assert departure(0, cmds, path, model)[0] is None
+    real = Link.request
+
+    def one_more(self: Link, n: int) -> None:
+        real(self, n + 1)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Link, "request", one_more)
+        why = str(departure(0, cmds, path, model)[0])
+    assert why.startswith("async run 0 (A1 t), step 2 (task): UpRequest: "), why
+    assert "is not an edge of the model" in why
 
 
 @pytest.mark.skipif(not os.environ.get("RS_GENERATE_EDGES"), reason="RS_GENERATE_EDGES=1")
 @needs_tlc
 @pytest.mark.timeout(3600)
 def test_generate_runs(model: Model) -> None:
+    """The search (a few minutes a mode): the implementation's graph, then walks covering
+    its edges, written to tests/multicast_edges.json beside the other mode's."""
     graph = explore(model)
-    root = node_key(harness(), harness().state())
-    walks = ep.walk_cover(graph, root)
-    runs = [{"steps": " ".join(map(_short, cmds)), "path": digest(edges)} for cmds, edges in walks]
-    taken = {e for _, edges in walks for e in edges}
-    head = {
-        "model": MODEL,
-        "edges": len(model.edges),
+    h, opened = run([], model)
+    walks = ep.walk_cover(graph, node_key(h, h.state()))
+    runs = [
+        {"mode": model.mode, "steps": " ".join(map(_short, cmds)), "path": digest(opened + edges)}
+        for cmds, edges in walks
+    ]
+    taken = set(opened) | {e for _, edges in walks for e in edges}
+    data = json.loads(RUNS.read_text()) if RUNS.is_file() else {"modes": {}, "runs": []}
+    data["modes"][model.mode] = {
         "design": len(model.design),
         "taken": len(taken),
         "nodes": len(graph),
+        "runs": len(runs),
         "excluded": _excluded(model),
     }
-    lines = ",\n".join(json.dumps(r) for r in runs)
+    head = {"model": MODEL, "edges": len(model.edges), "modes": data["modes"]}
+    kept = [r for r in data["runs"] if r["mode"] != model.mode] + runs
+    lines = ",\n".join(json.dumps(r) for r in kept)
     RUNS.write_text(json.dumps(head)[:-1] + ', "runs": [\n' + lines + "\n]}\n")
-    print(f"{len(graph)} nodes, {len(taken)} of {len(model.edges)} edges taken; {head}")
+    print(f"{model.mode}: {len(taken)} of {len(model.edges)} edges taken; {head}")
     assert taken == model.design, (len(taken - model.design), len(model.design - taken))
