@@ -775,6 +775,20 @@ MUTANTS = (
         ),
         "tests/test_multicast_edges.py",
     ),
+    Mutant(
+        "publish-tops-up-early",
+        "publish tops the source up one element before a quarter of its buffer has drained "
+        "(the threshold off by one): more, smaller upstream requests",
+        "Multicast",
+        (
+            Patch(
+                "multicast/_publish.py",
+                "        self._limit = max(1, buffer_size - (buffer_size >> 2))",
+                "        self._limit = max(1, buffer_size - (buffer_size >> 2) - 1)",
+            ),
+        ),
+        "tests/test_multicast_edges.py",
+    ),
 )
 
 
