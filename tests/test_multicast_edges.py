@@ -151,6 +151,11 @@ def _live(v: dict[str, Any]) -> bool:
     return v["disc"] == "no" and not v["srcDone"]
 
 
+def _drained(v: dict[str, Any], cfg: Config) -> bool:
+    """After the first request, at least B - B//4 of the buffer is free again."""
+    return _free(v, cfg) >= cfg.limit and v["upReq"] > 0
+
+
 def _completes(v: dict[str, Any]) -> bool:
     """Complete is enabled (Multicast.tla's guard)."""
     ended = v["srcDone"] and v["upSent"] == v["taken"]
@@ -172,9 +177,7 @@ DESIGN: dict[str, tuple[str, str, Rule]] = {
         "a drain round that frees the buffer tops the source up before it ends "
         "(_control_upstream after _emit): a live connection with the free buffer at least "
         "B - B//4 after its first request never rests, its next step is UpRequest",
-        lambda u, a, v, busy, c: (
-            a != "UpRequest" and _live(u) and _free(u, c) >= c.limit and u["upReq"] > 0
-        ),
+        lambda u, a, v, busy, c: a != "UpRequest" and _live(u) and _drained(u, c),
     ),
     "round completes": (
         "async",
@@ -182,9 +185,7 @@ DESIGN: dict[str, tuple[str, str, Rule]] = {
         "subscribers before it ends (_emit: _finish once the queue is empty): with the "
         "free buffer at least B - B//4, only an internal step leads to such a state, and "
         "Complete follows it at once",
-        lambda u, a, v, busy, c: (
-            a != "Complete" and _completes(u) and _free(u, c) >= c.limit and u["upReq"] > 0
-        ),
+        lambda u, a, v, busy, c: a != "Complete" and _completes(u) and _drained(u, c),
     ),
     "first round": (
         "async",
