@@ -16,8 +16,11 @@ The driver (which runs exist: sources, Arms, Interludes, executor steps) lives i
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import pickle
 import sys
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,3 +152,103 @@ def greedy_cover(runs: Mapping[Any, frozenset[Edge]], targets: frozenset[Edge]) 
         chosen.append(best)
         left -= runs[best]
     return chosen
+
+
+def edge_key(edge: Any) -> str:
+    """A short stable name of an edge (the generated files list edges by it)."""
+    return hashlib.sha256(repr(edge).encode()).hexdigest()[:12]
+
+
+def quotient(graph: Any, project: Any, initial: Any) -> tuple[frozenset[Edge], Abstract]:
+    """TLC's graph (``trace_coverage.Graph``) modulo ``project`` (a function of a state's
+    variables), without the ``Resting`` stutter; and the projection of the one initial
+    state (``initial`` tells it). Sound for a projection that drops ghost variables only
+    (no action's guard reads them)."""
+    mapped = {k: project(v) for k, v in graph.states.items()}
+    inits = {mapped[k] for k, v in graph.states.items() if initial(v)}
+    if len(inits) != 1:
+        raise ValueError(f"{len(inits)} initial states after the projection")
+    edges = frozenset((mapped[a], act, mapped[b]) for a, act, b in graph.edges if act != "Resting")
+    return edges, next(iter(inits))
+
+
+def walk_cover(
+    graph: Mapping[Any, Sequence[tuple[str, Sequence[Edge], Any]]], root: Any
+) -> list[tuple[list[str], list[Edge]]]:
+    """Walks from ``root`` through a deterministic driver's graph (node -> its steps:
+    command, the edges it takes, the next node) that together take every edge reachable:
+    each walk goes to the nearest step with an edge not yet taken, and a new walk starts
+    from ``root`` when none is reachable any more."""
+    left = {e for steps in graph.values() for _, edges, _ in steps for e in edges}
+    walks: list[tuple[list[str], list[Edge]]] = []
+    while left:
+        node, cmds, taken = root, [], []
+        while True:
+            route = _nearest(graph, node, left)
+            if route is None:
+                break
+            for command, edges, nxt in route:
+                cmds.append(command)
+                taken.extend(edges)
+                left.difference_update(edges)
+                node = nxt
+        if not cmds:
+            break
+        walks.append((cmds, taken))
+    return walks
+
+
+def _nearest(
+    graph: Mapping[Any, Sequence[tuple[str, Sequence[Edge], Any]]], start: Any, left: set[Edge]
+) -> list[tuple[str, Sequence[Edge], Any]] | None:
+    """The shortest route of steps from ``start`` whose last step takes an edge of ``left``."""
+    back: dict[Any, tuple[Any, tuple[str, Sequence[Edge], Any]] | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        node = todo.popleft()
+        for st in graph.get(node, ()):
+            if any(e in left for e in st[1]):
+                route = [st]
+                at = node
+                while back[at] is not None:
+                    prev, via = back[at]  # type: ignore[misc]
+                    route.append(via)
+                    at = prev
+                return route[::-1]
+            if st[2] not in back:
+                back[st[2]] = (node, st)
+                todo.append(st[2])
+    return None
+
+
+def reachable_edges(edges: Iterable[Edge], init: Abstract, never: Any) -> frozenset[Edge]:
+    """The edges reachable from ``init`` without the steps ``never(edge)`` accepts (the
+    edges a design can take, when ``never`` holds the steps its rules exclude)."""
+    succ: dict[Abstract, list[Edge]] = {}
+    for e in edges:
+        succ.setdefault(e[0], []).append(e)
+    seen, todo, out = {init}, [init], set()
+    while todo:
+        for e in succ.get(todo.pop(), ()):
+            if never(e):
+                continue
+            out.add(e)
+            if e[2] not in seen:
+                seen.add(e[2])
+                todo.append(e[2])
+    return frozenset(out)
+
+
+def cached(name: str, build: Any) -> Any:
+    """``build()``, kept in build/model-edges/ under ``name`` and a digest of the specs and
+    the manifest (a TLC graph is dumped once per change of the spec)."""
+    digest = hashlib.sha256()
+    for path in [*sorted(SPEC_DIR.glob("*.tla")), SPEC_DIR / "models.toml"]:
+        digest.update(path.read_bytes())
+    store = SPEC_DIR.parent / "build" / "model-edges" / f"{name}-{digest.hexdigest()[:16]}.pickle"
+    if store.is_file():
+        return pickle.loads(store.read_bytes())
+    value = build()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_bytes(pickle.dumps(value))
+    return value

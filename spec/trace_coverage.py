@@ -831,12 +831,19 @@ def dump_graph(
 ) -> tuple[Graph, Bounds]:
     """TLC's reachable state graph of a model (safety only), checked against its count."""
     tlc = _load_tlc()
-    manifest = tlc.load_manifest(manifest_path)
-    model = dataclasses.replace(manifest.model(model_name), check_properties=False)
-    consts = model.constants
+    consts = tlc.load_manifest(manifest_path).model(model_name).constants
     if consts.get("Subs") != "{1}":
         raise SystemExit(f"{_ME}: {model_name} must have one Subscription (Subs = {{1}})")
     bounds = Bounds(int(consts["Elements"]), int(consts["MaxDemand"]))
+    return dump_dot(model_name, manifest_path, jar, timeout), bounds
+
+
+def dump_dot(model_name: str, manifest_path: Path, jar: Path, timeout: float) -> Graph:
+    """TLC's reachable state graph of any model of the manifest (``-dump dot``, safety
+    only), checked against TLC's distinct-state count."""
+    tlc = _load_tlc()
+    manifest = tlc.load_manifest(manifest_path)
+    model = dataclasses.replace(manifest.model(model_name), check_properties=False)
     with tempfile.TemporaryDirectory(prefix="tlc-cov-") as tmp:
         cfg = Path(tmp) / f"{model_name}.cfg"
         cfg.write_text(tlc.render_cfg(model, manifest.specs))
@@ -863,7 +870,7 @@ def dump_graph(
         raise SystemExit(
             f"{_ME}: the dump has {len(graph.states)} states, TLC found {outcome.distinct}"
         )
-    return graph, bounds
+    return graph
 
 
 def main(argv: Sequence[str] | None = None) -> int:

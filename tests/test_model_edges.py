@@ -25,12 +25,10 @@ every by-design edge but those listed in ``UNDRIVEN`` groups (docs/verification.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import logging
 import os
-import pickle
 import random
 import shutil
 import threading
@@ -57,7 +55,6 @@ ep = spec_scripts.load("edge_paths", "spec_edge_paths")
 cov = ep.coverage_module()
 MODEL = "rs_coverage"
 PLANS = Path(__file__).resolve().parent / "model_edges.json"
-CACHE = SPEC_DIR.parent / "build" / "model-edges"
 needs_tlc = pytest.mark.skipif(
     shutil.which("java") is None or not JAR.is_file(), reason="TLC needs Java and the jar"
 )
@@ -271,16 +268,9 @@ def grid(sync: bool, raises: bool = False) -> Iterator[Plan]:
 
 def _graph() -> tuple[Any, Any]:
     """TLC's graph of MODEL, cached in build/ by the spec's and manifest's contents."""
-    digest = hashlib.sha256()
-    for path in [*sorted(SPEC_DIR.glob("*.tla")), SPEC_DIR / "models.toml"]:
-        digest.update(path.read_bytes())
-    cached = CACHE / f"{MODEL}-{digest.hexdigest()[:16]}.pickle"
-    if cached.is_file():
-        graph, bounds = pickle.loads(cached.read_bytes())
-        return graph, bounds
-    graph, bounds = cov.dump_graph(MODEL, SPEC_DIR / "models.toml", JAR, 300)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    cached.write_bytes(pickle.dumps((graph, bounds)))
+    graph, bounds = ep.cached(
+        MODEL, lambda: cov.dump_graph(MODEL, SPEC_DIR / "models.toml", JAR, 300)
+    )
     return graph, bounds
 
 
@@ -307,7 +297,7 @@ def _plan_of(data: dict[str, Any]) -> Plan:
 
 
 def _edge_key(edge: Any) -> str:
-    return hashlib.sha256(repr(edge).encode()).hexdigest()[:12]
+    return str(ep.edge_key(edge))
 
 
 UNDRIVEN = {

@@ -761,6 +761,34 @@ MUTANTS = (
         "tests/operators/test_combining.py",
         "backoff",
     ),
+    Mutant(
+        "publish-drop-keeps-window",
+        "publish drops elements nobody listens to without counting them taken: the source's "
+        "request window never reopens (a stall after the first drop)",
+        "Multicast",
+        (
+            Patch(
+                "multicast/_publish.py",
+                "        self._taken += len(self._queue)\n        self._queue.clear()\n",
+                "        self._queue.clear()\n",
+            ),
+        ),
+        "tests/test_multicast_edges.py",
+    ),
+    Mutant(
+        "publish-tops-up-early",
+        "publish tops the source up one element before a quarter of its buffer has drained "
+        "(the threshold off by one): more, smaller upstream requests",
+        "Multicast",
+        (
+            Patch(
+                "multicast/_publish.py",
+                "        self._limit = max(1, buffer_size - (buffer_size >> 2))",
+                "        self._limit = max(1, buffer_size - (buffer_size >> 2) - 1)",
+            ),
+        ),
+        "tests/test_multicast_edges.py",
+    ),
 )
 
 
