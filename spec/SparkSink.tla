@@ -289,14 +289,17 @@ ZombieWrite ==
     /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, log,
                    crashes, failures, done, takeovers>>
 
-\* The zombie commits with create-if-absent: only if no record holds its batch id.
+\* The zombie commits with create-if-absent: only if no record holds its batch id;
+\* a record there (the fence) refuses it, and the zombie stops with LeaseLost.
 ZombieCommit ==
     /\ zombie.phase = "written"
-    /\ ~\E l \in log : l.bid = zombie.bid
-    /\ log' = log \cup {[run |-> zombie.run, bid |-> zombie.bid, att |-> zombie.att,
-                        rows |-> Rows(zombie.lo, zombie.hi), res |-> Res(zombie),
-                        cnt |-> zombie.chi, fence |-> FALSE]}
-    /\ zombie' = [zombie EXCEPT !.phase = "committed"]
+    /\ IF \E l \in log : l.bid = zombie.bid
+          THEN /\ zombie' = [zombie EXCEPT !.phase = "refused"]
+               /\ UNCHANGED log
+          ELSE /\ log' = log \cup {[run |-> zombie.run, bid |-> zombie.bid, att |-> zombie.att,
+                                    rows |-> Rows(zombie.lo, zombie.hi), res |-> Res(zombie),
+                                    cnt |-> zombie.chi, fence |-> FALSE]}
+               /\ zombie' = [zombie EXCEPT !.phase = "committed"]
     /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files,
                    crashes, failures, done, takeovers>>
 
