@@ -163,6 +163,32 @@ def test_spec213_raising_on_next_cancels_logs_and_never_raises(
     ts.assert_values(0, 1, 2).assert_no_terminal()
     assert "subscriber fault" in caplog.text
     assert "rule 2.13" in caplog.text
+    [record] = caplog.records  # the exact record (make mutation: its text and fault)
+    assert record.getMessage() == (
+        f"rule 2.13: on_next raised from {ts.subscription!r}; subscription cancelled"
+    )
+    assert record.exc_info is not None
+    assert str(record.exc_info[1]) == "subscriber fault"
+
+
+def test_spec104_a_rejected_drain_task_is_on_error_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Rule 1.4 (with 1.9): an executor that refuses the drain task ends the stream with
+    its error, signalled on the caller's thread; the refusal is logged once."""
+
+    class Refusing:
+        def execute(self, task: Any) -> None:
+            raise RuntimeError("executor full")
+
+    with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+        ts = run(rs.range(0, 3, executor=Refusing()), 2)
+    ts.assert_values()
+    assert [str(e) for e in ts.errors] == ["executor full"]
+    [record] = caplog.records
+    assert record.getMessage() == f"{ts.subscription!r}: the executor rejected the drain task"
+    assert record.exc_info is not None
+    assert record.exc_info[1] is ts.errors[0]
 
 
 def test_spec213_raising_on_next_bounded_and_async(manual: ManualExecutor) -> None:

@@ -188,3 +188,56 @@ def test_from_observable_subscribe_returns_when_on_subscribe_raises() -> None:
         from_observable(reactivex.create(on_subscribe), strategy).subscribe(ts)
         assert [s.kind for s in ts.signals] == ["on_subscribe"], (strategy, ts)
     assert not subscribed
+
+
+# ------------------------------------- the hop classes' on_next (make mutation, 2.13)
+
+
+def test_a_hop_class_gets_its_on_next_from_its_apply_and_keeps_its_own() -> None:
+    from reactive_streams._core.relay import Relay
+
+    class Twice(Relay[int, int]):
+        hop = "twice"
+
+        def _apply(self, item: int) -> int:
+            return item * 2
+
+    class Own(Relay[int, int]):
+        hop = "own"
+
+        def on_next(self, item: int) -> None:
+            downstream = self._out
+            if downstream is not None:
+                self._send(downstream, -item)
+
+    class Both(Twice):
+        def on_next(self, item: int) -> None:
+            Own.on_next(self, item)  # type: ignore[arg-type]
+
+    assert "on_next" in Twice.__dict__  # generated for the class (``_core.inline``)
+    for cls, expected in ((Twice, [0, 2, 4]), (Own, [0, -1, -2]), (Both, [0, -1, -2])):
+        ts: TestSubscriber[int] = TestSubscriber(10)
+        hop = cls(ts)
+        sources.range(0, 3).subscribe(hop)
+        ts.assert_values(*expected).assert_complete()
+
+
+def test_a_hop_names_itself_and_its_subscription_id() -> None:
+    from reactive_streams._core.relay import Relay
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    hop: Relay[int, int] = Relay(ts)
+    assert repr(hop) == f"<operator hop {hex(id(hop))}>"
+    with tracing():
+        traced: Relay[int, int] = Relay(TestSubscriber(1))
+    assert traced.subscription_id > 0
+    assert repr(traced) == f"<operator hop {traced.subscription_id}>"
+
+
+def test_spec213_on_error_none_is_refused_by_name() -> None:
+    from reactive_streams._core.relay import Relay
+
+    hop: Relay[int, int] = Relay(TestSubscriber(1))
+    with pytest.raises(TypeError) as raised:
+        hop.on_error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: on_error(None)"
