@@ -308,3 +308,16 @@ def test_spec207_a_call_queued_just_before_the_release_is_not_lost(
     serial.request(1)
     assert armed
     assert upstream.calls == [1, 2, 3]
+
+
+def test_a_serial_queue_task_handles_at_most_256_messages_by_default() -> None:
+    manual = ManualExecutor()
+    seen: list[int] = []
+    queue: SerialQueue[int] = SerialQueue(manual, seen.append)
+    for i in range(257):
+        queue.offer(i)
+    manual.run_next()  # one task: the default batch, then it re-schedules (fairness)
+    assert len(seen) == 256
+    assert len(queue) == 1
+    manual.run_all()
+    assert seen == list(range(257))

@@ -719,3 +719,54 @@ def test_just_of_one_is_a_full_scalar_publisher() -> None:
         rs.just(None)
     with pytest.raises(TypeError, match=r"rule 2\.13"):
         ScalarPublisher(None)
+
+
+# ------------------------------- the sources' names and messages (make mutation)
+
+
+def test_spec213_sources_refuse_none_with_the_rule_in_the_message() -> None:
+    with pytest.raises(TypeError) as raised:
+        ScalarPublisher(None)
+    assert str(raised.value) == "rule 2.13: just() items must not be None"
+    with pytest.raises(TypeError) as raised:
+        sources.error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: error() requires an exception, got None"
+    sink: Sink[int] = Sink()
+    sink.error(ValueError("first"))
+    with pytest.raises(RuntimeError) as finished:
+        sink.error(ValueError("second"))
+    assert str(finished.value) == "generate: the sink was already completed or failed"
+
+
+def test_a_scalar_publisher_built_directly_emits_its_value() -> None:
+    ts = run(ScalarPublisher(7), 1)
+    ts.assert_values(7).assert_complete()
+
+
+def test_error_and_from_callable_run_on_their_executor(manual: ManualExecutor) -> None:
+    assert repr(sources.empty()) == "<empty publisher>"
+    failing = sources.error(OSError("boom"), executor=manual)
+    assert repr(failing) == "<error publisher>"
+    ts = run(failing)
+    assert ts.errors == []  # nothing on the caller's thread: the executor signals
+    manual.run_all()
+    assert [str(e) for e in ts.errors] == ["boom"]
+    ts = run(sources.from_callable(lambda: 5, executor=manual), 1)
+    ts.assert_values()
+    manual.run_all()
+    ts.assert_values(5).assert_complete()
+
+
+def test_spec213_the_none_error_names_its_source_or_none() -> None:
+    import functools
+
+    from reactive_streams._core.downstream import null_element_error, null_from, where
+
+    assert str(null_element_error()) == "rule 2.13: a publisher must not signal on_next(None)"
+    assert where("map", functools.partial(int)) == "map(partial)"  # no __name__: the type
+    assert where("map", len) == "map(len)"
+
+    class Odd:
+        _where = 5  # not a name: ignored
+
+    assert str(null_from(Odd())) == str(null_element_error())

@@ -21,6 +21,7 @@ Usage:
     python tools/mutation.py --only _demand.py     # modules whose path contains this
     python tools/mutation.py --report              # table of the last run, no new run
     python tools/mutation.py --survivors           # also print each untriaged survivor
+    python tools/mutation.py --recheck             # the survivors again, current tests
 """
 
 from __future__ import annotations
@@ -138,6 +139,7 @@ class Row:
     equivalent: int = 0
     seconds: float = 0.0
     unchecked: int = 0  # not run yet (an interrupted run); counted as survived
+    blind: int = 0  # survivors mutmut cannot kill here (triage kind "blind"), in survived
     survivors: list[tuple[str, str, str]] = field(default_factory=list)  # name, function, diff
 
     @property
@@ -187,15 +189,37 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
     )
 
 
-def run_group(directory: Path, extra: tuple[tuple[str, str], ...], children: int) -> float:
+def restage_tests(directory: Path) -> None:
+    """The current tests into a staged run, its per-test stats dropped (so ``--recheck``
+    maps the new tests too); the mutants and their verdicts stay."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for base in (directory, directory / "mutants"):
+        for name in ("tests", "stateful"):
+            shutil.rmtree(base / name, ignore_errors=True)
+            shutil.copytree(ROOT / name, base / name, ignore=ignore)
+    (directory / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+
+
+def survivors_of(directory: Path, modules: list[str]) -> list[str]:
+    """The mutants of a staged run that are neither killed, timed out nor equivalent."""
+    return [name for row in rows_for(directory, modules, 0.0) for name, _, _ in row.survivors]
+
+
+def run_group(
+    directory: Path,
+    extra: tuple[tuple[str, str], ...],
+    children: int,
+    names: list[str] | None = None,
+) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["HYPOTHESIS_PROFILE"] = "mutation"
     env.update(extra)
     mutmut = Path(sys.executable).parent / "mutmut"
     started = time.monotonic()
-    with open(directory / "run.log", "w") as log:
+    with open(directory / ("recheck.log" if names else "run.log"), "w") as log:
         subprocess.run(
-            ["nice", "-n", "10", str(mutmut), "run", "--max-children", str(children)],
+            ["nice", "-n", "10", str(mutmut), "run", "--max-children", str(children)]
+            + (names or []),
             cwd=directory,
             env=env,
             stdout=log,
@@ -246,20 +270,23 @@ def load_triage() -> list[dict[str, str]]:
     if not TRIAGE.exists():
         return []
     with TRIAGE.open("rb") as handle:
-        return list(tomllib.load(handle).get("equivalent", []))
+        data = tomllib.load(handle)
+    blind = [{**entry, "kind": "blind"} for entry in data.get("blind", [])]
+    return [*data.get("equivalent", []), *blind]
 
 
-def equivalent(triage: list[dict[str, str]], module: str, function: str, lines: str) -> bool:
-    """A triage entry names the module and function (globs) and either the exact mutated
-    lines (``diff``) or a regular expression that one of them matches (``pattern``)."""
+def triaged(triage: list[dict[str, str]], module: str, function: str, lines: str) -> str:
+    """The kind of the first triage entry for this mutant ("equivalent", or "blind": a
+    mutant mutmut cannot run, see the file), "" if none. An entry names the module and the
+    function (globs) and the exact mutated lines (``diff``) or a regular expression that
+    one of them matches (``pattern``)."""
     for entry in triage:
         if not (fnmatch(module, entry["module"]) and fnmatch(function, entry["function"])):
             continue
-        if "diff" in entry and entry["diff"].strip() == lines:
-            return True
-        if "pattern" in entry and re.search(entry["pattern"], lines, re.MULTILINE):
-            return True
-    return False
+        exact = "diff" in entry and entry["diff"].strip() == lines
+        if exact or ("pattern" in entry and re.search(entry["pattern"], lines, re.MULTILINE)):
+            return entry.get("kind", "equivalent")
+    return ""
 
 
 def metas(directory: Path, pattern: str) -> Iterator[tuple[str, dict[str, int | None]]]:
@@ -289,8 +316,12 @@ def rows_for(directory: Path, modules: list[str], seconds: float) -> list[Row]:
             for name, diff in diffs(directory, alive).items():
                 lines = diff_lines(diff)
                 function = function_of(name)
-                if equivalent(triage, module, function, lines):
+                kind = triaged(triage, module, function, lines)
+                if kind == "equivalent":
                     row.equivalent += 1
+                elif kind == "blind":
+                    row.survived += 1  # not killed: counted against the score
+                    row.blind += 1
                 else:
                     row.survived += 1
                     row.survivors.append((name, function, lines))
@@ -317,6 +348,11 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=[], help="modules whose path contains one")
     parser.add_argument("--report", action="store_true", help="table of the last run only")
     parser.add_argument("--survivors", action="store_true", help="print untriaged survivors")
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="run the survivors of the last run again, against the current tests",
+    )
     parser.add_argument("--max-children", type=int, default=2)
     args = parser.parse_args()
 
@@ -327,7 +363,14 @@ def main() -> int:
     )
     for (tests, extra), modules in groups(args.only).items():
         directory = WORK / slug(modules)
-        if not args.report:
+        if args.recheck and (directory / "mutants").exists():
+            names = survivors_of(directory, modules)
+            restage_tests(directory)
+            print(f"mutmut again over {len(names)} survivors of {', '.join(modules)} ...")
+            seconds = run_group(directory, extra, args.max_children, names)
+            seconds_by_group[slug(modules) + " recheck"] = seconds
+            times_file.write_text(json.dumps(seconds_by_group, indent=1))
+        elif not args.report:
             stage(directory, modules, tests)
             print(f"mutmut over {', '.join(modules)} ...", flush=True)
             seconds_by_group[slug(modules)] = run_group(directory, extra, args.max_children)
@@ -339,6 +382,8 @@ def main() -> int:
         rows += rows_for(directory, modules, seconds_by_group.get(slug(modules), 0.0))
     print(table(rows))
     for row in rows:
+        if row.blind:
+            print(f"{row.module}: {row.blind} of the survivors are blind spots (triage file)")
         if row.unchecked:
             print(f"{row.module}: {row.unchecked} mutants not run (interrupted run)")
     total = Row("total")

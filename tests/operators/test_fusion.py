@@ -416,3 +416,21 @@ def test_a_pulled_none_first_is_rule_213_and_nulls_false_vouches_for_the_source(
     PulledUpstream(sink, lambda: iter(vouched), nulls=False).start()
     sink.subscription.request(5)
     assert sink.batches == [[1, None]]  # not checked: the source vouches (range)
+
+
+def test_an_element_equal_to_none_but_not_none_is_not_cut() -> None:
+    """``None in items`` asks ``__eq__``; an element that claims equality is re-checked by
+    identity (rule 2.13 is about None itself)."""
+
+    class Liar:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    liars = [Liar(), Liar(), Liar()]
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: iter(liars)).start()
+    sink.subscription.request(5)
+    assert [x for b in sink.batches for x in b] == liars
+    assert sink.ends == ["complete"]
