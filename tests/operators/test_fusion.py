@@ -428,7 +428,7 @@ def test_an_element_equal_to_none_but_not_none_is_not_cut() -> None:
 
         __hash__ = object.__hash__
 
-    liars = [Liar(), Liar(), Liar()]
+    liars: list[Any] = [Liar(), Liar(), Liar()]
     sink = _BatchSink()
     PulledUpstream(sink, lambda: iter(liars)).start()
     sink.subscription.request(5)
