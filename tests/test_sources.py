@@ -725,9 +725,10 @@ def test_just_of_one_is_a_full_scalar_publisher() -> None:
 
 
 def test_spec213_sources_refuse_none_with_the_rule_in_the_message() -> None:
-    with pytest.raises(TypeError) as raised:
-        ScalarPublisher(None)
-    assert str(raised.value) == "rule 2.13: just() items must not be None"
+    for make in (lambda: ScalarPublisher(None), lambda: rs.just(None), lambda: rs.just(1, None)):
+        with pytest.raises(TypeError) as raised:
+            make()
+        assert str(raised.value) == "rule 2.13: just() items must not be None"
     with pytest.raises(TypeError) as raised:
         sources.error(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 2.13: error() requires an exception, got None"
@@ -735,6 +736,9 @@ def test_spec213_sources_refuse_none_with_the_rule_in_the_message() -> None:
     sink.error(ValueError("first"))
     with pytest.raises(RuntimeError) as finished:
         sink.error(ValueError("second"))
+    assert str(finished.value) == "generate: the sink was already completed or failed"
+    with pytest.raises(RuntimeError) as finished:
+        sink.complete()
     assert str(finished.value) == "generate: the sink was already completed or failed"
 
 
@@ -751,10 +755,15 @@ def test_error_and_from_callable_run_on_their_executor(manual: ManualExecutor) -
     assert ts.errors == []  # nothing on the caller's thread: the executor signals
     manual.run_all()
     assert [str(e) for e in ts.errors] == ["boom"]
-    ts = run(sources.from_callable(lambda: 5, executor=manual), 1)
-    ts.assert_values()
-    manual.run_all()
-    ts.assert_values(5).assert_complete()
+    for publisher in (
+        sources.from_callable(lambda: 5, executor=manual),
+        rs.just(5, 6, executor=manual),
+    ):
+        ts = run(publisher, 2)
+        ts.assert_values()  # nothing on the caller's thread
+        manual.run_all()
+        assert ts.values[0] == 5
+        ts.assert_complete()
 
 
 def test_spec213_the_none_error_names_its_source_or_none() -> None:

@@ -241,3 +241,47 @@ def test_spec213_on_error_none_is_refused_by_name() -> None:
     with pytest.raises(TypeError) as raised:
         hop.on_error(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 2.13: on_error(None)"
+
+
+# ---------------------------------------- the arbiter's switch (make mutation, 1.1, 3.9)
+
+
+def test_spec101_a_switch_requests_only_the_demand_left() -> None:
+    from tests.operators._util import PushPublisher
+
+    first, second = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(3)
+    Flow(first).concat_with(Flow(second)).subscribe(ts)
+    assert first.requested == [3]
+    first.push(1, 2)
+    first.complete()
+    assert second.requested == [1]  # 3 requested, 2 delivered by the first upstream
+    ts.assert_values(1, 2)
+
+
+def test_spec309_an_upstream_error_after_an_invalid_request_is_not_resumed() -> None:
+    from tests.operators._util import PushPublisher
+
+    upstream = PushPublisher()
+    asked: list[BaseException] = []
+
+    def fallback(error: BaseException) -> Flow[int]:
+        asked.append(error)
+        return Flow.just(9)
+
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(upstream).on_error_resume(fallback).subscribe(ts)
+    ts.request(0)  # rule 3.9: latched; its error ends the stream
+    upstream.fail(OSError("late"))
+    assert asked == []  # never resumed: rule 3.9's error wins
+    assert [type(e) for e in ts.errors] == [ValueError]
+    assert "rule 3.9" in str(ts.errors[0])
+
+
+def test_spec213_an_arbiter_attempt_refuses_on_error_none() -> None:
+    from reactive_streams._core.arbiter import _Attempt
+
+    attempt: _Attempt[int] = _Attempt(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError) as raised:
+        attempt.on_error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: on_error(None)"
