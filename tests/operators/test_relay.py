@@ -18,6 +18,8 @@ from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
 
+from ._util import PushPublisher
+
 Build = Callable[[Flow[int]], Flow[Any]]
 
 #: every pass-through hop, over a source of at least 6 elements; the values the
@@ -247,7 +249,6 @@ def test_spec213_on_error_none_is_refused_by_name() -> None:
 
 
 def test_spec101_a_switch_requests_only_the_demand_left() -> None:
-    from tests.operators._util import PushPublisher
 
     first, second = PushPublisher(), PushPublisher()
     ts: TestSubscriber[int] = TestSubscriber(3)
@@ -260,7 +261,6 @@ def test_spec101_a_switch_requests_only_the_demand_left() -> None:
 
 
 def test_spec309_an_upstream_error_after_an_invalid_request_is_not_resumed() -> None:
-    from tests.operators._util import PushPublisher
 
     upstream = PushPublisher()
     asked: list[BaseException] = []
