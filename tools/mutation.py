@@ -21,7 +21,7 @@ Usage:
     python tools/mutation.py --only _demand.py     # modules whose path contains this
     python tools/mutation.py --report              # table of the last run, no new run
     python tools/mutation.py --survivors           # also print each untriaged survivor
-    python tools/mutation.py --recheck             # the survivors again, current tests
+    python tools/mutation.py --only _core --recheck tests/test_serial.py   # survivors again
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -148,7 +149,8 @@ class Row:
         return 100.0 * self.killed / live if live else 100.0
 
 
-Spec = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+Env = tuple[tuple[str, str], ...]
+Spec = tuple[tuple[str, ...], Env]
 
 
 def groups(only: list[str]) -> dict[Spec, list[str]]:
@@ -190,36 +192,78 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
 
 
 def restage_tests(directory: Path) -> None:
-    """The current tests into a staged run, its per-test stats dropped (so ``--recheck``
-    maps the new tests too); the mutants and their verdicts stay."""
+    """The current tests into a staged run; the mutants and their verdicts stay."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for base in (directory, directory / "mutants"):
         for name in ("tests", "stateful"):
             shutil.rmtree(base / name, ignore_errors=True)
             shutil.copytree(ROOT / name, base / name, ignore=ignore)
-    (directory / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
 
 
 def survivors_of(directory: Path, modules: list[str]) -> list[str]:
-    """The mutants of a staged run that are neither killed, timed out nor equivalent."""
+    """The mutants of a staged run that are neither killed, timed out nor triaged."""
     return [name for row in rows_for(directory, modules, 0.0) for name, _, _ in row.survivors]
 
 
-def run_group(
-    directory: Path,
-    extra: tuple[tuple[str, str], ...],
-    children: int,
-    names: list[str] | None = None,
-) -> float:
+def pytest_with(directory: Path, extra: Env, mutant: str, files: list[str]) -> int:
+    """pytest on ``files`` in the staged copy with ``mutant`` switched on through mutmut's
+    trampolines (``MUTANT_UNDER_TEST``, "" for none): the same mechanism as mutmut's
+    workers, one process per mutant."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(extra)
+    env.update(
+        PYTHONPATH=str(directory / "mutants"),
+        HYPOTHESIS_PROFILE="mutation",
+        MUTANT_UNDER_TEST=mutant,
+    )
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    command += [f"--timeout={TEST_TIMEOUT}", *files]
+    try:
+        done = subprocess.run(
+            ["nice", "-n", "10", *command],
+            cwd=directory / "mutants",
+            env=env,
+            capture_output=True,
+            timeout=10 * TEST_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return 36  # mutmut's code for a timeout
+    return done.returncode
+
+
+def recheck(directory: Path, modules: list[str], extra: Env, files: list[str]) -> float:
+    """Run the survivors again against the current ``files`` (after new tests were written):
+    a mutant that fails them is recorded as killed in mutmut's meta file."""
+    started = time.monotonic()
+    names = survivors_of(directory, modules)
+    restage_tests(directory)
+    if pytest_with(directory, extra, "", files) != 0:
+        raise SystemExit(f"the unmutated copy fails {files}: fix the tests first")
+    print(f"{len(names)} survivors of {', '.join(modules)} against {' '.join(files)} ...")
+    with ThreadPoolExecutor(2) as pool:
+        runs = pool.map(lambda name: pytest_with(directory, extra, name, files), names)
+        codes = dict(zip(names, runs, strict=True))
+    for meta in (directory / "mutants" / PACKAGE).rglob("*.meta"):
+        data = json.loads(meta.read_text())
+        hits = {n: c for n, c in codes.items() if n in data["exit_code_by_key"] and c in (1, 36)}
+        if hits:
+            data["exit_code_by_key"].update(hits)
+            meta.write_text(json.dumps(data, indent=4))
+    killed = sum(1 for code in codes.values() if code in (1, 36))
+    print(f"killed now: {killed} of {len(names)}")
+    return time.monotonic() - started
+
+
+def run_group(directory: Path, extra: Env, children: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["HYPOTHESIS_PROFILE"] = "mutation"
     env.update(extra)
     mutmut = Path(sys.executable).parent / "mutmut"
     started = time.monotonic()
-    with open(directory / ("recheck.log" if names else "run.log"), "w") as log:
+    with open(directory / "run.log", "w") as log:
         subprocess.run(
-            ["nice", "-n", "10", str(mutmut), "run", "--max-children", str(children)]
-            + (names or []),
+            ["nice", "-n", "10", str(mutmut), "run", "--max-children", str(children)],
             cwd=directory,
             env=env,
             stdout=log,
@@ -350,8 +394,9 @@ def main() -> int:
     parser.add_argument("--survivors", action="store_true", help="print untriaged survivors")
     parser.add_argument(
         "--recheck",
-        action="store_true",
-        help="run the survivors of the last run again, against the current tests",
+        nargs="+",
+        metavar="TEST_FILE",
+        help="run the last run's survivors again against these (new) test files",
     )
     parser.add_argument("--max-children", type=int, default=2)
     args = parser.parse_args()
@@ -364,10 +409,7 @@ def main() -> int:
     for (tests, extra), modules in groups(args.only).items():
         directory = WORK / slug(modules)
         if args.recheck and (directory / "mutants").exists():
-            names = survivors_of(directory, modules)
-            restage_tests(directory)
-            print(f"mutmut again over {len(names)} survivors of {', '.join(modules)} ...")
-            seconds = run_group(directory, extra, args.max_children, names)
+            seconds = recheck(directory, modules, extra, args.recheck)
             seconds_by_group[slug(modules) + " recheck"] = seconds
             times_file.write_text(json.dumps(seconds_by_group, indent=1))
         elif not args.report:
