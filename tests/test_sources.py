@@ -740,6 +740,14 @@ def test_spec213_sources_refuse_none_with_the_rule_in_the_message() -> None:
     with pytest.raises(RuntimeError) as finished:
         sink.complete()
     assert str(finished.value) == "generate: the sink was already completed or failed"
+    with pytest.raises(RuntimeError) as finished:
+        sink.next(1)
+    assert str(finished.value) == "generate: sink.next called after complete/error"
+    twice: Sink[int] = Sink()
+    twice.next(1)
+    with pytest.raises(RuntimeError) as finished:
+        twice.next(2)
+    assert str(finished.value) == "generate: sink.next called twice in one generator call"
 
 
 def test_a_scalar_publisher_built_directly_emits_its_value() -> None:

@@ -285,3 +285,92 @@ def test_spec213_an_arbiter_attempt_refuses_on_error_none() -> None:
     with pytest.raises(TypeError) as raised:
         attempt.on_error(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 2.13: on_error(None)"
+
+
+class _Deferred:
+    """A Publisher that calls ``on_subscribe`` only when the test says so."""
+
+    def __init__(self) -> None:
+        self.upstream = PushPublisher()
+        self.subscriber: Any = None
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscriber = subscriber
+
+    def arrive(self) -> None:
+        self.upstream.subscriber = self.subscriber
+        self.subscriber.on_subscribe(self.upstream)
+
+
+def test_spec105_an_upstream_arriving_after_the_cancel_is_cancelled_unrequested() -> None:
+    late = _Deferred()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow(late).concat_with(Flow.just(1)).subscribe(ts)
+    ts.cancel()
+    late.arrive()
+    assert late.upstream.cancelled  # rule 3.12: cancelled during the switch
+    assert late.upstream.requested == []
+
+
+def test_spec205_a_second_on_subscribe_to_an_attempt_is_cancelled() -> None:
+    late = _Deferred()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow(late).concat_with(Flow.just(1)).subscribe(ts)
+    late.arrive()
+    again = PushPublisher()
+    late.subscriber.on_subscribe(again)
+    assert again.cancelled  # rule 2.5
+    assert not late.upstream.cancelled
+    with pytest.raises(TypeError) as raised:
+        late.subscriber.on_subscribe(None)
+    assert str(raised.value) == "rule 2.13: on_subscribe(None)"
+
+
+def test_spec109_a_switch_to_an_upstream_that_raises_in_subscribe_is_its_error() -> None:
+    class Broken:
+        def subscribe(self, subscriber: Any) -> None:
+            raise OSError("cannot subscribe")
+
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow.just(1).concat_with(Flow(Broken())).subscribe(ts)
+    ts.assert_values(1)
+    assert [str(e) for e in ts.errors] == ["cannot subscribe"]
+
+
+def test_spec109_an_arbiter_whose_first_upstream_is_none_fails_by_name() -> None:
+    from reactive_streams._core.arbiter import Arbiter
+
+    class Nothing(Arbiter[int]):
+        hop = "nothing"
+
+        def _first(self) -> Any:
+            return None
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Nothing(ts).start()
+    assert [str(e) for e in ts.errors] == ["rule 2.13: nothing: the first Publisher is None"]
+
+
+def test_spec312_a_resume_function_that_cancels_subscribes_no_fallback() -> None:
+    fallback = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+
+    def resume(error: BaseException) -> Flow[int]:
+        ts.cancel()
+        return Flow(fallback)
+
+    Flow.error(OSError("x")).on_error_resume(resume).subscribe(ts)
+    assert fallback.subscriber is None  # cancelled before the switch: no new upstream
+    ts.assert_no_terminal()
+
+
+def test_spec213_a_raising_on_subscribe_is_traced_as_raised() -> None:
+    class Raising(TestSubscriber[int]):
+        def on_subscribe(self, subscription: Any) -> None:
+            super().on_subscribe(subscription)
+            raise RuntimeError("on_subscribe fault")
+
+    with tracing() as tracer:
+        sources.range(0, 3).subscribe(Raising(1))
+    ends = [e for e in tracer.events if e["sig"] == "end_on_subscribe"]
+    assert [e["raised"] for e in ends] == [True]
