@@ -124,3 +124,28 @@ def test_generated_and_composed_paths_agree(
         ):
             monkeypatch.setattr(cls, "on_next", relay._composed)
     assert _signals(name, kind, traced) == generated
+
+
+def test_the_inliner_run_now_gives_every_step_an_on_next_with_the_same_signals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The generation itself, at test time (the classes' own on_next were generated at
+    import): every step gets one, named and placed as its ``_apply``, and the pipelines
+    give the composed path's signals with it (make mutation mutates the inliner)."""
+    import reactive_streams.flow  # noqa: F401  (imports every operator module)
+
+    steps = [c for c in _relays() if "_apply" in c.__dict__ and c.__module__ != __name__]
+    for cls in steps:
+        generated = inline_on_next(cls, relay._composed, Downstream._send)
+        assert generated is not None, cls
+        assert generated.__code__.co_filename == cls.__dict__["_apply"].__code__.co_filename
+        assert generated.__qualname__ == f"{cls.__qualname__}.on_next"
+        assert (
+            generated.__doc__ == f"{cls.__name__}._apply, then Downstream._send (see _core.inline)."
+        )
+        monkeypatch.setattr(cls, "on_next", generated)
+    runs = [(n, k, t) for n in sorted(PIPELINES) for k in sorted(KINDS) for t in (False, True)]
+    fresh = [_signals(*run) for run in runs]
+    for cls in steps:
+        monkeypatch.setattr(cls, "on_next", relay._composed)
+    assert [_signals(*run) for run in runs] == fresh
