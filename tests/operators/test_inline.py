@@ -5,6 +5,7 @@ signals, traced or not, and a step that returns inside ``try`` is not inlined.""
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -126,6 +127,11 @@ def test_generated_and_composed_paths_agree(
     assert _signals(name, kind, traced) == generated
 
 
+def _span(fn: Callable[..., Any]) -> set[int]:
+    source, first = inspect.getsourcelines(fn)
+    return set(range(first, first + len(source)))
+
+
 def test_the_inliner_run_now_gives_every_step_an_on_next_with_the_same_signals(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -143,6 +149,10 @@ def test_the_inliner_run_now_gives_every_step_an_on_next_with_the_same_signals(
         assert (
             generated.__doc__ == f"{cls.__name__}._apply, then Downstream._send (see _core.inline)."
         )
+        # a traceback names real lines: the step's (the send at its return) or the head's
+        lines = {line for _, _, line in generated.__code__.co_lines() if line is not None}
+        assert lines <= _span(cls.__dict__["_apply"]) | _span(relay._composed), cls
+        assert _span(cls.__dict__["_apply"]) & lines, cls
         monkeypatch.setattr(cls, "on_next", generated)
     runs = [(n, k, t) for n in sorted(PIPELINES) for k in sorted(KINDS) for t in (False, True)]
     fresh = [_signals(*run) for run in runs]
