@@ -21,7 +21,7 @@ Usage:
     python tools/mutation.py --only _demand.py     # modules whose path contains this
     python tools/mutation.py --report              # table of the last run, no new run
     python tools/mutation.py --survivors           # also print each untriaged survivor
-    python tools/mutation.py --only _core --recheck tests/test_serial.py   # survivors again
+    python tools/mutation.py --recheck             # survivors again, RECHECK's test files
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ import sys
 import time
 import tomllib
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -125,6 +124,25 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "tck/probes.py": (TCK, INLINE_OFF),
 }
 
+# --recheck's fixed test files per group (fast first; -x stops at the first failure): the
+# unit tests, the new kills among them, and the publisher machine
+RECHECK: dict[str, tuple[str, ...]] = {
+    "core-downstream": (
+        "tests/test_demand.py",
+        "tests/test_serial.py",
+        "tests/test_scalar_subscription.py",
+        "tests/operators/test_relay.py",
+        "tests/operators/test_fusion.py",
+        "tests/operators/test_transform.py",
+        "tests/test_sources.py",
+        "--deselect",
+        "tests/test_sources.py::test_spec303_request_from_on_next_trampolines_over_100k_elements",
+        "tests/operators/test_regressions.py",
+        "stateful/test_publisher_machine.py",
+    ),
+    "core-inline": ("tests/operators/test_inline.py", "tests/operators/test_relay.py"),
+}
+
 KILLED = {1, 3}
 TIMEOUT = {36, -24, 24, 152, 255}
 NO_TESTS = {5, 33}
@@ -205,31 +223,51 @@ def survivors_of(directory: Path, modules: list[str]) -> list[str]:
     return [name for row in rows_for(directory, modules, 0.0) for name, _, _ in row.survivors]
 
 
-def pytest_with(directory: Path, extra: Env, mutant: str, files: list[str]) -> int:
-    """pytest on ``files`` in the staged copy with ``mutant`` switched on through mutmut's
-    trampolines (``MUTANT_UNDER_TEST``, "" for none): the same mechanism as mutmut's
-    workers, one process per mutant."""
+_NICE = ("nice", "-n", "10")
+_LIMIT = str(TEST_TIMEOUT)
+_FORKED = """
+import json, os, sys
+import pytest
+from mutmut.mutation.trampoline import set_mutant_under_test
+
+files, names = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+args = ["-x", "-q", "-p", "no:cacheprovider", "--timeout", sys.argv[3], *files]
+set_mutant_under_test("")
+if pytest.main(args) != 0:
+    sys.exit("the unmutated copy fails the tests")
+codes = {}
+for name in names:  # one fork per mutant, as mutmut's workers: no import per mutant
+    pid = os.fork()
+    if pid == 0:
+        set_mutant_under_test(name)
+        sys.stdout = sys.stderr = open(os.devnull, "w")
+        os._exit(int(pytest.main(args)))
+    _, status = os.waitpid(pid, 0)
+    codes[name] = os.waitstatus_to_exitcode(status)
+print("CODES " + json.dumps(codes))
+"""
+
+
+def forked_pytest(
+    directory: Path, extra: Env, names: list[str], files: list[str]
+) -> dict[str, int]:
+    """pytest on ``files`` in the staged copy, once clean, then once per mutant in a fork
+    with the mutant switched on through mutmut's trampolines (``MUTANT_UNDER_TEST``)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(extra)
-    env.update(
-        PYTHONPATH=str(directory / "mutants"),
-        HYPOTHESIS_PROFILE="mutation",
-        MUTANT_UNDER_TEST=mutant,
+    env.update(PYTHONPATH=str(directory / "mutants"), HYPOTHESIS_PROFILE="mutation")
+    done = subprocess.run(
+        [*_NICE, sys.executable, "-c", _FORKED, json.dumps(files), json.dumps(names), _LIMIT],
+        cwd=directory / "mutants",
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-    command += [f"--timeout={TEST_TIMEOUT}", *files]
-    try:
-        done = subprocess.run(
-            ["nice", "-n", "10", *command],
-            cwd=directory / "mutants",
-            env=env,
-            capture_output=True,
-            timeout=10 * TEST_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return 36  # mutmut's code for a timeout
-    return done.returncode
+    for line in done.stdout.splitlines():
+        if line.startswith("CODES "):
+            return {name: int(code) for name, code in json.loads(line[6:]).items()}
+    raise SystemExit(f"recheck failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
 
 
 def recheck(directory: Path, modules: list[str], extra: Env, files: list[str]) -> float:
@@ -238,15 +276,13 @@ def recheck(directory: Path, modules: list[str], extra: Env, files: list[str]) -
     started = time.monotonic()
     names = survivors_of(directory, modules)
     restage_tests(directory)
-    if pytest_with(directory, extra, "", files) != 0:
-        raise SystemExit(f"the unmutated copy fails {files}: fix the tests first")
     print(f"{len(names)} survivors of {', '.join(modules)} against {' '.join(files)} ...")
-    with ThreadPoolExecutor(2) as pool:
-        runs = pool.map(lambda name: pytest_with(directory, extra, name, files), names)
-        codes = dict(zip(names, runs, strict=True))
+    codes = forked_pytest(directory, extra, names, files)
     for meta in (directory / "mutants" / PACKAGE).rglob("*.meta"):
         data = json.loads(meta.read_text())
-        hits = {n: c for n, c in codes.items() if n in data["exit_code_by_key"] and c in (1, 36)}
+        known = data["exit_code_by_key"]
+        # killed (1) or timed out (36) now; a mutant not run before gets its verdict either way
+        hits = {n: c for n, c in codes.items() if n in known and (c in (1, 36) or known[n] is None)}
         if hits:
             data["exit_code_by_key"].update(hits)
             meta.write_text(json.dumps(data, indent=4))
@@ -394,9 +430,8 @@ def main() -> int:
     parser.add_argument("--survivors", action="store_true", help="print untriaged survivors")
     parser.add_argument(
         "--recheck",
-        nargs="+",
-        metavar="TEST_FILE",
-        help="run the last run's survivors again against these (new) test files",
+        action="store_true",
+        help="the last run's survivors and unrun mutants again, against RECHECK's files",
     )
     parser.add_argument("--max-children", type=int, default=2)
     args = parser.parse_args()
@@ -409,7 +444,8 @@ def main() -> int:
     for (tests, extra), modules in groups(args.only).items():
         directory = WORK / slug(modules)
         if args.recheck and (directory / "mutants").exists():
-            seconds = recheck(directory, modules, extra, args.recheck)
+            files = list(RECHECK.get(slug(modules), tests))
+            seconds = recheck(directory, modules, extra, files)
             seconds_by_group[slug(modules) + " recheck"] = seconds
             times_file.write_text(json.dumps(seconds_by_group, indent=1))
         elif not args.report:
