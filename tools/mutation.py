@@ -230,12 +230,11 @@ import json, os, sys
 import pytest
 from mutmut.mutation.trampoline import set_mutant_under_test
 
-files, names = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+files, names, out = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[4]
 args = ["-x", "-q", "-p", "no:cacheprovider", "--timeout", sys.argv[3], *files]
 set_mutant_under_test("")
 if pytest.main(args) != 0:
     sys.exit("the unmutated copy fails the tests")
-codes = {}
 for name in names:  # one fork per mutant, as mutmut's workers: no import per mutant
     pid = os.fork()
     if pid == 0:
@@ -243,8 +242,8 @@ for name in names:  # one fork per mutant, as mutmut's workers: no import per mu
         sys.stdout = sys.stderr = open(os.devnull, "w")
         os._exit(int(pytest.main(args)))
     _, status = os.waitpid(pid, 0)
-    codes[name] = os.waitstatus_to_exitcode(status)
-print("CODES " + json.dumps(codes))
+    with open(out, "a") as verdicts:  # one line per mutant: an interrupted run keeps them
+        verdicts.write(json.dumps([name, os.waitstatus_to_exitcode(status)]) + "\\n")
 """
 
 
@@ -256,18 +255,21 @@ def forked_pytest(
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(extra)
     env.update(PYTHONPATH=str(directory / "mutants"), HYPOTHESIS_PROFILE="mutation")
+    out = directory / "recheck.jsonl"
+    out.unlink(missing_ok=True)
+    arguments = [json.dumps(files), json.dumps(names), _LIMIT, str(out)]
     done = subprocess.run(
-        [*_NICE, sys.executable, "-c", _FORKED, json.dumps(files), json.dumps(names), _LIMIT],
+        [*_NICE, sys.executable, "-c", _FORKED, *arguments],
         cwd=directory / "mutants",
         env=env,
         capture_output=True,
         text=True,
         check=False,
     )
-    for line in done.stdout.splitlines():
-        if line.startswith("CODES "):
-            return {name: int(code) for name, code in json.loads(line[6:]).items()}
-    raise SystemExit(f"recheck failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    if done.returncode != 0:
+        print(f"recheck stopped:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    lines = out.read_text().splitlines() if out.exists() else []
+    return {name: int(code) for name, code in map(json.loads, lines)}
 
 
 def recheck(directory: Path, modules: list[str], extra: Env, files: list[str]) -> float:
