@@ -8,7 +8,7 @@ import random
 import sys
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -787,3 +787,22 @@ def test_spec213_the_none_error_names_its_source_or_none() -> None:
         _where = 5  # not a name: ignored
 
     assert str(null_from(Odd())) == str(null_element_error())
+
+
+def test_range_and_from_iterable_pass_their_batch_size_and_name(manual: ManualExecutor) -> None:
+    makers: list[Callable[[], rs.Publisher[int]]] = [
+        lambda: sources.range(0, 10, executor=manual, batch_size=3),
+        lambda: sources.from_iterable(list(range(10)), executor=manual, batch_size=3),
+        lambda: sources.from_iterable(iter(range(10)), executor=manual, batch_size=3),
+    ]
+    for make in makers:
+        ts = run(make(), 10)
+        manual.run_next()
+        manual.run_next()
+        ts.assert_values(0, 1, 2, 3, 4, 5)  # 3 per task (fairness), nothing before
+        manual.run_all()
+        ts.assert_values(*range(10)).assert_complete()
+    assert repr(sources.range(0, 10)) == "<range publisher>"
+    assert repr(sources.from_iterable([1])) == "<from_iterable publisher>"
+    with pytest.raises(ValueError, match=r"^range: step must not be zero$"):
+        sources.range(0, 5, 0)
