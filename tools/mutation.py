@@ -209,6 +209,9 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
         'also_copy = ["stateful/"]\n'
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
         "timeout_multiplier = 5.0\n"
+        # no test runs in the process the workers fork from: a test that starts a shared
+        # pool there leaves its threads behind, and that test then fails in every fork
+        'process_isolation = "forkserver"\n'
         "use_git_change_detection = false\n"
     )
 
@@ -236,18 +239,25 @@ from mutmut.mutation.trampoline import set_mutant_under_test
 
 files, names, out = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[4]
 args = ["-x", "-q", "-p", "no:cacheprovider", "--timeout", sys.argv[3], *files]
-set_mutant_under_test("")
-if pytest.main(args) != 0:
-    sys.exit("the unmutated copy fails the tests")
-for name in names:  # one fork per mutant, as mutmut's workers: no import per mutant
+
+
+def run(name):
+    # every run in a fork, the clean one too: a test that starts a shared pool in this
+    # process would leave its threads behind in every later fork (they fail there)
     pid = os.fork()
     if pid == 0:
         set_mutant_under_test(name)
         sys.stdout = sys.stderr = open(os.devnull, "w")
         os._exit(int(pytest.main(args)))
-    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+if run("") != 0:
+    sys.exit("the unmutated copy fails the tests")
+for name in names:
+    code = run(name)
     with open(out, "a") as verdicts:  # one line per mutant: an interrupted run keeps them
-        verdicts.write(json.dumps([name, os.waitstatus_to_exitcode(status)]) + "\\n")
+        verdicts.write(json.dumps([name, code]) + "\\n")
 """
 
 
