@@ -159,3 +159,52 @@ def test_the_inliner_run_now_gives_every_step_an_on_next_with_the_same_signals(
     for cls in steps:
         monkeypatch.setattr(cls, "on_next", relay._composed)
     assert [_signals(*run) for run in runs] == fresh
+
+
+def test_steps_the_inliner_refuses_and_the_show_switch(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bare ``return`` (the step would send None), a value returned inside a nested
+    ``try`` are refused; ``else``/``finally`` blocks are kept; RS_INLINE=show prints the
+    generated code, and nothing is printed otherwise."""
+
+    class Bare(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            if item:
+                return  # type: ignore[return-value]
+            return item
+
+    class Nested(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            try:
+                try:
+                    item += 1
+                except ValueError:
+                    pass
+                return item
+            except ArithmeticError:
+                return SKIP
+
+    class Blocks(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            try:
+                item += 1
+            except ArithmeticError:
+                return SKIP
+            else:
+                item *= 2
+            finally:
+                item -= 0
+            return item
+
+    assert inline_on_next(Bare, relay._composed, Downstream._send) is None
+    assert inline_on_next(Nested, relay._composed, Downstream._send) is None
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("RS_INLINE", "show")
+    generated = inline_on_next(Blocks, relay._composed, Downstream._send)
+    assert generated is not None
+    assert "def on_next(self, item):" in capsys.readouterr().err
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    monkeypatch.setattr(Blocks, "on_next", generated)
+    sources.range(0, 3).subscribe(Blocks(ts))
+    ts.assert_values(2, 4, 6).assert_complete()
