@@ -180,7 +180,7 @@ def test_steps_the_inliner_refuses_and_the_show_switch(
                 try:
                     item += 1
                 except ValueError:
-                    pass
+                    item = 0
                 return item
             except ArithmeticError:
                 return SKIP
