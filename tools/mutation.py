@@ -161,13 +161,19 @@ class Row:
     timeout: int = 0
     equivalent: int = 0
     seconds: float = 0.0
-    unchecked: int = 0  # not run yet (an interrupted run); counted as survived
+    unchecked: int = 0  # not run (an interrupted run): left out of the score
     blind: int = 0  # survivors mutmut cannot kill here (triage kind "blind"), in survived
     survivors: list[tuple[str, str, str]] = field(default_factory=list)  # name, function, diff
 
     @property
+    def score_text(self) -> str:
+        ran = self.mutants - self.equivalent - self.unchecked
+        return f"{self.score:.1f}%" if ran else "n/a"
+
+    @property
     def score(self) -> float:
-        live = self.mutants - self.equivalent
+        """killed / (mutants - equivalent), over the mutants that ran."""
+        live = self.mutants - self.equivalent - self.unchecked
         return 100.0 * self.killed / live if live else 100.0
 
 
@@ -405,8 +411,8 @@ def rows_for(directory: Path, modules: list[str], seconds: float) -> list[Row]:
                 elif code in TIMEOUT:
                     row.timeout += 1
                 elif code is None:
-                    row.unchecked += 1
-                    alive.append(name)
+                    row.unchecked += 1  # not run (an interrupted run): no verdict
+                    continue
                 else:  # survived, no test reaches it, not checked, suspicious
                     alive.append(name)
             for name, diff in diffs(directory, alive).items():
@@ -429,12 +435,13 @@ def rows_for(directory: Path, modules: list[str], seconds: float) -> list[Row]:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("module", "mutants", "killed", "survived", "timeout", "equivalent", "score", "seconds")
+    head: tuple[str, ...] = ("module", "mutants", "killed", "survived", "timeout")
+    head += ("equivalent", "not run", "score", "seconds")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         lines.append(
             f"| {row.module} | {row.mutants} | {row.killed} | {row.survived} | {row.timeout} "
-            f"| {row.equivalent} | {row.score:.1f}% | {row.seconds:.0f} |"
+            f"| {row.equivalent} | {row.unchecked} | {row.score_text} | {row.seconds:.0f} |"
         )
     return "\n".join(lines)
 
@@ -478,16 +485,15 @@ def main() -> int:
     for row in rows:
         if row.blind:
             print(f"{row.module}: {row.blind} of the survivors are blind spots (triage file)")
-        if row.unchecked:
-            print(f"{row.module}: {row.unchecked} mutants not run (interrupted run)")
     total = Row("total")
     for row in rows:
-        for name in ("mutants", "killed", "survived", "timeout", "equivalent"):
+        for name in ("mutants", "killed", "survived", "timeout", "equivalent", "unchecked"):
             setattr(total, name, getattr(total, name) + getattr(row, name))
         total.seconds += row.seconds
     print(
         f"total: {total.mutants} mutants, {total.killed} killed, {total.survived} survived, "
-        f"{total.equivalent} equivalent, score {total.score:.1f}%, {total.seconds:.0f} s"
+        f"{total.equivalent} equivalent, {total.unchecked} not run, score {total.score:.1f}%, "
+        f"{total.seconds:.0f} s"
     )
     if args.survivors:
         for row in rows:
