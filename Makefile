@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-chaos-shapes spark-source-big bench bench-smoke mutants docs clean kit-load kit-operators
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-chaos-shapes spark-source-big bench bench-smoke mutants mutation docs clean kit-load kit-operators
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -54,6 +54,12 @@ crosshair: $(SETUP)
 ## run at low priority: about 15 min on 2 idle cores)
 mutants: $(SETUP)
 	nice -n 10 $(PY) tools/mutants.py
+
+## mutation: mutmut 3 over the core, operators, multicast, the Spark sink and the kit's
+## probes, each module against its own tests and machines (profile "mutation"); prints the
+## per-module score with tools/mutation_triage.toml's equivalents (slow, not in CI)
+mutation: $(SETUP)
+	nice -n 10 $(PY) tools/mutation.py
 
 ## interleave: the interleaving machine in depth (RS_SLOW=1): every scenario at one more
 ## preemption, 200 drawn schedules per cell (not CI; see docs/verification.md)

@@ -3,7 +3,8 @@
 ``ci`` (the default): a fixed number of examples, derandomized, no deadline, so
 ``make test`` is reproducible and bounded. ``long``: many more examples with fresh
 randomness (``HYPOTHESIS_PROFILE=long``), for runs outside CI. ``mutants``: used by
-``tools/mutants.py`` to hunt planted bugs.
+``tools/mutants.py`` to hunt planted bugs. ``mutation``: few examples, for ``make mutation``
+(tools/mutation.py), which runs the machines once per mutmut mutant.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ settings.register_profile(
     stateful_step_count=30,
     derandomize=True,
     report_multiple_bugs=False,
+)
+settings.register_profile(
+    "mutation", _common, max_examples=25, stateful_step_count=25, derandomize=True
 )
 settings.register_profile("long", _common, max_examples=3000, stateful_step_count=60)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 
 import pytest
 
-from reactive_streams._serial import DrainLoop, SerialQueue
+from reactive_streams import _serial
+from reactive_streams._serial import DrainLoop, SerialQueue, SerialSubscription
 from reactive_streams.executors import ManualExecutor, ThreadPoolExecutor
 
 
@@ -108,6 +111,53 @@ def test_serial_queue_survives_a_raising_handler(caplog: pytest.LogCaptureFixtur
     manual.run_all()
     assert seen == [0, 2]
     assert "handler failure" in caplog.text
+    assert [r.getMessage() for r in caplog.records] == ["serial queue handler raised"]
+
+
+def test_a_refused_serial_queue_drops_its_messages_and_logs_or_reports(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Refusing:
+        def execute(self, task: Callable[[], None]) -> None:
+            raise RuntimeError("refused")
+
+    seen: list[int] = []
+    with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+        queue: SerialQueue[int] = SerialQueue(Refusing(), seen.append)
+        queue.offer(1)
+    assert len(queue) == 0
+    assert seen == []
+    [record] = caplog.records
+    assert record.getMessage() == f"{queue!r}: the executor rejected the drain task"
+    assert record.exc_info is not None
+    assert str(record.exc_info[1]) == "refused"
+    reported: list[Exception] = []
+    queue = SerialQueue(Refusing(), seen.append, on_reject=reported.append)
+    queue.offer(2)
+    assert [str(e) for e in reported] == ["refused"]
+    assert len(queue) == 0
+
+
+def test_a_drain_task_the_executor_drops_later_is_rejected_then_drained_here() -> None:
+    """``_lost``: an accepted task dropped before it ran (a WatchedExecutor) is handled
+    as a refusal with the executor's error (rules 1.9, 1.4)."""
+
+    class Dropping:
+        def execute(self, task: Callable[[], None]) -> None:
+            raise AssertionError("execute_watched is used")
+
+        def execute_watched(
+            self, task: Callable[[], None], lost: Callable[[Exception], None]
+        ) -> None:
+            lost(RuntimeError("dropped"))
+
+    reported: list[Exception] = []
+    seen: list[int] = []
+    queue: SerialQueue[int] = SerialQueue(Dropping(), seen.append, on_reject=reported.append)
+    queue.offer(1)
+    assert [str(e) for e in reported] == ["dropped"]
+    assert seen == []
+    assert len(queue) == 0
 
 
 @pytest.mark.timeout(60)
@@ -191,3 +241,83 @@ def test_serial_subscription_calls_never_overlap_and_none_is_lost() -> None:
     serial.request(5)
     assert upstream.cancelled == 1  # rule 3.7
     assert upstream.total == 8_000  # rule 3.6
+
+
+class _Upstream:
+    """Records the calls it receives; ``during`` runs inside the first ``request``."""
+
+    def __init__(self) -> None:
+        self.calls: list[object] = []
+        self.during: Callable[[], None] | None = None
+
+    def request(self, n: int) -> None:
+        self.calls.append(n)
+        during, self.during = self.during, None
+        if during is not None:
+            during()
+
+    def cancel(self) -> None:
+        self.calls.append("cancel")
+
+
+def _on_other_thread(call: Callable[[], None]) -> None:
+    """Make ``call`` on another thread while this one holds the serial lock; it queues."""
+    thread = threading.Thread(target=call)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_spec207_a_request_queued_while_the_lock_is_held_is_made_after_it() -> None:
+    upstream = _Upstream()
+    serial = SerialSubscription(upstream)
+    upstream.during = lambda: _on_other_thread(lambda: serial.request(2))
+    serial.request(1)
+    assert upstream.calls == [1, 2]  # rule 2.7: serial, and the queued call is not lost
+
+
+def test_spec207_a_cancel_queued_while_the_lock_is_held_is_made_once_and_wins() -> None:
+    upstream = _Upstream()
+    serial = SerialSubscription(upstream)
+    upstream.during = lambda: _on_other_thread(serial.cancel)
+    serial.request(1)
+    assert upstream.calls == [1, "cancel"]
+    serial.request(5)  # rule 3.6: a no-op after the cancel
+    serial.cancel()  # rule 3.7: idempotent
+    assert upstream.calls == [1, "cancel"]
+
+
+def test_spec207_a_call_queued_just_before_the_release_is_not_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The window between the drainer's last look at the queue and its release: a call
+    queued there is made by the drainer's next pass (no lost wake-up)."""
+    upstream = _Upstream()
+    serial = SerialSubscription(upstream)
+    main = threading.current_thread()
+    armed: list[bool] = []
+
+    def hook(point: str, _target: object) -> None:
+        mine = threading.current_thread() is main and 2 in upstream.calls
+        if point == "serial.release" and mine and not armed:
+            armed.append(True)
+            _on_other_thread(lambda: serial.request(3))
+
+    upstream.during = lambda: _on_other_thread(lambda: serial.request(2))
+    monkeypatch.setattr(_serial, "_sched_hook", hook)
+    serial.request(1)
+    assert armed
+    assert upstream.calls == [1, 2, 3]
+
+
+def test_a_serial_queue_task_handles_at_most_256_messages_by_default() -> None:
+    manual = ManualExecutor()
+    seen: list[int] = []
+    queue: SerialQueue[int] = SerialQueue(manual, seen.append)
+    for i in range(257):
+        queue.offer(i)
+    manual.run_next()  # one task: the default batch, then it re-schedules (fairness)
+    assert len(seen) == 256
+    assert len(queue) == 1
+    manual.run_all()
+    assert seen == list(range(257))

@@ -8,7 +8,7 @@ import random
 import sys
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -163,6 +163,32 @@ def test_spec213_raising_on_next_cancels_logs_and_never_raises(
     ts.assert_values(0, 1, 2).assert_no_terminal()
     assert "subscriber fault" in caplog.text
     assert "rule 2.13" in caplog.text
+    [record] = caplog.records  # the exact record (make mutation: its text and fault)
+    assert record.getMessage() == (
+        f"rule 2.13: on_next raised from {ts.subscription!r}; subscription cancelled"
+    )
+    assert record.exc_info is not None
+    assert str(record.exc_info[1]) == "subscriber fault"
+
+
+def test_spec104_a_rejected_drain_task_is_on_error_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Rule 1.4 (with 1.9): an executor that refuses the drain task ends the stream with
+    its error, signalled on the caller's thread; the refusal is logged once."""
+
+    class Refusing:
+        def execute(self, task: Any) -> None:
+            raise RuntimeError("executor full")
+
+    with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+        ts = run(rs.range(0, 3, executor=Refusing()), 2)
+    ts.assert_values()
+    assert [str(e) for e in ts.errors] == ["executor full"]
+    [record] = caplog.records
+    assert record.getMessage() == f"{ts.subscription!r}: the executor rejected the drain task"
+    assert record.exc_info is not None
+    assert record.exc_info[1] is ts.errors[0]
 
 
 def test_spec213_raising_on_next_bounded_and_async(manual: ManualExecutor) -> None:
@@ -693,3 +719,90 @@ def test_just_of_one_is_a_full_scalar_publisher() -> None:
         rs.just(None)
     with pytest.raises(TypeError, match=r"rule 2\.13"):
         ScalarPublisher(None)
+
+
+# ------------------------------- the sources' names and messages (make mutation)
+
+
+def test_spec213_sources_refuse_none_with_the_rule_in_the_message() -> None:
+    for make in (lambda: ScalarPublisher(None), lambda: rs.just(None), lambda: rs.just(1, None)):
+        with pytest.raises(TypeError) as raised:
+            make()
+        assert str(raised.value) == "rule 2.13: just() items must not be None"
+    with pytest.raises(TypeError) as raised:
+        sources.error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: error() requires an exception, got None"
+    sink: Sink[int] = Sink()
+    sink.error(ValueError("first"))
+    with pytest.raises(RuntimeError) as finished:
+        sink.error(ValueError("second"))
+    assert str(finished.value) == "generate: the sink was already completed or failed"
+    with pytest.raises(RuntimeError) as finished:
+        sink.complete()
+    assert str(finished.value) == "generate: the sink was already completed or failed"
+    with pytest.raises(RuntimeError) as finished:
+        sink.next(1)
+    assert str(finished.value) == "generate: sink.next called after complete/error"
+    twice: Sink[int] = Sink()
+    twice.next(1)
+    with pytest.raises(RuntimeError) as finished:
+        twice.next(2)
+    assert str(finished.value) == "generate: sink.next called twice in one generator call"
+
+
+def test_a_scalar_publisher_built_directly_emits_its_value() -> None:
+    ts = run(ScalarPublisher(7), 1)
+    ts.assert_values(7).assert_complete()
+
+
+def test_error_and_from_callable_run_on_their_executor(manual: ManualExecutor) -> None:
+    assert repr(sources.empty()) == "<empty publisher>"
+    failing = sources.error(OSError("boom"), executor=manual)
+    assert repr(failing) == "<error publisher>"
+    ts = run(failing)
+    assert ts.errors == []  # nothing on the caller's thread: the executor signals
+    manual.run_all()
+    assert [str(e) for e in ts.errors] == ["boom"]
+    for publisher in (
+        sources.from_callable(lambda: 5, executor=manual),
+        rs.just(5, 6, executor=manual),
+    ):
+        ts = run(publisher, 2)
+        ts.assert_values()  # nothing on the caller's thread
+        manual.run_all()
+        assert ts.values[0] == 5
+        ts.assert_complete()
+
+
+def test_spec213_the_none_error_names_its_source_or_none() -> None:
+    import functools
+
+    from reactive_streams._core.downstream import null_element_error, null_from, where
+
+    assert str(null_element_error()) == "rule 2.13: a publisher must not signal on_next(None)"
+    assert where("map", functools.partial(int)) == "map(partial)"  # no __name__: the type
+    assert where("map", len) == "map(len)"
+
+    class Odd:
+        _where = 5  # not a name: ignored
+
+    assert str(null_from(Odd())) == str(null_element_error())
+
+
+def test_range_and_from_iterable_pass_their_batch_size_and_name(manual: ManualExecutor) -> None:
+    makers: list[Callable[[], rs.Publisher[int]]] = [
+        lambda: sources.range(0, 10, executor=manual, batch_size=3),
+        lambda: sources.from_iterable(list(range(10)), executor=manual, batch_size=3),
+        lambda: sources.from_iterable(iter(range(10)), executor=manual, batch_size=3),
+    ]
+    for make in makers:
+        ts = run(make(), 10)
+        manual.run_next()
+        manual.run_next()
+        ts.assert_values(0, 1, 2, 3, 4, 5)  # 3 per task (fairness), nothing before
+        manual.run_all()
+        ts.assert_values(*range(10)).assert_complete()
+    assert repr(sources.range(0, 10)) == "<range publisher>"
+    assert repr(sources.from_iterable([1])) == "<from_iterable publisher>"
+    with pytest.raises(ValueError, match=r"^range: step must not be zero$"):
+        sources.range(0, 5, 0)

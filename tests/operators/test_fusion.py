@@ -343,3 +343,94 @@ def test_flat_map_pulls_synchronous_inners_without_a_subscription_each(
     assert len(values) == sum(2 if x % 3 else (1 if x % 2 else 2) for x in range(50))
     assert len(made) == 1  # the upstream's; no inner is subscribed, nor pulled by a hop
     assert counted.subscribes == 0
+
+
+# ------------------------------------------------ PulledUpstream's ends (make mutation)
+
+
+def test_a_pulled_source_that_fails_to_open_signals_its_error() -> None:
+    def broken() -> list[int]:
+        raise OSError("cannot open")
+
+    sink = _BatchSink()
+    PulledUpstream(sink, broken).start()
+    assert sink.subscription is not None  # rule 1.9: on_subscribe first
+    assert [str(e) for e in sink.ends] == ["cannot open"]  # rule 1.4, not on_complete
+
+
+def test_a_pulled_invalid_request_fails_with_the_first_rule_309_message() -> None:
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: iter([1, 2, 3])).start()
+    sink.subscription.request(0)
+    sink.subscription.request(-1)
+    assert sink.batches == []
+    assert len(sink.ends) == 1
+    assert isinstance(sink.ends[0], ValueError)
+    assert str(sink.ends[0]) == "rule 3.9: request(n) requires n > 0, got 0"
+
+
+def test_a_pulled_exact_source_ends_without_demand() -> None:
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: []).start()
+    assert sink.ends == ["complete"]  # rule 1.5: known empty, no request needed
+
+    class Broken:
+        def __iter__(self) -> Any:
+            return self
+
+        def __next__(self) -> int:
+            raise OSError("recorded")
+
+        def __length_hint__(self) -> int:
+            return 0
+
+    from reactive_streams._subscription import exact_length_types
+
+    sink = _BatchSink()
+    exact_length_types.add(Broken)  # an exact iterator whose end is an error
+    try:
+        PulledUpstream(sink, Broken).start()
+    finally:
+        exact_length_types.discard(Broken)
+    assert [str(e) for e in sink.ends] == ["recorded"]  # rule 1.4: the error, at once
+
+
+def test_a_pulled_request_above_a_batch_delivers_exactly_n() -> None:
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: iter(range(1000))).start()
+    sink.subscription.request(600)  # more than one PULL_BATCH (256)
+    assert [len(b) for b in sink.batches] == [256, 256, 88]
+    assert [x for b in sink.batches for x in b] == list(range(600))  # rule 1.1: exactly n
+    assert sink.ends == []
+
+
+def test_a_pulled_none_first_is_rule_213_and_nulls_false_vouches_for_the_source() -> None:
+    none_first: list[Any] = [None, 1]  # a third-party source breaking rule 2.13
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: iter(none_first)).start()
+    sink.subscription.request(5)
+    assert sink.batches == []
+    assert "rule 2.13" in str(sink.ends[0])
+    sink = _BatchSink()
+    vouched: list[Any] = [1, None]
+    PulledUpstream(sink, lambda: iter(vouched), nulls=False).start()
+    sink.subscription.request(5)
+    assert sink.batches == [[1, None]]  # not checked: the source vouches (range)
+
+
+def test_an_element_equal_to_none_but_not_none_is_not_cut() -> None:
+    """``None in items`` asks ``__eq__``; an element that claims equality is re-checked by
+    identity (rule 2.13 is about None itself)."""
+
+    class Liar:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    liars: list[Any] = [Liar(), Liar(), Liar()]
+    sink = _BatchSink()
+    PulledUpstream(sink, lambda: iter(liars)).start()
+    sink.subscription.request(5)
+    assert [x for b in sink.batches for x in b] == liars
+    assert sink.ends == ["complete"]

@@ -5,6 +5,7 @@ signals, traced or not, and a step that returns inside ``try`` is not inlined.""
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -124,3 +125,86 @@ def test_generated_and_composed_paths_agree(
         ):
             monkeypatch.setattr(cls, "on_next", relay._composed)
     assert _signals(name, kind, traced) == generated
+
+
+def _span(fn: Callable[..., Any]) -> set[int]:
+    source, first = inspect.getsourcelines(fn)
+    return set(range(first, first + len(source)))
+
+
+def test_the_inliner_run_now_gives_every_step_an_on_next_with_the_same_signals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The generation itself, at test time (the classes' own on_next were generated at
+    import): every step gets one, named and placed as its ``_apply``, and the pipelines
+    give the composed path's signals with it (make mutation mutates the inliner)."""
+    import reactive_streams.flow  # noqa: F401  (imports every operator module)
+
+    steps = [c for c in _relays() if "_apply" in c.__dict__ and c.__module__ != __name__]
+    for cls in steps:
+        generated = inline_on_next(cls, relay._composed, Downstream._send)
+        assert generated is not None, cls
+        assert generated.__code__.co_filename == cls.__dict__["_apply"].__code__.co_filename
+        assert generated.__qualname__ == f"{cls.__qualname__}.on_next"
+        assert (
+            generated.__doc__ == f"{cls.__name__}._apply, then Downstream._send (see _core.inline)."
+        )
+        # a traceback names real lines: the step's (the send at its return) or the head's
+        lines = {line for _, _, line in generated.__code__.co_lines() if line is not None}
+        assert lines <= _span(cls.__dict__["_apply"]) | _span(relay._composed), cls
+        assert _span(cls.__dict__["_apply"]) & lines, cls
+        monkeypatch.setattr(cls, "on_next", generated)
+    runs = [(n, k, t) for n in sorted(PIPELINES) for k in sorted(KINDS) for t in (False, True)]
+    fresh = [_signals(*run) for run in runs]
+    for cls in steps:
+        monkeypatch.setattr(cls, "on_next", relay._composed)
+    assert [_signals(*run) for run in runs] == fresh
+
+
+def test_steps_the_inliner_refuses_and_the_show_switch(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bare ``return`` (the step would send None), a value returned inside a nested
+    ``try`` are refused; ``else``/``finally`` blocks are kept; RS_INLINE=show prints the
+    generated code, and nothing is printed otherwise."""
+
+    class Bare(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            if item:
+                return  # type: ignore[return-value]
+            return item
+
+    class Nested(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            try:
+                try:
+                    item += 1
+                except ValueError:
+                    item = 0
+                return item
+            except ArithmeticError:
+                return SKIP
+
+    class Blocks(Relay[int, int]):
+        def _apply(self, item: int) -> int | SkipMarker:
+            try:
+                item += 1
+            except ArithmeticError:
+                return SKIP
+            else:
+                item *= 2
+            finally:
+                item -= 0
+            return item
+
+    assert inline_on_next(Bare, relay._composed, Downstream._send) is None
+    assert inline_on_next(Nested, relay._composed, Downstream._send) is None
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("RS_INLINE", "show")
+    generated = inline_on_next(Blocks, relay._composed, Downstream._send)
+    assert generated is not None
+    assert "def on_next(self, item):" in capsys.readouterr().err
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    monkeypatch.setattr(Blocks, "on_next", generated)
+    sources.range(0, 3).subscribe(Blocks(ts))
+    ts.assert_values(2, 4, 6).assert_complete()

@@ -18,6 +18,8 @@ from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
 
+from ._util import PushPublisher
+
 Build = Callable[[Flow[int]], Flow[Any]]
 
 #: every pass-through hop, over a source of at least 6 elements; the values the
@@ -188,3 +190,187 @@ def test_from_observable_subscribe_returns_when_on_subscribe_raises() -> None:
         from_observable(reactivex.create(on_subscribe), strategy).subscribe(ts)
         assert [s.kind for s in ts.signals] == ["on_subscribe"], (strategy, ts)
     assert not subscribed
+
+
+# ------------------------------------- the hop classes' on_next (make mutation, 2.13)
+
+
+def test_a_hop_class_gets_its_on_next_from_its_apply_and_keeps_its_own() -> None:
+    from reactive_streams._core.relay import Relay
+
+    class Twice(Relay[int, int]):
+        hop = "twice"
+
+        def _apply(self, item: int) -> int:
+            return item * 2
+
+    class Own(Relay[int, int]):
+        hop = "own"
+
+        def on_next(self, item: int) -> None:
+            downstream = self._out
+            if downstream is not None:
+                self._send(downstream, -item)
+
+    class Both(Twice):
+        def on_next(self, item: int) -> None:
+            Own.on_next(self, item)  # type: ignore[arg-type]
+
+    assert "on_next" in Twice.__dict__  # generated for the class (``_core.inline``)
+    for cls, expected in ((Twice, [0, 2, 4]), (Own, [0, -1, -2]), (Both, [0, -1, -2])):
+        ts: TestSubscriber[int] = TestSubscriber(10)
+        hop = cls(ts)
+        sources.range(0, 3).subscribe(hop)
+        ts.assert_values(*expected).assert_complete()
+
+
+def test_a_hop_names_itself_and_its_subscription_id() -> None:
+    from reactive_streams._core.relay import Relay
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    hop: Relay[int, int] = Relay(ts)
+    assert repr(hop) == f"<operator hop {hex(id(hop))}>"
+    with tracing():
+        traced: Relay[int, int] = Relay(TestSubscriber(1))
+    assert traced.subscription_id > 0
+    assert repr(traced) == f"<operator hop {traced.subscription_id}>"
+
+
+def test_spec213_on_error_none_is_refused_by_name() -> None:
+    from reactive_streams._core.relay import Relay
+
+    hop: Relay[int, int] = Relay(TestSubscriber(1))
+    with pytest.raises(TypeError) as raised:
+        hop.on_error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: on_error(None)"
+
+
+# ---------------------------------------- the arbiter's switch (make mutation, 1.1, 3.9)
+
+
+def test_spec101_a_switch_requests_only_the_demand_left() -> None:
+
+    first, second = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(3)
+    Flow(first).concat_with(Flow(second)).subscribe(ts)
+    assert first.requested == [3]
+    first.push(1, 2)
+    first.complete()
+    assert second.requested == [1]  # 3 requested, 2 delivered by the first upstream
+    ts.assert_values(1, 2)
+
+
+def test_spec309_an_upstream_error_after_an_invalid_request_is_not_resumed() -> None:
+
+    upstream = PushPublisher()
+    asked: list[BaseException] = []
+
+    def fallback(error: BaseException) -> Flow[int]:
+        asked.append(error)
+        return Flow.just(9)
+
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(upstream).on_error_resume(fallback).subscribe(ts)
+    ts.request(0)  # rule 3.9: latched; its error ends the stream
+    upstream.fail(OSError("late"))
+    assert asked == []  # never resumed: rule 3.9's error wins
+    assert [type(e) for e in ts.errors] == [ValueError]
+    assert "rule 3.9" in str(ts.errors[0])
+
+
+def test_spec213_an_arbiter_attempt_refuses_on_error_none() -> None:
+    from reactive_streams._core.arbiter import _Attempt
+
+    attempt: _Attempt[int] = _Attempt(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError) as raised:
+        attempt.on_error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: on_error(None)"
+
+
+class _Deferred:
+    """A Publisher that calls ``on_subscribe`` only when the test says so."""
+
+    def __init__(self) -> None:
+        self.upstream = PushPublisher()
+        self.subscriber: Any = None
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscriber = subscriber
+
+    def arrive(self) -> None:
+        self.upstream.subscriber = self.subscriber
+        self.subscriber.on_subscribe(self.upstream)
+
+
+def test_spec105_an_upstream_arriving_after_the_cancel_is_cancelled_unrequested() -> None:
+    late = _Deferred()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow(late).concat_with(Flow.just(1)).subscribe(ts)
+    ts.cancel()
+    late.arrive()
+    assert late.upstream.cancelled  # rule 3.12: cancelled during the switch
+    assert late.upstream.requested == []
+
+
+def test_spec205_a_second_on_subscribe_to_an_attempt_is_cancelled() -> None:
+    late = _Deferred()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow(late).concat_with(Flow.just(1)).subscribe(ts)
+    late.arrive()
+    again = PushPublisher()
+    late.subscriber.on_subscribe(again)
+    assert again.cancelled  # rule 2.5
+    assert not late.upstream.cancelled
+    with pytest.raises(TypeError) as raised:
+        late.subscriber.on_subscribe(None)
+    assert str(raised.value) == "rule 2.13: on_subscribe(None)"
+
+
+def test_spec109_a_switch_to_an_upstream_that_raises_in_subscribe_is_its_error() -> None:
+    class Broken:
+        def subscribe(self, subscriber: Any) -> None:
+            raise OSError("cannot subscribe")
+
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow.just(1).concat_with(Flow(Broken())).subscribe(ts)
+    ts.assert_values(1)
+    assert [str(e) for e in ts.errors] == ["cannot subscribe"]
+
+
+def test_spec109_an_arbiter_whose_first_upstream_is_none_fails_by_name() -> None:
+    from reactive_streams._core.arbiter import Arbiter
+
+    class Nothing(Arbiter[int]):
+        hop = "nothing"
+
+        def _first(self) -> Any:
+            return None
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Nothing(ts).start()
+    assert [str(e) for e in ts.errors] == ["rule 2.13: nothing: the first Publisher is None"]
+
+
+def test_spec312_a_resume_function_that_cancels_subscribes_no_fallback() -> None:
+    fallback = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+
+    def resume(error: BaseException) -> Flow[int]:
+        ts.cancel()
+        return Flow(fallback)
+
+    Flow.error(OSError("x")).on_error_resume(resume).subscribe(ts)
+    assert fallback.subscriber is None  # cancelled before the switch: no new upstream
+    ts.assert_no_terminal()
+
+
+def test_spec213_a_raising_on_subscribe_is_traced_as_raised() -> None:
+    class Raising(TestSubscriber[int]):
+        def on_subscribe(self, subscription: Any) -> None:
+            super().on_subscribe(subscription)
+            raise RuntimeError("on_subscribe fault")
+
+    with tracing() as tracer:
+        sources.range(0, 3).subscribe(Raising(1))
+    ends = [e for e in tracer.events if e["sig"] == "end_on_subscribe"]
+    assert [e["raised"] for e in ends] == [True]
