@@ -803,6 +803,21 @@ def test_range_and_from_iterable_pass_their_batch_size_and_name(manual: ManualEx
         manual.run_all()
         ts.assert_values(*range(10)).assert_complete()
     assert repr(sources.range(0, 10)) == "<range publisher>"
+
+    def count(state: int, sink: Sink[int]) -> int:
+        sink.next(state)
+        if state == 9:
+            sink.complete()
+        return state + 1
+
+    ts = run(sources.generate(0, count, executor=manual, batch_size=3), 10)
+    ts.assert_values()  # on its executor: nothing before a task runs
+    manual.run_next()
+    manual.run_next()
+    ts.assert_values(0, 1, 2, 3, 4, 5)  # 3 per task
+    manual.run_all()
+    ts.assert_values(*range(10)).assert_complete()
+    assert repr(sources.generate(0, count)) == "<generate publisher>"
     assert repr(sources.from_iterable([1])) == "<from_iterable publisher>"
     with pytest.raises(ValueError, match=r"^range: step must not be zero$"):
         sources.range(0, 5, 0)

@@ -434,3 +434,37 @@ def test_an_element_equal_to_none_but_not_none_is_not_cut() -> None:
     sink.subscription.request(5)
     assert [x for b in sink.batches for x in b] == liars
     assert sink.ends == ["complete"]
+
+
+# ------------------------------------ the survivors of make mutation (sync_of, 1.9)
+
+
+class _Faulty:
+    """A publisher whose ``__rs_sync__`` answer is wrong (raises, or not a SyncSource)."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+        self.subscribers: list[Any] = []
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscribers.append(subscriber)
+
+    def __rs_sync__(self) -> Any:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_a_faulty_sync_answer_is_named_and_left_to_subscribe() -> None:
+    from reactive_streams._core.fusion import subscribe_fused
+
+    wrong = _Faulty(42)
+    with pytest.raises(TypeError) as raised:
+        sync_of(wrong)
+    assert str(raised.value) == f"__rs_sync__() of {wrong!r} returned 42, not a SyncSource"
+    for answer in (42, OSError("no answer")):
+        faulty = _Faulty(answer)
+        ts: TestSubscriber[int] = TestSubscriber(1)
+        assert subscribe_fused(faulty, ts, True) is False  # the caller subscribes (1.9)
+        assert faulty.subscribers == []
+        assert ts.subscription is None

@@ -374,3 +374,110 @@ def test_spec213_a_raising_on_subscribe_is_traced_as_raised() -> None:
         sources.range(0, 3).subscribe(Raising(1))
     ends = [e for e in tracer.events if e["sig"] == "end_on_subscribe"]
     assert [e["raised"] for e in ends] == [True]
+
+
+# ------------------------------- the survivors of make mutation (relay, arbiter)
+
+
+def test_a_hop_class_with_its_own_apply_and_on_next_keeps_its_on_next() -> None:
+    from reactive_streams._core.relay import Relay
+
+    class Own(Relay[int, int]):
+        hop = "own"
+
+        def _apply(self, item: int) -> int:
+            return item * 2
+
+        def on_next(self, item: int) -> None:
+            downstream = self._out
+            if downstream is not None:
+                self._send(downstream, -item)
+
+    ts: TestSubscriber[int] = TestSubscriber(10)
+    sources.range(0, 3).subscribe(Own(ts))
+    ts.assert_values(0, -1, -2).assert_complete()  # its on_next, not one made of _apply
+
+
+def test_spec213_a_hop_refuses_on_subscribe_none_by_name() -> None:
+    from reactive_streams._core.relay import Relay
+
+    hop: Relay[int, int] = Relay(TestSubscriber(1))
+    with pytest.raises(TypeError) as raised:
+        hop.on_subscribe(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: on_subscribe(None)"
+
+
+def test_spec205_a_hops_second_on_subscribe_is_cancelled() -> None:
+    from reactive_streams._core.relay import Relay
+
+    first, again = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(2)
+    hop: Relay[int, int] = Relay(ts)
+    first.subscribe(hop)
+    again.subscribe(hop)
+    assert again.cancelled
+    assert again.requested == []
+    assert not first.cancelled
+    assert first.requested == [2]
+    first.push(1)
+    first.complete()
+    ts.assert_values(1).assert_complete()
+    ended: Relay[int, int] = Relay(TestSubscriber(2))
+    ended.on_complete()  # before any on_subscribe (an upstream's 1.9 breach)
+    late = PushPublisher()
+    late.subscribe(ended)
+    assert late.cancelled
+    assert late.requested == []
+
+
+def test_spec208_a_late_element_after_the_terminal_is_not_applied() -> None:
+    upstream = PushPublisher()
+    applied: list[int] = []
+    ts: TestSubscriber[int] = TestSubscriber(5)
+
+    def seen(x: int) -> int:
+        applied.append(x)
+        return x
+
+    Flow(upstream).map(seen).subscribe(ts)
+    upstream.push(1)
+    upstream.complete()
+    upstream.push(2)  # rule 2.8: after on_complete the hop holds no downstream (3.13)
+    assert applied == [1]
+    ts.assert_values(1).assert_complete().assert_no_violations()
+
+
+def test_spec109_switching_publishers_name_themselves_and_refuse_none() -> None:
+    defer = Flow.defer(lambda: Flow.just(1))
+    assert repr(defer.source) == "<defer>"
+    with pytest.raises(TypeError) as raised:
+        defer.source.subscribe(None)  # type: ignore[arg-type]
+    expected = "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
+    assert str(raised.value) == expected
+
+
+def test_spec208_a_stale_upstreams_late_on_subscribe_signals_nothing() -> None:
+    """An upstream that ended before its ``on_subscribe`` (a 1.9 breach): its late
+    ``on_subscribe`` is cancelled and ignored (2.8), even with a latched rule 3.9 request;
+    the error comes with the current upstream's."""
+
+    class Early:
+        subscriber: Any = None
+
+        def subscribe(self, subscriber: Any) -> None:
+            self.subscriber = subscriber
+            subscriber.on_complete()
+
+    early, late = Early(), _Deferred()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(early).concat_with(Flow(late)).subscribe(ts)
+    ts.request(0)  # rule 3.9: latched while the second upstream is on its way
+    stale = PushPublisher()
+    early.subscriber.on_subscribe(stale)
+    assert stale.cancelled
+    ts.assert_no_terminal()
+    late.arrive()
+    assert late.upstream.cancelled
+    assert late.upstream.requested == []
+    assert [type(e) for e in ts.errors] == [ValueError]
+    assert "rule 3.9" in str(ts.errors[0])
