@@ -468,3 +468,24 @@ def test_a_faulty_sync_answer_is_named_and_left_to_subscribe() -> None:
         assert subscribe_fused(faulty, ts, True) is False  # the caller subscribes (1.9)
         assert faulty.subscribers == []
         assert ts.subscription is None
+
+
+def test_a_source_that_vouches_no_none_is_not_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``range`` answers ``nulls=None``: its pulled batches skip the rule 2.13 scan."""
+    from reactive_streams._core import fusion as core
+    from reactive_streams._core.fusion import subscribe_fused
+
+    scanned: list[list[Any]] = []
+    scan = core._first_none
+
+    def spy(items: list[Any]) -> int:
+        scanned.append(list(items))
+        return scan(items)
+
+    monkeypatch.setattr(core, "_first_none", spy)
+    listed: IterablePublisher[int] = IterablePublisher(lambda: [4, 5])
+    for publisher, expected in ((rs_range(0, 3), []), (listed, [[4, 5]])):
+        ts: TestSubscriber[int] = TestSubscriber(10)
+        assert subscribe_fused(publisher, ts, True) is True
+        ts.assert_complete()
+        assert scanned == expected
