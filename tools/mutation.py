@@ -471,7 +471,7 @@ def main() -> int:
             seconds = recheck(directory, modules, extra, files)
             seconds_by_group[slug(modules) + " recheck"] = seconds
             times_file.write_text(json.dumps(seconds_by_group, indent=1))
-        elif not args.report:
+        elif not (args.report or args.recheck):  # --recheck never starts a mutmut run
             stage(directory, modules, tests)
             print(f"mutmut over {', '.join(modules)} ...", flush=True)
             seconds_by_group[slug(modules)] = run_group(directory, extra, args.max_children)
