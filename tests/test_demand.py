@@ -39,6 +39,11 @@ def test_spec317_take_keeps_unbounded_and_subtracts_bounded(
     assert 0 <= left <= current
 
 
+@pytest.mark.parametrize("k", [0, 1, 128, MAX_DEMAND - 1, MAX_DEMAND])
+def test_spec317_taking_from_unbounded_demand_leaves_it_unbounded(k: int) -> None:
+    assert take(MAX_DEMAND, k) == MAX_DEMAND
+
+
 @pytest.mark.parametrize("n", [0, -1, -(2**63)])
 def test_spec309_non_positive_request_is_rejected_with_rule_text(n: int) -> None:
     assert check_request(n) == f"rule 3.9: request(n) requires n > 0, got {n}"
@@ -49,6 +54,13 @@ def test_spec309_non_int_or_bool_request_is_rejected(n: object) -> None:
     message = check_request(n)
     assert message is not None
     assert message.startswith("rule 3.9: ")
+
+
+@pytest.mark.parametrize(
+    ("n", "shown"), [("1", "str '1'"), (2.5, "float 2.5"), (None, "NoneType None")]
+)
+def test_spec309_a_non_int_request_is_named_by_its_type_and_value(n: object, shown: str) -> None:
+    assert check_request(n) == f"rule 3.9: request(n) requires an int n > 0, got {shown}"
 
 
 @given(positive)
