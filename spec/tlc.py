@@ -606,28 +606,26 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
         if unfit[mut.name]:
             return Outcome("error", "", None, f"model unfit: {unfit[mut.name]}"), -1, 0.0
         model = manifest.model(mut.model)
-        outcome, code, secs = run_tlc(
-            model,
-            manifest,
-            args.jar,
-            args.workers,
-            args.timeout,
-            args.keep,
-            override=mut.override,
-            label=f"mutation_{mut.name}",
-        )
-        _, props = checked(model, manifest.specs)
-        if caught_by(outcome, code) == "a temporal property" and mut.catches in props:
-            # name it: the same mutation with that one property (TLC 2.15 names none of several)
-            named, code, more = run_tlc(
-                dataclasses.replace(model, properties=(mut.catches,)),
+
+        def run(m: Model, label: str) -> tuple[Outcome, int, float]:
+            return run_tlc(
+                m,
                 manifest,
                 args.jar,
                 args.workers,
                 args.timeout,
                 args.keep,
                 override=mut.override,
-                label=f"mutation_{mut.name}_{mut.catches}",
+                label=label,
+            )
+
+        outcome, code, secs = run(model, f"mutation_{mut.name}")
+        _, props = checked(model, manifest.specs)
+        if caught_by(outcome, code) == "a temporal property" and mut.catches in props:
+            # name it: the same mutation with that one property (TLC 2.15 names none of several)
+            named, code, more = run(
+                dataclasses.replace(model, properties=(mut.catches,)),
+                f"mutation_{mut.name}_{mut.catches}",
             )
             if caught_by(named, code) == "":  # another property broke, not this one
                 named = dataclasses.replace(named, result="violation", violated="another property")
