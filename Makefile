@@ -48,7 +48,7 @@ traces: $(SETUP)
 ## crosshair: PEP 316 contracts of the pure cores, bounded time
 crosshair: $(SETUP)
 	timeout 600 $(VENV)/bin/crosshair check --analysis_kind=PEP316 --per_condition_timeout=5 \
-		impl/reactive_streams/_demand.py impl/reactive_streams/trace/transitions.py
+		impl/reactive_streams/_core/demand.py impl/reactive_streams/trace/transitions.py
 
 ## mutants: plant known bugs in a copy of impl/; the state machines must kill each (slow,
 ## run at low priority: about 15 min on 2 idle cores)

@@ -221,7 +221,7 @@ Subscribe(s) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, up, sent,
                    delivered, stack, cancels, calls, faulted>>
 
-\* Rules 2.1, 2.7, 3.2, 3.6, 3.9 -- reactive_streams._subscription
+\* Rules 2.1, 2.7, 3.2, 3.6, 3.9 -- reactive_streams._core.pump
 \* IteratorSubscription.request() entered on thread th (trace "request",
 \* fields n, thread).  Any n is accepted here, invalid ones too (3.9 answers
 \* them with onError later).  After cancel, after a raise, or once the
@@ -248,7 +248,7 @@ EndRequest(s, th) ==
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
                    up, sent, delivered, cancels, calls, faulted>>
 
-\* Rules 2.7, 3.5, 3.7, 2.13 -- reactive_streams._subscription
+\* Rules 2.7, 3.5, 3.7, 2.13 -- reactive_streams._core.pump
 \* IteratorSubscription.cancel() entered on thread th (trace "cancel"); also
 \* called by _subscriber_raised() after an on* method raised (CanCancel).
 \* Only the first call on a live Subscription sends anything; later calls are
@@ -276,9 +276,9 @@ EndCancel(s, th) ==
 -----------------------------------------------------------------------------
 (* Publisher side: it receives messages and commits signals.               *)
 
-\* Rules 3.8, 3.9, 3.17 -- reactive_streams._subscription
+\* Rules 3.8, 3.9, 3.17 -- reactive_streams._core.pump
 \* IteratorSubscription._receive() / request() (trace "recv_request", field n);
-\* arithmetic in reactive_streams._demand add_demand() and check_request().
+\* arithmetic in reactive_streams._core.demand add_demand() and check_request().
 RecvRequest(s) ==
     /\ up[s] # <<>>
     /\ Head(up[s]).type = "request"
@@ -294,7 +294,7 @@ RecvRequest(s) ==
     /\ UNCHANGED <<pub, emitted, asked, ref, cutoff, sent, delivered, stack, cancels,
                    calls, faulted>>
 
-\* Rules 1.8, 3.12, 3.13 -- reactive_streams._subscription
+\* Rules 1.8, 3.12, 3.13 -- reactive_streams._core.pump
 \* IteratorSubscription._receive() / cancel() then _release() (trace
 \* "recv_cancel").  The Publisher stops and drops its references.
 RecvCancel(s) ==
@@ -307,7 +307,7 @@ RecvCancel(s) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, sent, delivered,
                    stack, cancels, calls, faulted>>
 
-\* Rules 1.9, 2.12 -- reactive_streams._subscription
+\* Rules 1.9, 2.12 -- reactive_streams._core.pump
 \* IteratorSubscription._deliver_subscribe() (trace "send_on_subscribe").
 SendOnSubscribe(s) ==
     /\ pub[s] = "subscribed"
@@ -317,9 +317,9 @@ SendOnSubscribe(s) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, ref, cutoff, up,
                    delivered, stack, cancels, calls, faulted>>
 
-\* Rules 1.1, 3.9, 3.17 -- reactive_streams._subscription
+\* Rules 1.1, 3.9, 3.17 -- reactive_streams._core.pump
 \* IteratorSubscription._emit_bounded() / _emit_unbounded() / _emit_traced()
-\* (trace "send_on_next", field seq = emitted[s] + 1); reactive_streams._demand take().
+\* (trace "send_on_next", field seq = emitted[s] + 1); reactive_streams._core.demand take().
 SendOnNext(s) ==
     /\ pub[s] = "active"
     /\ emitted[s] < Elements
@@ -334,7 +334,7 @@ SendOnNext(s) ==
     /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
                    cancels, calls, faulted>>
 
-\* Rules 1.2, 1.5, 1.6, 3.9 -- reactive_streams._subscription
+\* Rules 1.2, 1.5, 1.6, 3.9 -- reactive_streams._core.pump
 \* IteratorSubscription._signal_complete() via _finish() (trace "send_on_complete").
 \* An exhausted source completes without demand; EarlyEnd lets it end sooner.
 SendOnComplete(s) ==
@@ -347,7 +347,7 @@ SendOnComplete(s) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
                    stack, cancels, calls, faulted>>
 
-\* Rules 1.4, 1.6, 3.9 -- reactive_streams._subscription
+\* Rules 1.4, 1.6, 3.9 -- reactive_streams._core.pump
 \* IteratorSubscription._signal_error() via _finish() (trace "send_on_error",
 \* fields error, error_type).  cause "invalid": the IllegalArgument answer to
 \* request(n <= 0) (3.9), the only error allowed once one was received;
@@ -370,7 +370,7 @@ SendOnError(s, cause) ==
 (* The Subscriber executes the signals, in order, on some thread.          *)
 
 \* Rules 1.3, 3.3 -- the call of the Subscriber's on* method on thread th
-\* (reactive_streams._subscription _emit_*, _deliver_subscribe, _call_terminal),
+\* (reactive_streams._core.pump _emit_*, _deliver_subscribe, _call_terminal),
 \* trace "begin_on_<signal>", field thread.
 Begin(s, th, sig) ==
     /\ delivered[s] < Len(sent[s])

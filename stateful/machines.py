@@ -43,13 +43,14 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from reactive_streams import tracing as core_tracing
+from reactive_streams._core import tracer as core_tracing
 from reactive_streams.api import Publisher, Subscription
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.trace.expand import expand_subscriber_view
 from reactive_streams.trace.format import Event, Header, Trace, event_from_dict, write_trace
 from reactive_streams.trace.model import Replay
 from reactive_streams.trace.transitions import MAX_DEMAND, is_valid_n, sat_add
+from reactive_streams.tracing import start_tracing
 
 from . import invariants as inv
 
@@ -233,7 +234,7 @@ class TracedMachine(RuleBasedStateMachine):
         if untraced:
             core_tracing._tracer = None
         else:
-            self.tracer = core_tracing.start_tracing()
+            self.tracer = start_tracing()
         self._configured = True
 
     def attach(self, publisher: Publisher[Any], probe: Probe, length: int | None) -> None:

@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reactive_streams import Emitter, Flow, tracing
+from reactive_streams._core import tracer as core_tracer
 from reactive_streams.multicast import PublishConnection
 from reactive_streams.multicast._replay import ReplayConnection
 from reactive_streams.trace.format import event_from_dict
@@ -310,11 +311,11 @@ class Run:
 
 
 def _run(plan: Plan, sched: Scheduler) -> Run:
-    previous = tracing._tracer
+    previous = core_tracer._tracer
     try:
         return Run(plan, sched)
     finally:
-        tracing._tracer = previous
+        core_tracer._tracer = previous
 
 
 def run_plan(plan: Plan, schedule: list[int], max_preemptions: int | None = None) -> Scheduler:
@@ -586,7 +587,7 @@ def test_explore(name: str) -> None:
 def test_serial_subscription_three_requesters() -> None:
     """The lost wake-up of issue 28, on the serial subscription alone: three threads
     request from one ``SerialSubscription``; every request must reach upstream."""
-    from reactive_streams._serial import SerialSubscription
+    from reactive_streams._core.serial import SerialSubscription
 
     class Upstream:
         requested = 0

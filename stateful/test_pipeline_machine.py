@@ -68,7 +68,7 @@ from hypothesis.stateful import (
 )
 
 from reactive_streams import ManualExecutor, from_iterable, generate
-from reactive_streams import tracing as core_tracing
+from reactive_streams._core import tracer as core_tracing
 from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
@@ -80,6 +80,7 @@ from reactive_streams.trace.invariants import multicast as publish_twin
 from reactive_streams.trace.model import Replay, has_call_ends
 from reactive_streams.trace.transitions import DONE, MAX_DEMAND
 from reactive_streams.trace.validate import prepass
+from reactive_streams.tracing import start_tracing
 
 from . import invariants as inv
 from .machines import Arm, Probe, SubscriberFault, TracedMachine, arms, request_sizes
@@ -1375,7 +1376,7 @@ class PipelineMachine(TracedMachine):
         if untraced:
             core_tracing._tracer = None
         else:
-            self.tracer = core_tracing.start_tracing()
+            self.tracer = start_tracing()
         # every hop records its calls' ends (format version 2: end_request, end_cancel)
         self._replay = Replay(sync=False, call_ends=True)
         self._configured = True

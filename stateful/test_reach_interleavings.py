@@ -27,7 +27,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
-from reactive_streams import tracing as core_tracing
+from reactive_streams._core import tracer as core_tracing
 from reactive_streams.sources import IterablePublisher
 from reactive_streams.trace.format import event_from_dict
 from reactive_streams.trace.invariants import serial_calls_inv, spec213_fault_cancels_prop

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from reactive_streams import tracing as core_tracing
+from reactive_streams._core import tracer as core_tracing
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.sources import IterablePublisher
 from reactive_streams.trace.format import Header, Trace, event_from_dict, write_trace

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reactive_streams._demand import MAX_DEMAND, add_demand, check_request, take
+from reactive_streams._core.demand import MAX_DEMAND, add_demand, check_request, take
 
 demand = st.integers(min_value=0, max_value=MAX_DEMAND)
 positive = st.integers(min_value=1, max_value=2**70)

@@ -43,7 +43,7 @@ from stateful.test_reach_interleavings import CountingProbe, Interlude, Interpos
 from stateful.test_reach_tour import publisher
 
 import spec_scripts
-from reactive_streams import tracing as core_tracing
+from reactive_streams._core import tracer as core_tracing
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.trace.format import Event, Header, Trace, event_from_dict
 from reactive_streams.trace.transitions import MAX_DEMAND

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from reactive_streams import sources
-from reactive_streams._subscription import IteratorSubscription, ScalarSubscription
+from reactive_streams._core.pump import IteratorSubscription, ScalarSubscription
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.trace.format import Header, write_trace
 from reactive_streams.trace.validate import validate_files

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from reactive_streams import _serial
-from reactive_streams._serial import DrainLoop, SerialQueue, SerialSubscription
+from reactive_streams._core import serial as _serial
+from reactive_streams._core.serial import DrainLoop, SerialQueue, SerialSubscription
 from reactive_streams.executors import ManualExecutor, ThreadPoolExecutor
 
 
@@ -198,7 +198,7 @@ def test_spec103_serial_queue_on_a_pool_is_serial_under_contention() -> None:
 
 
 def test_serial_subscription_calls_never_overlap_and_none_is_lost() -> None:
-    from reactive_streams._serial import SerialSubscription
+    from reactive_streams._core.serial import SerialSubscription
 
     class Upstream:
         def __init__(self) -> None:

@@ -177,7 +177,7 @@ def test_hop_families_name_every_source_and_relay() -> None:
     """The sources' hops are the IteratorSubscription and ScalarSubscription ones; the
     relays are every Relay."""
     from reactive_streams import Flow
-    from reactive_streams._subscription import IteratorSubscription, ScalarSubscription
+    from reactive_streams._core.pump import IteratorSubscription, ScalarSubscription
     from reactive_streams.tracing import tracing
 
     relays = cov.relay_hops()

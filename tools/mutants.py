@@ -60,7 +60,7 @@ class Mutant:
         return (self.machine, self.select, self.examples)
 
 
-SUB = "_subscription.py"
+SUB = "_core/pump.py"
 DOWN = "_core/downstream.py"
 
 MUTANTS = (
@@ -98,7 +98,7 @@ MUTANTS = (
         "3.8",
         (
             Patch(
-                "_serial.py",
+                "_core/serial.py",
                 "            self._wip = wip\n        return wip\n",
                 "            self._wip = 0  # forgets the work recorded meanwhile\n        return 0\n",
             ),
@@ -312,7 +312,7 @@ MUTANTS = (
         "fairness",
         (
             Patch(
-                "_serial.py",
+                "_core/serial.py",
                 "        while True:\n            if self._drain_round():\n",
                 "        while True:\n"
                 "            self._budget = self._batch if self._executor is not None else MAX_DEMAND\n"
@@ -463,7 +463,7 @@ MUTANTS = (
         "3.8",
         (
             Patch(
-                "_serial.py",
+                "_core/serial.py",
                 "            self._calls.append(n)\n"
                 "        if hook is not None:\n"
                 '            hook("serial.pending", self)\n'

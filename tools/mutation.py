@@ -18,7 +18,7 @@ mutated line pair (``-`` original, ``+`` mutant), never mutmut's running number.
 
 Usage:
     python tools/mutation.py                       # every group, then the table
-    python tools/mutation.py --only _demand.py     # modules whose path contains this
+    python tools/mutation.py --only _core/demand     # modules whose path contains this
     python tools/mutation.py --report              # table of the last run, no new run
     python tools/mutation.py --survivors           # also print each untriaged survivor
     python tools/mutation.py --recheck             # survivors again, RECHECK's test files
@@ -113,8 +113,8 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "_core/fusion.py": (CORE, INLINE_OFF),
     "_core/arbiter.py": (CORE, INLINE_OFF),
     "_core/factory.py": (CORE, INLINE_OFF),
-    "_demand.py": (CORE, INLINE_OFF),
-    "_serial.py": (CORE, INLINE_OFF),
+    "_core/demand.py": (CORE, INLINE_OFF),
+    "_core/serial.py": (CORE, INLINE_OFF),
     "sources.py": (CORE, INLINE_OFF),
     "_core/inline.py": (("tests/operators/test_inline.py", *CORE), INLINE_ON),
     "operators/*.py": (OPERATORS, INLINE_OFF),

@@ -15,7 +15,7 @@ The protocol-level pieces stay in their modules: the raw publishers in
 __version__ = "0.1.0"
 
 from . import _report, schedulers
-from ._demand import MAX_DEMAND
+from ._core.demand import MAX_DEMAND
 from ._emitter import Emitter
 from .api import Processor, Publisher, Subscriber, Subscription
 from .executors import (

@@ -14,7 +14,7 @@ import concurrent.futures
 import threading
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._demand import check_request
+from ._core.demand import check_request
 
 if TYPE_CHECKING:
     from .api import Subscriber

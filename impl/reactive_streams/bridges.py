@@ -22,9 +22,9 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import Any, Generic, TypeVar, cast
 
 from ._blocking import check_not_on_loop, check_timeout
+from ._core.demand import MAX_DEMAND, check_request
 from ._core.downstream import ACTIVE, Downstream, null_element_error
 from ._core.fusion import fusion_enabled, subscribe_fused
-from ._demand import MAX_DEMAND, check_request
 from ._oneshot import OneShotAsync
 from .api import Publisher, Subscriber, Subscription
 

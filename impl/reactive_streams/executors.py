@@ -30,10 +30,11 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
+
+from ._core.executing import Executor, Lost, Task, WatchedExecutor, execute_watched
 
 if TYPE_CHECKING:  # neither is imported at runtime unless the caller already did
     import asyncio
@@ -60,45 +61,11 @@ __all__ = [
 
 _log = logging.getLogger("reactive_streams")
 
-Task = Callable[[], None]
-Lost = Callable[[Exception], None]
-
-
-@runtime_checkable
-class Executor(Protocol):
-    """Runs tasks, each exactly once, possibly on another thread."""
-
-    def execute(self, task: Task) -> None:
-        """Schedule ``task``. Raises ``RuntimeError`` if the executor is closed."""
-        ...
-
-
 ExecutorLike = Union[Executor, "concurrent.futures.Executor", "asyncio.AbstractEventLoop"]
 """What every ``executor=``/``scheduler=`` parameter accepts: this library's executors
 (anything with ``execute(task)``), a ``concurrent.futures.Executor`` (a thread pool) and
 an asyncio event loop; ``as_executor`` adapts the other two (a string-free ``Union``
 would import asyncio at run time)."""
-
-
-@runtime_checkable
-class WatchedExecutor(Executor, Protocol):
-    """An executor that can drop a task it has accepted, and says so."""
-
-    def execute_watched(self, task: Task, lost: Lost) -> None:
-        """``execute(task)``; if the task is then dropped before it starts, call
-        ``lost(error)`` instead (once, on any thread, maybe before this returns)."""
-        ...
-
-
-def execute_watched(executor: Executor, task: Task, lost: Lost) -> None:
-    """Hand ``task`` to ``executor``: raises if it is refused now; ``lost(error)`` runs
-    instead of ``task`` if a ``WatchedExecutor`` drops it later (rules 1.9, 1.4: the
-    caller can still signal, never wait for a task that will not run)."""
-    watched = getattr(executor, "execute_watched", None)
-    if watched is None:
-        executor.execute(task)
-    else:
-        watched(task, lost)
 
 
 @runtime_checkable

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 from . import _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
+from ._core.demand import MAX_DEMAND
 from ._core.fusion import SyncSource, fusion_enabled, set_fusion, sync_of
-from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .executors import ExecutorLike, as_executor
 from .operators import (

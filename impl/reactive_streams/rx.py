@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ._core.demand import MAX_DEMAND
 from ._core.downstream import ACTIVE, DONE, Downstream
-from ._demand import MAX_DEMAND
 from .api import Publisher, Subscriber
 from .flow import Flow
 from .operators import _backpressure

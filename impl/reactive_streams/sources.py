@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
 from ._core.fusion import Items, Named, SyncSource, scalar_source
+from ._core.pump import IteratorSubscription, ScalarSubscription, exact_length_types
 from ._oneshot import OneShot
-from ._subscription import IteratorSubscription, ScalarSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from ._demand import MAX_DEMAND, check_request
-from ._serial import SerialQueue
+from ._core.demand import MAX_DEMAND, check_request
+from ._core.serial import SerialQueue
 from .executors import ExecutorLike, as_executor
 
 if TYPE_CHECKING:

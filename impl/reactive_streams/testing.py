@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._demand import MAX_DEMAND, add_demand
+from ._core.demand import MAX_DEMAND, add_demand
 from .api import Subscription
 from .executors import ManualExecutor
 from .trace import invariants as twin

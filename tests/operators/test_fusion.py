@@ -384,7 +384,7 @@ def test_a_pulled_exact_source_ends_without_demand() -> None:
         def __length_hint__(self) -> int:
             return 0
 
-    from reactive_streams._subscription import exact_length_types
+    from reactive_streams._core.pump import exact_length_types
 
     sink = _BatchSink()
     exact_length_types.add(Broken)  # an exact iterator whose end is an error

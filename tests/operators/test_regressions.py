@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from reactive_streams import sources
-from reactive_streams import tracing as _tracing
+from reactive_streams._core import tracer as _tracing
 from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.executors import (
     ManualExecutor,

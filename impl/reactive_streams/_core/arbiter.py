@@ -28,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._demand import MAX_DEMAND, add_demand
-from .._serial import SerialSubscription
+from .demand import MAX_DEMAND, add_demand
 from .downstream import ACTIVE, NOOP
 from .relay import Relay
+from .serial import SerialSubscription
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription

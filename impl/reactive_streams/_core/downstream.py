@@ -1,7 +1,7 @@
 """``Downstream``: the publisher side of one subscription, written once.
 
 Every hop (a source, an operator, a multicast child) is a Publisher to the subscriber it
-was given. This class owns that side: demand (through :mod:`reactive_streams._demand`
+was given. This class owns that side: demand (through :mod:`reactive_streams._core.demand`
 only), the bad-request latch (rule 3.9), ``request``/``cancel`` (rules 3.5 to 3.7),
 on_subscribe / on_next / the terminal signal delivered at most once (1.7, 1.9), a
 raising subscriber cancelled with the cancel recorded atomically with the fault (2.13),
@@ -9,7 +9,7 @@ the subscriber dropped after the end (3.13), executor rejection as on_error (1.9
 and the trace of the subscription.
 
 The state is one value, :class:`Pub`, named after the spec's ``pub`` variable. The
-drain that emits is the subclass's (a :class:`~reactive_streams._serial.DrainLoop`):
+drain that emits is the subclass's (a :class:`~reactive_streams._core.serial.DrainLoop`):
 ``request`` and ``cancel`` record their effect under ``_lock`` and wake it; the shared
 code runs per request and per terminal signal, the per-element loops stay in the
 subclasses. Tracing is read once, at subscribe: with it off every ``tracer`` test is
@@ -27,9 +27,9 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
-from .. import tracing as _tracing
-from .._demand import add_demand, check_request, take
-from .._serial import DrainLoop
+from . import tracer as _tracing
+from .demand import add_demand, check_request, take
+from .serial import DrainLoop
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription

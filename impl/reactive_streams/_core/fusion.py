@@ -31,11 +31,11 @@ from contextvars import ContextVar
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._demand import add_demand, check_request, take
-from .._exact import exact_end
-from .._serial import DrainLoop
-from .._subscription import exact_length_types
+from .demand import add_demand, check_request, take
 from .downstream import null_from
+from .exact import exact_end
+from .pump import exact_length_types
+from .serial import DrainLoop
 
 if TYPE_CHECKING:
     from ..api import Subscriber

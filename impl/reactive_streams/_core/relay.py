@@ -19,9 +19,9 @@ import enum
 from collections import deque
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
-from .._serial import SerialSubscription
 from .downstream import ACTIVE, NOOP, SUBSCRIBED, Downstream, traced_n
 from .inline import inline_on_next
+from .serial import SerialSubscription
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription

@@ -41,7 +41,7 @@ POINTS = (
 )
 
 #: the modules with points; each has a module global ``_sched_hook``
-MODULES = ("reactive_streams._serial", "reactive_streams._core.downstream")
+MODULES = ("reactive_streams._core.serial", "reactive_streams._core.downstream")
 
 _installed: list[Hook | None] = [None]
 

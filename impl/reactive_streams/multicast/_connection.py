@@ -1,6 +1,6 @@
 """The machinery shared by ``publish`` and ``replay``: one connection to the source, many children.
 
-A :class:`Connection` is a :class:`~reactive_streams._serial.DrainLoop`. Every event
+A :class:`Connection` is a :class:`~reactive_streams._core.serial.DrainLoop`. Every event
 (a child arrives, requests, cancels; the source signals; ``disconnect``) first records
 itself and then enters the drain. Only the drainer calls the children's ``on_*`` methods
 and the upstream ``request``/``cancel``: signals to each child are serial (rule 1.3) and
@@ -25,9 +25,9 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from .._core.demand import add_demand
 from .._core.downstream import ACTIVE, DONE, Downstream, Pub
-from .._demand import add_demand
-from .._serial import DrainLoop, SerialSubscription
+from .._core.serial import DrainLoop, SerialSubscription
 from ..executors import Executor, as_executor, default_executor
 
 if TYPE_CHECKING:

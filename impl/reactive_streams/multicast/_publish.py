@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, TypeVar
 
-from .._demand import MAX_DEMAND
+from .._core.demand import MAX_DEMAND
 from ..executors import Executor, ExecutorLike, as_executor
 from ._connectable import _Hub
 from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._demand import MAX_DEMAND, take
+from .._core.demand import MAX_DEMAND, take
 from ..executors import Executor
 from ._connectable import _Hub
 from ._connection import DISCONNECT_STRATEGIES, Child, Connection, OnDisconnect

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._core.demand import add_demand
 from .._core.relay import SKIP, Relay, SkipMarker
-from .._demand import add_demand
 from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:

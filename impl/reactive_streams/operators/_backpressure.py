@@ -14,9 +14,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.demand import MAX_DEMAND, take
 from .._core.downstream import ACTIVE, Downstream
 from .._core.relay import SKIP, Relay, SkipMarker
-from .._demand import MAX_DEMAND, take
 from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:

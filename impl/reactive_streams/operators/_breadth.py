@@ -15,9 +15,9 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._core.demand import MAX_DEMAND
 from .._core.downstream import ACTIVE
 from .._core.relay import Relay
-from .._demand import MAX_DEMAND
 
 if TYPE_CHECKING:
     from ..api import Subscriber, Subscription

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, NOOP
 from .._core.relay import Relay
-from .._serial import SerialSubscription
+from .._core.serial import SerialSubscription
 from .._subscribing import subscribe_or_fail
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from .._core.demand import MAX_DEMAND
 from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream
-from .._demand import MAX_DEMAND
-from .._serial import SerialSubscription
+from .._core.serial import SerialSubscription
 from ._base import CANCELLED
 
 if TYPE_CHECKING:

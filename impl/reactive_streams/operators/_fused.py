@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from .._core.downstream import null_element_error, where
 from .._core.fusion import Named, SyncSource, fusion_enabled, set_fusion
-from .._subscription import exact_length_types
+from .._core.pump import exact_length_types
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -24,9 +24,9 @@ import sys
 from collections import deque
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from .._core.demand import check_request
 from .._core.downstream import ACTIVE
 from .._core.fusion import subscribe_fused
-from .._demand import check_request
 from ..executors import as_executor
 from ._drained import DemandDrain
 

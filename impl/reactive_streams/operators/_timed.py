@@ -21,8 +21,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from .._core.demand import MAX_DEMAND, add_demand
 from .._core.downstream import ACTIVE
-from .._demand import MAX_DEMAND, add_demand
 from ._drained import DemandDrain
 
 if TYPE_CHECKING:

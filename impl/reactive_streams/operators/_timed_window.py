@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._demand import MAX_DEMAND
-from .._serial import SerialSubscription
+from .._core.demand import MAX_DEMAND
+from .._core.serial import SerialSubscription
 from ._timed import COMPLETE, ERROR, NEXT, SUBSCRIBED, TICK, TimedDrain
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._core.demand import MAX_DEMAND
 from .._core.downstream import DONE, null_element_error, where
 from .._core.relay import SKIP, Relay, SkipMarker
-from .._demand import MAX_DEMAND
 
 if TYPE_CHECKING:
     from ..api import Subscriber

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._demand import MAX_DEMAND
+from .._core.demand import MAX_DEMAND
 
 __all__ = [
     "CheckAborted",

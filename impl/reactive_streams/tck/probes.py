@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._demand import add_demand, check_request
+from .._core.demand import add_demand, check_request
 from ..api import Publisher, Subscriber, Subscription
 from ._env import CheckFailure, Env
 from ._manual import Call, ManualPublisher, ManualSubscription

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._demand import MAX_DEMAND
+from .._core.demand import MAX_DEMAND
 from ..api import Publisher, Subscription
 from ._checks import Suite, check, untested
 from ._env import CheckFailure, Config, Env, Skip

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._demand import MAX_DEMAND, add_demand, check_request
+from .._core.demand import MAX_DEMAND, add_demand, check_request
 from ..api import Subscriber, Subscription
 from ._checks import Suite, check, untested
 from ._env import Config, Env

@@ -12,7 +12,7 @@ Publisher states (the spec's ``pub``): ``idle`` (no subscribe yet), ``subscribed
 
 from __future__ import annotations
 
-from .._demand import MAX_DEMAND
+from .._core.demand import MAX_DEMAND
 
 __all__ = [
     "DONE",

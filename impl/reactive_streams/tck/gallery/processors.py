@@ -13,7 +13,7 @@ import threading
 from collections import deque
 from typing import Any
 
-from ..._demand import MAX_DEMAND, add_demand, check_request
+from ..._core.demand import MAX_DEMAND, add_demand, check_request
 from ...api import Subscriber, Subscription
 
 __all__ = ["GalleryProcessor"]

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from ..._demand import MAX_DEMAND, check_request
+from ..._core.demand import MAX_DEMAND, check_request
 from ...api import Subscriber
 
 __all__ = ["FailedPublisher", "FailingPublisher", "GalleryPublisher", "ThreadedPublisher"]

@@ -28,11 +28,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._demand import MAX_DEMAND
-from .executors import Executor, execute_watched
+from .demand import MAX_DEMAND
+from .executing import Executor, execute_watched
 
 if TYPE_CHECKING:
-    from .api import Subscription
+    from ..api import Subscription
 
 _log = logging.getLogger("reactive_streams")
 

@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
-from ._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
-from ._demand import MAX_DEMAND, take
-from ._exact import exact_end
-from .executors import Executor
+from .demand import MAX_DEMAND, take
+from .downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
+from .exact import exact_end
+from .executing import Executor
 
 if TYPE_CHECKING:
-    from .api import Subscriber
+    from ..api import Subscriber
 
 __all__ = ["IteratorSubscription", "ScalarSubscription", "exact_length_types"]
 
