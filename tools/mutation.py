@@ -19,6 +19,7 @@ mutated line pair (``-`` original, ``+`` mutant), never mutmut's running number.
 Usage:
     python tools/mutation.py                       # every group, then the table
     python tools/mutation.py --only _core/demand     # modules whose path contains this
+    python tools/mutation.py --only operators/_zip operators/_flat_map   # files in a glob
     python tools/mutation.py --report              # table of the last run, no new run
     python tools/mutation.py --survivors           # also print each untriaged survivor
     python tools/mutation.py --recheck             # survivors again, RECHECK's test files
@@ -186,6 +187,14 @@ def groups(only: list[str]) -> dict[Spec, list[str]]:
     found: dict[Spec, list[str]] = {}
     for module, tests in TESTS.items():
         if only and not any(part in module for part in only):
+            # a part naming files inside a glob (``operators/_zip``) selects just those
+            inside = sorted(
+                str(path.relative_to(ROOT / "impl" / PACKAGE))
+                for path in (ROOT / "impl" / PACKAGE).glob(module)
+                if any(str(path.relative_to(ROOT / "impl" / PACKAGE)).startswith(p) for p in only)
+            )
+            if "*" in module and inside:
+                found.setdefault(tests, []).extend(inside)
             continue
         found.setdefault(tests, []).append(module)
     return found
