@@ -849,6 +849,21 @@ MUTANTS = (
         "tests/test_bridges.py",
         "window",
     ),
+    Mutant(
+        "limit-rate-replenishes-in-bulk",
+        "limit_rate asks in bulk as observe_on does: with elements still queued its "
+        "requests are no longer 75 % batches (Reactor's limitRate)",
+        "issue 23.4",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "        eager = self._executor is None\n",
+                "        eager = False\n",
+            ),
+        ),
+        "tests/operators/test_observe_on.py",
+        "limit_rate",
+    ),
 )
 
 

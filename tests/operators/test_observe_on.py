@@ -152,6 +152,19 @@ def test_limit_rate_bounds_upstream_requests() -> None:
     assert set(probe.requests[1:]) == {6}
 
 
+def test_limit_rate_asks_75_percent_batches_even_with_elements_queued() -> None:
+    # limit_rate shapes upstream requests (Reactor's limitRate): unlike observe_on's bulk
+    # replenish, it asks for exactly 75 % at once, whatever is still queued
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(upstream).limit_rate(8).subscribe(ts)
+    assert upstream.requested == [8]
+    upstream.push(*range(8))  # queued: no demand yet
+    ts.request(100)
+    ts.assert_value_count(8)
+    assert upstream.requested == [8, 6]  # at the 6th, with 2 still queued
+
+
 def test_an_element_arriving_while_the_drain_leaves_is_delivered(
     manual: ManualExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:

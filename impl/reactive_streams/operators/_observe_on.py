@@ -1,12 +1,13 @@
 """``observe_on`` (an asynchronous boundary) and ``limit_rate`` (the same without a thread).
 
 Upstream elements go into a queue bounded by ``prefetch``: upstream is asked for
-``prefetch`` elements first and, once at least ``limit = prefetch - prefetch // 4`` of
-them have been delivered (75 %), for as many as were delivered, when the drain's delivery
-stops (the queue ran dry, or no demand): the window stays ``prefetch``, and a producer on
-another thread is woken once per window, when this drain no longer holds the GIL for long
-(bench/README.md, "Thread hops"). A drain loop on ``executor``
-(the core ``DrainLoop``: one drainer at a time, rules 1.3 and 2.7) delivers the queued
+``prefetch`` elements first. ``observe_on`` asks again once at least ``limit = prefetch -
+prefetch // 4`` of them have been delivered (75 %), for as many as were delivered, when
+the drain's delivery stops (the queue ran dry, or no demand): the window stays
+``prefetch``, and a producer on another thread is woken once per window, when this drain
+no longer holds the GIL for long (bench/README.md, "Thread hops"). ``limit_rate`` asks for
+``limit`` each time ``limit`` have been delivered (Reactor's limitRate). A drain loop on
+``executor`` (the core ``DrainLoop``: one drainer at a time, rules 1.3 and 2.7) delivers the queued
 elements up to the downstream demand. While upstream is faster than the drain, ``on_next``
 only appends; the running drain picks the new elements up in the same task, so batches
 form by themselves, up to ``DEFAULT_BATCH_SIZE`` elements per task (the drain loop's
@@ -135,12 +136,17 @@ class _ObserveOn(DemandDrain[T]):
         # rule 3.17: unbounded demand is not counted down; the task's budget bounds both
         cap = min(self._requested, self._budget)
         emitted = 0
+        # limit_rate asks for exactly 75 % batches at once (as Reactor's limitRate): its
+        # requests are what it is for; observe_on asks in bulk (below)
+        eager = self._executor is None
         try:
             while True:
                 while emitted != cap:
                     # a run up to the cap or the queue's end; elements appended meanwhile
                     # (by the producer's thread) join the next run
                     run = min(cap - emitted, len(queue))
+                    if eager:
+                        run = min(run, limit - consumed)
                     if run <= 0:
                         break
                     sent = run
@@ -155,7 +161,7 @@ class _ObserveOn(DemandDrain[T]):
                         break
                 if consumed < limit or self._pub is not ACTIVE:
                     break
-                # replenish in bulk once the delivery stops (the queue ran dry, or no
+                # observe_on: in bulk once the delivery stops (the queue ran dry, or no
                 # demand), for all consumed: the window stays ``prefetch``. Under the GIL an
                 # earlier request only wakes the producer to wait for the GIL this drain
                 # holds (bench/README.md, "Thread hops")
