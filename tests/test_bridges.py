@@ -61,7 +61,7 @@ def test_to_iterable_yields_everything_with_bounded_replenished_demand() -> None
     spy = RecordingPublisher(rs.range(0, 1000))
     assert list(to_iterable(spy, prefetch=16, timeout=10)) == list(range(1000))
     assert spy.requests[0] == 16
-    assert set(spy.requests[1:]) == {12}  # 75 % of the prefetch
+    assert set(spy.requests[1:]) == {16}  # in bulk once the buffer ran dry: the window
 
 
 @pytest.mark.timeout(30)
@@ -169,7 +169,27 @@ def test_to_async_iterator_break_cancels_and_error_reraises() -> None:
     assert spy.cancels == 1
     assert spy.delivered <= 6 + 4  # consumed + prefetch
     assert spy.requests[0] == 4
-    assert set(spy.requests[1:]) == {3}
+    assert set(spy.requests[1:]) == {4}  # in bulk once the buffer ran dry: the window
+
+
+@pytest.mark.timeout(30)
+def test_to_async_iterator_keeps_its_window_with_bulk_requests() -> None:
+    # each request asks for everything taken since the last one, once the buffer ran
+    # dry: the window stays the prefetch (a miscounted element would shrink or grow it)
+    spy = RecordingPublisher(rs.range(0, 100))
+    outstanding: list[int] = []
+
+    async def main() -> list[int]:
+        seen = []
+        async for x in to_async_iterator(spy, prefetch=4):
+            seen.append(x)
+            outstanding.append(sum(spy.requests) - len(seen))
+        return seen
+
+    # bounded: a window that shrinks by one element per request stalls after a few
+    assert asyncio.run(asyncio.wait_for(main(), 10)) == list(range(100))
+    assert spy.requests == [4] * 25
+    assert max(outstanding) <= 4
 
 
 # --------------------------------------------------------- from_async_iterable

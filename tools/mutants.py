@@ -556,9 +556,9 @@ MUTANTS = (
         (
             Patch(
                 "operators/_observe_on.py",
-                "                    consumed = 0\n                    self._upstream.request(limit)\n",
-                "                    consumed = -(2**62)  # never again\n"
-                "                    self._upstream.request(limit)\n",
+                "                self._upstream.request(consumed)\n                consumed = 0\n",
+                "                self._upstream.request(consumed)\n"
+                "                consumed = -(2**62)  # never again\n",
             ),
         ),
         "stateful/test_interleaved.py",
@@ -789,6 +789,81 @@ MUTANTS = (
         ),
         "tests/test_multicast_edges.py",
     ),
+    Mutant(
+        "observe-on-bulk-replenish-asks-limit",
+        "observe_on's bulk replenish asks for 75 % of the window, not for everything "
+        "delivered since the last request: the window shrinks to 75 % for good",
+        "issue 23.4",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "                self._upstream.request(consumed)\n",
+                "                self._upstream.request(limit)\n",
+            ),
+        ),
+        "tests/operators/test_observe_on.py",
+        "bulk",
+    ),
+    Mutant(
+        "observe-on-replenish-only-when-dry",
+        "observe_on asks upstream again only once its queue ran dry: when downstream demand "
+        "stops with elements queued, the producer idles until they are taken",
+        "issue 23.4",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "                if consumed < limit or self._pub is not ACTIVE:\n",
+                "                if consumed < limit or queue or self._pub is not ACTIVE:\n",
+            ),
+        ),
+        "tests/operators/test_observe_on.py",
+        "75_percent",
+    ),
+    Mutant(
+        "to-iterable-bulk-replenish-asks-limit",
+        "to_iterable's bulk replenish asks for 75 % of the window, not for everything taken: "
+        "the window shrinks to 75 % for good",
+        "issue 23.5",
+        (
+            Patch(
+                "bridges.py",
+                "                    subscriber.replenish(taken)\n",
+                "                    subscriber.replenish(limit)\n",
+            ),
+        ),
+        "tests/test_bridges.py",
+        "bounded_replenished",
+    ),
+    Mutant(
+        "to-async-iterator-uncounted-refill",
+        "to_async_iterator does not count the element it takes right after a synchronous "
+        "refill: each request asks for one too few, the window shrinks to nothing (a stall)",
+        "issue 23.5",
+        (
+            Patch(
+                "bridges.py",
+                "                    self._taken = 1\n",
+                "                    self._taken = 0\n",
+            ),
+        ),
+        "tests/test_bridges.py",
+        "window",
+    ),
+    Mutant(
+        "limit-rate-replenishes-in-bulk",
+        "limit_rate asks in bulk as observe_on does: with elements still queued its "
+        "requests are no longer 75 % batches (Reactor's limitRate)",
+        "issue 23.4",
+        (
+            Patch(
+                "operators/_observe_on.py",
+                "        eager = self._executor is None\n",
+                "        eager = False\n",
+            ),
+        ),
+        "tests/operators/test_observe_on.py",
+        "limit_rate",
+    ),
 )
 
 
@@ -805,8 +880,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_observe_on.py",
-                "                    self._upstream.request(limit)\n",
-                "                    self._upstream.request(limit - 1)\n",
+                "                self._upstream.request(consumed)\n",
+                "                self._upstream.request(consumed - 1)\n",
             ),
         ),
         PIPE,

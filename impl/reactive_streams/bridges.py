@@ -6,8 +6,9 @@
 * ``from_async_iterable(aiterable, loop=...)``: a Publisher fed by an async iterable.
 
 The iterators keep at most ``prefetch`` elements outstanding (requested and not yet
-consumed), ask for more after 75 % of a prefetch has been consumed, cancel when the loop
-breaks or the iterator is closed, and re-raise ``on_error``. This module imports
+consumed), ask for everything consumed once at least 75 % of a prefetch was consumed and
+the buffer ran dry (in bulk: one request, and one producer wake-up, per window), cancel
+when the loop breaks or the iterator is closed, and re-raise ``on_error``. This module imports
 ``asyncio``; ``import reactive_streams`` does not import it.
 """
 
@@ -112,12 +113,16 @@ class _BufferingSubscriber(Generic[T]):
     def _wake(self) -> None:
         raise NotImplementedError
 
-    def replenish(self) -> None:
-        """Consumer side: ``prefetch * 3/4`` elements were taken, ask for as many (a
-        synchronous publisher emits right here, outside the lock)."""
+    def replenish(self, taken: int) -> None:
+        """Consumer side: the buffer ran dry after ``taken >= limit`` elements were taken
+        since the last request: ask for as many, so the window stays ``prefetch`` (a
+        synchronous publisher emits right here, outside the lock). Asked in bulk when the
+        consumer would wait, not at 75 %: a producer on another thread is woken once per
+        window, when the consumer is about to release the GIL (bench/README.md, "Thread
+        hops")."""
         subscription = self._subscription
         if subscription is not None:
-            subscription.request(self._limit)
+            subscription.request(taken)
 
     def cancel(self) -> None:
         with self._lock:
@@ -193,19 +198,23 @@ def _iterate(
     if not subscribe_fused(publisher, subscriber, fuse):  # a synchronous source: pulled
         publisher.subscribe(subscriber)
     buffer = subscriber._buffer
+    popleft = buffer.popleft
     limit = subscriber._limit
-    consumed = 0
+    taken = 0  # since the last request
     try:
         while True:
-            if not buffer and not subscriber.wait(timeout):
-                return
-            while buffer:  # everything buffered, without the lock
-                item = buffer.popleft()
-                consumed += 1
-                if consumed == limit:
-                    consumed = 0
-                    subscriber.replenish()
-                yield item
+            if not buffer:
+                if taken >= limit:  # ran dry after 75 %: ask for all taken (bulk)
+                    subscriber.replenish(taken)
+                    taken = 0
+                if not buffer and not subscriber.wait(timeout):
+                    return
+            # everything buffered now, without the lock: only this consumer pops
+            # (appends meanwhile join the next batch)
+            batch = len(buffer)
+            taken += batch
+            for _ in range(batch):
+                yield popleft()
     finally:
         subscriber.cancel()
 
@@ -273,14 +282,15 @@ class AsyncFlowIterator(Generic[T]):
         "__weakref__",
         "_buffer",
         "_fuse",
-        "_left",
         "_prefetch",
         "_publisher",
         "_subscriber",
+        "_taken",
     )
 
     def __init__(self, publisher: Publisher[T], prefetch: int = 128) -> None:
-        self._left = _replenish_size(prefetch)  # taken before the next replenish
+        _replenish_size(prefetch)  # checks prefetch
+        self._taken = 0  # elements taken since the last request
         self._publisher: Publisher[T] | None = publisher
         self._prefetch = prefetch
         self._subscriber: _LoopSubscriber[T] | None = None
@@ -293,30 +303,32 @@ class AsyncFlowIterator(Generic[T]):
     async def __anext__(self) -> T:
         buffer = self._buffer
         if buffer:
-            # buffered: one consumer, no lock (popleft is atomic); counted for the
-            # replenish at 75 %, which the slow path makes
-            left = self._left - 1
-            if left:
-                self._left = left
-                try:
-                    return buffer.popleft()
-                except IndexError:  # emptied by a close() meanwhile
-                    pass
-        return await self._next()
-
-    async def _next(self) -> T:
-        subscriber = self._subscriber
-        buffer = self._buffer
-        if buffer and subscriber is not None:
-            # the replenish point: the element completes ``limit`` taken (no wait, no lock)
+            # buffered: one consumer, no lock (popleft is atomic); counted for the bulk
+            # replenish, which the slow path makes once the buffer ran dry
             try:
                 item = buffer.popleft()
             except IndexError:  # emptied by a close() meanwhile
                 pass
             else:
-                self._left = subscriber._limit
-                subscriber.replenish()  # at 75 %: a synchronous source emits right here
+                self._taken += 1
                 return item
+        return await self._next()
+
+    async def _next(self) -> T:
+        subscriber = self._subscriber
+        if subscriber is not None and self._taken >= subscriber._limit:
+            # ran dry after 75 %: ask for all taken (bulk); a synchronous source emits here
+            count, self._taken = self._taken, 0
+            subscriber.replenish(count)
+            buffer = self._buffer
+            if buffer:
+                try:
+                    item = buffer.popleft()
+                except IndexError:  # emptied by a close() meanwhile
+                    pass
+                else:
+                    self._taken = 1
+                    return item
         if subscriber is None:
             publisher = self._publisher
             if publisher is None:
@@ -335,11 +347,7 @@ class AsyncFlowIterator(Generic[T]):
         if not ok:
             self.close()
             raise StopAsyncIteration
-        left = self._left - 1
-        if left <= 0:
-            left = subscriber._limit
-            subscriber.replenish()  # at 75 %: a synchronous source emits right here
-        self._left = left
+        self._taken += 1
         return taken  # type: ignore[return-value]
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
-"""observe_on, subscribe_on, limit_rate: bounded prefetch, 75 % replenishment, delivery on
-the executor, serial signals (1.3), cancel (3.12), errors after queued elements."""
+"""observe_on, subscribe_on, limit_rate: bounded prefetch, bulk replenishment after 75 %,
+delivery on the executor, serial signals (1.3), cancel (3.12), errors after queued elements."""
 
 from __future__ import annotations
 
@@ -32,7 +32,30 @@ def test_observe_on_prefetch_bound_and_replenish_at_75_percent(manual: ManualExe
     ts.request(1000)
     manual.run_all()
     ts.assert_value_count(100).assert_complete()
-    assert max(sum(probe.requests[: i + 1]) - 6 * i for i in range(len(probe.requests))) <= 8
+    # replenished in bulk when a delivery stops: at least 75 %, never past the window
+    assert all(6 <= n <= 8 for n in probe.requests[1:]), probe.requests
+    assert sum(probe.requests) - 100 <= 8
+
+
+def test_observe_on_replenishes_in_bulk_once_its_queue_runs_dry(manual: ManualExecutor) -> None:
+    # a producer on another thread is asked once per window, for everything delivered,
+    # when the drain's delivery stops, not at 75 % mid-run (bench/README.md, "Thread hops")
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1000)
+    Flow(upstream).observe_on(manual, prefetch=8).subscribe(ts)
+    manual.run_all()
+    assert upstream.requested == [8]
+    upstream.push(*range(8))
+    manual.run_all()
+    ts.assert_value_count(8)
+    assert upstream.requested == [8, 8]  # one request for the window (not 6, then 2 more)
+    upstream.push(*range(5))  # fewer than 75 %: no request yet
+    manual.run_all()
+    assert upstream.requested == [8, 8]
+    upstream.push(5, 6)
+    manual.run_all()
+    ts.assert_value_count(15).assert_no_violations()
+    assert upstream.requested == [8, 8, 7]  # the window stays 8: 15 delivered, 23 asked
 
 
 def test_spec101_observe_on_never_exceeds_demand(manual: ManualExecutor, fusion: bool) -> None:
@@ -127,6 +150,19 @@ def test_limit_rate_bounds_upstream_requests() -> None:
     ts.assert_value_count(20).assert_complete()
     assert probe.requests[0] == 8
     assert set(probe.requests[1:]) == {6}
+
+
+def test_limit_rate_asks_75_percent_batches_even_with_elements_queued() -> None:
+    # limit_rate shapes upstream requests (Reactor's limitRate): unlike observe_on's bulk
+    # replenish, it asks for exactly 75 % at once, whatever is still queued
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(upstream).limit_rate(8).subscribe(ts)
+    assert upstream.requested == [8]
+    upstream.push(*range(8))  # queued: no demand yet
+    ts.request(100)
+    ts.assert_value_count(8)
+    assert upstream.requested == [8, 6]  # at the 6th, with 2 still queued
 
 
 def test_an_element_arriving_while_the_drain_leaves_is_delivered(

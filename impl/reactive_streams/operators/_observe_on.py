@@ -1,9 +1,13 @@
 """``observe_on`` (an asynchronous boundary) and ``limit_rate`` (the same without a thread).
 
 Upstream elements go into a queue bounded by ``prefetch``: upstream is asked for
-``prefetch`` elements first and for ``limit = prefetch - prefetch // 4`` more each time
-``limit`` of them have been delivered (replenish at 75 %). A drain loop on ``executor``
-(the core ``DrainLoop``: one drainer at a time, rules 1.3 and 2.7) delivers the queued
+``prefetch`` elements first. ``observe_on`` asks again once at least ``limit = prefetch -
+prefetch // 4`` of them have been delivered (75 %), for as many as were delivered, when
+the drain's delivery stops (the queue ran dry, or no demand): the window stays
+``prefetch``, and a producer on another thread is woken once per window, when this drain
+no longer holds the GIL for long (bench/README.md, "Thread hops"). ``limit_rate`` asks for
+``limit`` each time ``limit`` have been delivered (Reactor's limitRate). A drain loop on
+``executor`` (the core ``DrainLoop``: one drainer at a time, rules 1.3 and 2.7) delivers the queued
 elements up to the downstream demand. While upstream is faster than the drain, ``on_next``
 only appends; the running drain picks the new elements up in the same task, so batches
 form by themselves, up to ``DEFAULT_BATCH_SIZE`` elements per task (the drain loop's
@@ -132,25 +136,39 @@ class _ObserveOn(DemandDrain[T]):
         # rule 3.17: unbounded demand is not counted down; the task's budget bounds both
         cap = min(self._requested, self._budget)
         emitted = 0
+        # limit_rate asks for exactly 75 % batches at once (as Reactor's limitRate): its
+        # requests are what it is for; observe_on asks in bulk (below)
+        eager = self._executor is None
         try:
-            while emitted != cap:
-                # a run of elements up to the cap, the queue's end or the next replenish
-                run = min(cap - emitted, len(queue), limit - consumed)
-                if run <= 0:
-                    break
-                sent = run
-                for index in range(run):
-                    on_next(popleft())
-                    if self._pub is not ACTIVE:
-                        sent = index + 1
+            while True:
+                while emitted != cap:
+                    # a run up to the cap or the queue's end; elements appended meanwhile
+                    # (by the producer's thread) join the next run
+                    run = min(cap - emitted, len(queue))
+                    if eager:
+                        run = min(run, limit - consumed)
+                    if run <= 0:
                         break
-                emitted += sent
-                consumed += sent
-                if consumed == limit:
-                    consumed = 0
-                    self._upstream.request(limit)
-                if self._pub is not ACTIVE:
+                    sent = run
+                    for index in range(run):
+                        on_next(popleft())
+                        if self._pub is not ACTIVE:
+                            sent = index + 1
+                            break
+                    emitted += sent
+                    consumed += sent
+                    if self._pub is not ACTIVE:
+                        break
+                if consumed < limit or self._pub is not ACTIVE:
                     break
+                # observe_on: in bulk once the delivery stops (the queue ran dry, or no
+                # demand), for all consumed: the window stays ``prefetch``. Under the GIL an
+                # earlier request only wakes the producer to wait for the GIL this drain
+                # holds (bench/README.md, "Thread hops")
+                self._upstream.request(consumed)
+                consumed = 0
+                if not queue or emitted == cap:
+                    break  # else a synchronous upstream refilled the queue: deliver on
         except Exception as exc:
             self._consumed = consumed  # the stream is cancelled: no more replenishing
             self._next_raised(exc)
