@@ -186,7 +186,90 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         elif sync.kind == "scalar":
             self._on_whole((sync.value,))
         else:
-            self._pull_inner(sync)
+            whole = self._pull_inner(sync)
+            if whole is not None:
+                self._on_whole(whole)
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """A fused upstream's batch (``PulledUpstream``), as ``on_next`` per element in
+        order. Inside one hold of the drain, an inner that is a scalar or ends within its
+        first pull goes straight downstream while demand lasts and no inner is ahead of it
+        (no subscription, no queue, the demand and the completions counted once per
+        batch); any other inner takes ``on_next``'s path, queued for the drain (rule 1.3)."""
+        if not self._fast or self._inners or not self._requested or not self._enter():
+            for item in items:
+                self.on_next(item)
+            return
+        try:
+            self._direct(items)
+        finally:
+            missed = self._leave(1)
+            if missed:
+                self._drain(missed)
+
+    def _direct(self, items: list[T]) -> None:
+        """``on_next_batch`` with the drain held."""
+        fn = self._fn
+        downstream = self._downstream
+        if downstream is None:
+            return
+        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
+        room = self._requested
+        sent = 0  # elements sent downstream, not yet taken from the demand
+        done = 0  # inners completed, not yet counted toward upstream's replenish
+        for item in items:
+            if self._pub in DONE or self._error is not None:
+                break  # rule 2.8: the rest is dropped, as on_next drops it
+            try:
+                publisher = fn(item)
+                if publisher is None:
+                    raise null_element_error(where("flat_map", fn))
+                ask = getattr(publisher, "__rs_sync__", None)
+                sync = None if ask is None else ask()
+                if sync is not None and not isinstance(sync, SyncSource):
+                    sync = sync_of(publisher)  # raises the protocol's TypeError
+            except Exception as exc:
+                self._fail(exc)
+                break
+            whole: Sequence[R] | None
+            if sync is None:
+                whole = None
+            elif sync.kind == "scalar":
+                whole = (sync.value,)
+            else:
+                whole = self._pull_inner(sync)  # a pulled inner or a failure: handled
+                if whole is None:
+                    continue
+            if (
+                whole is not None
+                and len(whole) <= room - sent
+                and not self._inners
+                and self._pub is ACTIVE
+                and self._bad is None
+            ):
+                try:
+                    for element in whole:
+                        on_next(element)
+                        sent += 1
+                        if self._pub is not ACTIVE:
+                            break
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
+                if self._pub is ACTIVE:
+                    done += 1  # the inner completed (rule 1.5)
+                continue
+            if sent or done:  # the inner waits: the counts first, as one by one
+                self._delivered(sent)
+                self._inners_completed(done)
+                sent = done = 0
+                room = self._requested
+            if whole is None:
+                self._subscribe_inner(publisher)
+            else:
+                self._join_run(whole)  # the drain is held: delivered when it is left
+        self._delivered(sent)
+        if done:
+            self._inners_completed(done)
 
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
@@ -196,20 +279,20 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
-    def _pull_inner(self, sync: SyncSource) -> None:
+    def _pull_inner(self, sync: SyncSource) -> list[R] | None:
         """A synchronous inner: pulled, never subscribed. Its first ``prefetch`` elements
         are pulled now, as the subscribed inner's first request would have them emitted;
-        one that ends within them is whole (``_on_whole``); the rest wait as a pulled inner."""
+        one that ends within them is whole (returned, for the caller to emit or queue);
+        the rest wait as a pulled inner, and a failure is signalled (None returned)."""
         prefetch = self._prefetch
         try:
             pull: Pull[R] = Pull(iter(sync.factory()), sync.nulls is not None)
         except Exception as exc:  # the source failed before its first element
             self._fail(exc)
-            return
+            return None
         items, ended, error = pull.take(prefetch)
         if ended and error is None:
-            self._on_whole(items)
-            return
+            return items
         inner: _Inner[R] = _Inner(self, prefetch)
         inner.queue.extend(items)
         if not ended:
@@ -227,6 +310,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             self._signal()
         elif self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
+        return None
 
     def _join_run(self, items: Sequence[R], signal: bool = True) -> None:
         """Whole synchronous inners, in order: one queue, each completed as the drain
@@ -300,6 +384,16 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             if not self._main_done:
                 self._upstream.request(self._main_limit)
         self._completed_inners = completed
+
+    def _inners_completed(self, count: int) -> None:
+        """``count`` inners completed at once: upstream is asked for ``limit`` per
+        ``limit`` of them, in one request (rule 3.17: the same total as one by one)."""
+        limit = self._main_limit
+        completed = self._completed_inners + count
+        grants = completed // limit
+        self._completed_inners = completed - grants * limit
+        if grants and not self._main_done:
+            self._upstream.request(grants * limit)
 
     def _released(self) -> None:
         super()._released()  # rule 3.13, upstream cancelled
