@@ -352,8 +352,12 @@ class Flow(Generic[T]):
         """The given items, then completion."""
         if executor is not None:
             return _flow_of(_sources.just(*items, executor=executor))
-        # the common inner of flat_map: built without __init__; fusion asks the source
-        return _flow_of(_sources.just(*items))
+        # the common inner of flat_map: built without __init__ (_flow_of, inline); fusion
+        # asks the source
+        flow: Flow[T] = _new_flow(Flow)
+        flow._source = _sources.just(*items)
+        flow._sync = None
+        return flow
 
     @staticmethod
     def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:

@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
-from ._core.fusion import Items, Named, SyncSource, scalar_source
+from ._core.fusion import Items, Named, SyncSource, items_source
 from ._oneshot import OneShot
 from ._subscription import IteratorSubscription, ScalarSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
@@ -72,8 +72,12 @@ class IterablePublisher(Generic[T_co]):
         if self._executor is not None:
             return None
         factory = self._factory
-        ints = isinstance(factory, Items) and isinstance(factory.items, builtins.range)
-        return SyncSource(factory, hop=self._name, nulls=None if ints else "")
+        if isinstance(factory, Items):
+            items = factory.items
+            if isinstance(items, builtins.range) or (self._name == "just" and type(items) is tuple):
+                # its own elements, none of them None: pulled without an iterator
+                return items_source(factory, items, self._name)
+        return SyncSource(factory, hop=self._name)
 
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
@@ -121,7 +125,14 @@ class ScalarPublisher(IterablePublisher[T_co]):
 
     def __rs_sync__(self) -> SyncSource:
         """The fusion protocol: one element, ``value`` (``flat_map`` never subscribes it)."""
-        return scalar_source(self._items, self.value, self._name)
+        sync: SyncSource = _new_answer(SyncSource)  # scalar_source, inline: one per inner
+        sync.factory = self._items
+        sync.kind = "scalar"
+        sync.value = self.value
+        sync.error = None
+        sync.hop = self._name
+        sync.nulls = None  # rule 2.13: checked when it was built
+        return sync
 
 
 class _RangeOne(ScalarPublisher[int]):
@@ -132,7 +143,7 @@ class _RangeOne(ScalarPublisher[int]):
     _name = "range"
 
 
-_new_scalar = object.__new__
+_new_scalar = _new_answer = object.__new__
 
 
 @overload

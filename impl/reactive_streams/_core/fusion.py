@@ -25,7 +25,7 @@ The switch is a context variable read when a pipeline is built (``set_fusion``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import islice
@@ -49,6 +49,7 @@ __all__ = [
     "SyncSource",
     "fusion",
     "fusion_enabled",
+    "items_source",
     "scalar_source",
     "set_fusion",
     "subscribe_fused",
@@ -118,7 +119,8 @@ class SyncSource:
     """A publisher's answer to ``__rs_sync__()``: it can be pulled synchronously.
 
     ``factory`` makes one iterator per subscription; ``hop`` names it in traces; ``kind``
-    is ``"empty"``, ``"error"``, ``"scalar"`` (exactly one element, ``value``) or
+    is ``"empty"``, ``"error"``, ``"scalar"`` (exactly one element, ``value``),
+    ``"items"`` (exactly the elements of the sequence ``value``, none of them None) or
     ``"iterable"``. ``nulls`` names the hop whose None a pulled element may be (``""``: the
     source itself; ``"map(parse)"``), or is None when no element can be None (``range``)."""
 
@@ -155,6 +157,20 @@ def scalar_source(factory: Callable[[], Iterable[T]], value: T, hop: str) -> Syn
     sync.error = None
     sync.hop = hop
     sync.nulls = None  # rule 2.13: the value was checked when the source was built
+    return sync
+
+
+def items_source(factory: Callable[[], Iterable[T]], items: Sequence[T], hop: str) -> SyncSource:
+    """``SyncSource(factory, "items", items, hop=hop, nulls=None)`` without the keyword
+    call: a source whose elements are exactly ``items`` (a range, a checked tuple), none
+    of them None, so a consumer may take them without an iterator (``flat_map``)."""
+    sync: SyncSource = _new_source(SyncSource)
+    sync.factory = factory
+    sync.kind = "items"
+    sync.value = items
+    sync.error = None
+    sync.hop = hop
+    sync.nulls = None  # rule 2.13: no element is None
     return sync
 
 

@@ -279,12 +279,14 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
-    def _pull_inner(self, sync: SyncSource) -> list[R] | None:
+    def _pull_inner(self, sync: SyncSource) -> Sequence[R] | None:
         """A synchronous inner: pulled, never subscribed. Its first ``prefetch`` elements
         are pulled now, as the subscribed inner's first request would have them emitted;
         one that ends within them is whole (returned, for the caller to emit or queue);
         the rest wait as a pulled inner, and a failure is signalled (None returned)."""
         prefetch = self._prefetch
+        if sync.kind == "items" and len(sync.value) <= prefetch:
+            return sync.value  # type: ignore[no-any-return]  # ends within the first pull
         try:
             pull: Pull[R] = Pull(iter(sync.factory()), sync.nulls is not None)
         except Exception as exc:  # the source failed before its first element
