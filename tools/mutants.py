@@ -1739,6 +1739,89 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_connect.py",
         "killed",
     ),
+    # issue 23.6: flat_map's direct path (a fused upstream's batch in one drain hold)
+    Mutant(
+        "flat-map-direct-ignores-demand",
+        "a whole synchronous inner goes straight downstream without demand for it",
+        "1.1",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            if len(whole) > room - sent:\n",
+                "            if False:\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    Mutant(
+        "flat-map-pulls-an-inner-inside-the-hold",
+        "an inner that is not whole is pulled with the drain held: its error overtakes its elements",
+        "1.4",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            else:\n                pending = (publisher, sync)\n                break\n",
+                "            else:\n                self._dispatch(publisher, sync)\n                continue\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    Mutant(
+        "flat-map-direct-untraced",
+        "the direct path calls on_next bare in a traced run: the inners' elements leave no events",
+        "trace",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)\n"
+                "        prefetch = self._prefetch\n",
+                "        on_next = downstream.on_next\n        prefetch = self._prefetch\n",
+            ),
+        ),
+        "tests/operators/test_flat_map_direct.py",
+    ),
+    Mutant(
+        "flat-map-batched-replenish-short",
+        "inners completed in one batch ask upstream for one element per limit, not limit",
+        "3.17",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            self._upstream.request(grants * limit)\n",
+                "            self._upstream.request(grants)\n",
+            ),
+        ),
+        "tests/operators/test_flat_map_direct.py",
+    ),
+    Mutant(
+        "flat-map-direct-maps-after-cancel",
+        "the rest of a pulled batch is mapped after downstream cancelled",
+        "3.12",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:\n",
+                "            if self._bad is not None or self._error is not None:\n",
+            ),
+        ),
+        "tests/operators/test_flat_map_direct.py",
+    ),
+    Mutant(
+        "items-answer-for-any-tuple",
+        "a from_iterable tuple answers 'items' (no None check), so its None is sent",
+        "2.13",
+        (
+            Patch(
+                "sources.py",
+                'isinstance(items, builtins.range) or (self._name == "just" and type(items) is tuple)',
+                "isinstance(items, builtins.range) or type(items) is tuple",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
 )
 
 

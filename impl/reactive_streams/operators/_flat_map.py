@@ -181,6 +181,10 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         except Exception as exc:
             self._fail(exc)
             return
+        self._dispatch(publisher, sync)
+
+    def _dispatch(self, publisher: Publisher[R], sync: SyncSource | None) -> None:
+        """One inner, with the drain free: subscribed, or (fused) taken whole, or pulled."""
         if sync is None:
             self._subscribe_inner(publisher)
         elif sync.kind == "scalar":
@@ -192,34 +196,52 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
 
     def on_next_batch(self, items: list[T]) -> None:
         """A fused upstream's batch (``PulledUpstream``), as ``on_next`` per element in
-        order. Inside one hold of the drain, an inner that is a scalar or ends within its
-        first pull goes straight downstream while demand lasts and no inner is ahead of it
-        (no subscription, no queue, the demand and the completions counted once per
-        batch); any other inner takes ``on_next``'s path, queued for the drain (rule 1.3)."""
-        if not self._fast or self._inners or not self._requested or not self._enter():
-            for item in items:
-                self.on_next(item)
-            return
-        try:
-            self._direct(items)
-        finally:
-            missed = self._leave(1)
-            if missed:
-                self._drain(missed)
+        order. While demand lasts and no inner waits in the queue, the inners that are a
+        scalar or a short ``items`` answer go straight downstream inside one hold of the
+        drain (rule 1.3: no subscription, no queue, the demand and the completions
+        counted once per run); any other inner is handed to ``_dispatch`` with the drain
+        free, exactly as ``on_next`` would, and the rest of the batch follows one by one."""
+        count = len(items)
+        index = 0
+        while index < count and self._fast and not self._inners and self._requested:
+            if self._pub in DONE or self._error is not None or not self._enter():
+                break
+            start = index
+            try:
+                index, pending = self._direct(items, index)
+            finally:
+                missed = self._leave(1)
+                if missed:
+                    self._drain(missed)
+            if pending is not None:
+                self._dispatch(*pending)  # on_next's path for the inner that stopped it
+            elif index == start:
+                break  # stopped before its first element: one by one from here
+        for position in range(index, count):
+            self.on_next(items[position])
 
-    def _direct(self, items: list[T]) -> None:
-        """``on_next_batch`` with the drain held."""
+    def _direct(
+        self, items: list[T], index: int
+    ) -> tuple[int, tuple[Publisher[R], SyncSource | None] | None]:
+        """``on_next_batch`` with the drain held, from ``items[index]``: the index after
+        the last element taken, and the inner that cannot go straight downstream (to be
+        dispatched with the drain free), if one stopped the run."""
         fn = self._fn
         downstream = self._downstream
+        count = len(items)
         if downstream is None:
-            return
+            return index, None
         on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
+        prefetch = self._prefetch
         room = self._requested
         sent = 0  # elements sent downstream, not yet taken from the demand
         done = 0  # inners completed, not yet counted toward upstream's replenish
-        for item in items:
-            if self._pub in DONE or self._error is not None:
-                break  # rule 2.8: the rest is dropped, as on_next drops it
+        pending: tuple[Publisher[R], SyncSource | None] | None = None
+        while index < count:
+            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:
+                break  # rule 2.8 (on_next drops the rest), or 3.9's error is due
+            item = items[index]
+            index += 1
             try:
                 publisher = fn(item)
                 if publisher is None:
@@ -231,45 +253,34 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             except Exception as exc:
                 self._fail(exc)
                 break
-            whole: Sequence[R] | None
+            whole: Sequence[R]
             if sync is None:
-                whole = None
-            elif sync.kind == "scalar":
+                pending = (publisher, None)
+                break
+            if sync.kind == "scalar":
                 whole = (sync.value,)
+            elif sync.kind == "items" and len(sync.value) <= prefetch:
+                whole = sync.value  # its own elements, none of them None (rule 2.13)
             else:
-                whole = self._pull_inner(sync)  # a pulled inner or a failure: handled
-                if whole is None:
-                    continue
-            if (
-                whole is not None
-                and len(whole) <= room - sent
-                and not self._inners
-                and self._pub is ACTIVE
-                and self._bad is None
-            ):
-                try:
-                    for element in whole:
-                        on_next(element)
-                        sent += 1
-                        if self._pub is not ACTIVE:
-                            break
-                except Exception as exc:
-                    self._next_raised(exc)  # rule 2.13: cancelled
-                if self._pub is ACTIVE:
-                    done += 1  # the inner completed (rule 1.5)
-                continue
-            if sent or done:  # the inner waits: the counts first, as one by one
-                self._delivered(sent)
-                self._inners_completed(done)
-                sent = done = 0
-                room = self._requested
-            if whole is None:
-                self._subscribe_inner(publisher)
-            else:
-                self._join_run(whole)  # the drain is held: delivered when it is left
+                pending = (publisher, sync)
+                break
+            if len(whole) > room - sent:
+                pending = (publisher, sync)  # not enough demand: queued, as one by one
+                break
+            try:
+                for element in whole:
+                    on_next(element)
+                    sent += 1
+                    if self._pub is not ACTIVE:
+                        break
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13: cancelled
+            if self._pub is ACTIVE:
+                done += 1  # the inner completed (rule 1.5)
         self._delivered(sent)
         if done:
             self._inners_completed(done)
+        return index, pending
 
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
