@@ -1822,6 +1822,46 @@ OPERATOR_MUTANTS = (
         "tests/operators/test_fusion.py",
         "flat_map",
     ),
+    # issue 23.6: the one-shot scalar subscription's fast paths
+    Mutant(
+        "scalar-request-drains-while-held",
+        "a fast-path request drains even when the drain is held (on_subscribe, on_next, another thread)",
+        "1.3",
+        (
+            Patch(
+                SUB,
+                "            self._wip = wip + 1\n        if wip == 0:\n            self._drain()\n",
+                "            self._wip = wip + 1\n        self._drain()\n",
+            ),
+        ),
+        "tests/test_scalar_subscription.py",
+    ),
+    Mutant(
+        "scalar-start-drops-missed-work",
+        "a request that arrives as the inline first round ends is never served",
+        "3.8",
+        (
+            Patch(
+                SUB,
+                "        missed = self._leave(1)\n        if missed:\n            self._drain(missed)\n",
+                "        self._leave(1)\n",
+            ),
+        ),
+        "tests/test_scalar_subscription.py",
+    ),
+    Mutant(
+        "scalar-fast-request-untraced",
+        "a traced scalar's request takes the fast path: no request events in the trace",
+        "trace",
+        (
+            Patch(
+                SUB,
+                "            self._tracer is not None\n            or type(n) is not int\n",
+                "            type(n) is not int\n",
+            ),
+        ),
+        "tests/test_scalar_subscription.py",
+    ),
 )
 
 
