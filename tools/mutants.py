@@ -1862,6 +1862,50 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_scalar_subscription.py",
     ),
+    # issue 23.5: to_async_iterator pulls a fused synchronous source when its buffer is empty
+    Mutant(
+        "aiter-pulled-never-refills",
+        "the pulled iterator waits on an empty buffer without asking the source for more",
+        "3.8",
+        (
+            Patch(
+                "bridges.py",
+                "            subscriber.replenish()  # the source is pulled into the buffer right here\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/test_async_pulled.py",
+    ),
+    Mutant(
+        "aiter-pulls-an-unfused-source",
+        "an executor (unfused) source gets the refill-when-empty iterator: demand no longer bounded",
+        "3.17",
+        (
+            Patch(
+                "bridges.py",
+                "                publisher.subscribe(subscriber)\n"
+                "            else:\n"
+                "                self.__class__ = _PulledFlowIterator  # pulled on this thread: no count\n",
+                "                publisher.subscribe(subscriber)\n"
+                "            self.__class__ = _PulledFlowIterator\n",
+            ),
+        ),
+        "tests/test_async_pulled.py",
+    ),
+    Mutant(
+        "aiter-error-in-index-error-context",
+        "the source's error is raised while handling the empty buffer's IndexError",
+        "-",
+        (
+            Patch(
+                "bridges.py",
+                "        except IndexError:\n            pass\n"
+                "        return await self._next()  # the end, the error, or closed (no IndexError context)\n",
+                "        except IndexError:\n            return await self._next()\n",
+            ),
+        ),
+        "tests/test_async_pulled.py",
+    ),
 )
 
 
