@@ -1755,6 +1755,20 @@ OPERATOR_MUTANTS = (
         "flat_map",
     ),
     Mutant(
+        "flat-map-direct-scalar-ignores-demand",
+        "a scalar inner goes straight downstream when the demand is spent",
+        "1.1",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "                if sent == room:\n",
+                "                if False:\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    Mutant(
         "flat-map-pulls-an-inner-inside-the-hold",
         "an inner that is not whole is pulled with the drain held: its error overtakes its elements",
         "1.4",

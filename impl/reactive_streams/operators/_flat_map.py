@@ -253,28 +253,35 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             except Exception as exc:
                 self._fail(exc)
                 break
-            whole: Sequence[R]
             if sync is None:
                 pending = (publisher, None)
                 break
-            if sync.kind == "scalar":
-                whole = (sync.value,)
-            elif sync.kind == "items" and len(sync.value) <= prefetch:
+            kind = sync.kind
+            if kind == "scalar":
+                if sent == room:
+                    pending = (publisher, sync)  # no demand left: queued, as one by one
+                    break
+                sent += 1
+                try:
+                    on_next(sync.value)  # the one element (checked when it was built, 2.13)
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
+            elif kind == "items" and len(sync.value) <= prefetch:
                 whole = sync.value  # its own elements, none of them None (rule 2.13)
+                if len(whole) > room - sent:
+                    pending = (publisher, sync)  # not enough demand: queued, as one by one
+                    break
+                try:
+                    for element in whole:
+                        on_next(element)
+                        sent += 1
+                        if self._pub is not ACTIVE:
+                            break
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
             else:
                 pending = (publisher, sync)
                 break
-            if len(whole) > room - sent:
-                pending = (publisher, sync)  # not enough demand: queued, as one by one
-                break
-            try:
-                for element in whole:
-                    on_next(element)
-                    sent += 1
-                    if self._pub is not ACTIVE:
-                        break
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13: cancelled
             if self._pub is ACTIVE:
                 done += 1  # the inner completed (rule 1.5)
         self._delivered(sent)
