@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
-from ._core.fusion import Items, Named, SyncSource
+from ._core.fusion import Items, Named, ScalarAnswer, SyncSource
 from ._oneshot import OneShot
 from ._subscription import IteratorSubscription, ScalarSubscription, exact_length_types
 from .executors import ExecutorLike, as_executor
@@ -135,13 +135,9 @@ class ScalarPublisher(IterablePublisher[T_co]):
 
     def __rs_sync__(self) -> SyncSource:
         """The fusion protocol: one element, ``value`` (``flat_map`` never subscribes it)."""
-        sync: SyncSource = _new_answer(SyncSource)  # scalar_source, inline: one per inner
-        sync.factory = self._items
-        sync.kind = "scalar"
+        sync: ScalarAnswer = _new_answer(ScalarAnswer)  # scalar_source, inline: per inner
         sync.value = self.value
-        sync.error = None
         sync.hop = self._name
-        sync.nulls = None  # rule 2.13: checked when it was built
         return sync
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "Named",
     "Pull",
     "PulledUpstream",
+    "ScalarAnswer",
     "SyncSource",
     "fusion",
     "fusion_enabled",
@@ -147,16 +148,28 @@ class SyncSource:
 _new_source = object.__new__
 
 
+class ScalarAnswer(SyncSource):
+    """The answer of a one-element source (``just(x)``, a range of one): ``value`` and
+    ``hop`` are its only fields; ``kind``, ``error`` and ``nulls`` are fixed, and the
+    factory is made only when asked (``flat_map`` takes ``value`` and never asks)."""
+
+    __slots__ = ()
+
+    kind = "scalar"
+    error = None
+    nulls = None  # rule 2.13: the value was checked when the source was built
+
+    @property  # read-only here: fixed by ``value``
+    def factory(self) -> Callable[[], Iterable[Any]]:  # type: ignore[override]
+        return (self.value,).__iter__
+
+
 def scalar_source(factory: Callable[[], Iterable[T]], value: T, hop: str) -> SyncSource:
-    """``SyncSource(factory, "scalar", value, hop=hop, nulls=None)`` without the keyword
-    call of ``__init__`` (half its cost: one per ``flat_map`` inner)."""
-    sync: SyncSource = _new_source(SyncSource)
-    sync.factory = factory
-    sync.kind = "scalar"
+    """``SyncSource(factory, "scalar", value, hop=hop, nulls=None)`` in two stores (a
+    ``ScalarAnswer``; its factory yields ``value``): one per ``flat_map`` inner."""
+    sync: ScalarAnswer = _new_source(ScalarAnswer)
     sync.value = value
-    sync.error = None
     sync.hop = hop
-    sync.nulls = None  # rule 2.13: the value was checked when the source was built
     return sync
 
 
