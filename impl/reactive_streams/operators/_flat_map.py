@@ -17,6 +17,10 @@ protocol (:func:`~reactive_streams._core.fusion.sync_of`), never a type:
 * synchronous inner or upstream: a ``PulledUpstream`` instead of a subscription; it fills
   the inner's queue (or calls ``on_next``) when requested, exactly as the subscribed
   source would, so the drain below is the only one.
+* a pulled upstream hands over batches (``on_next_batch``): with demand and no inner
+  waiting, the scalar and short ``items`` inners of a batch go straight downstream in one
+  hold of the drain (no subscription, no queue; demand and completions counted once);
+  the first other inner ends the run and takes ``on_next``'s path with the drain free.
 """
 
 from __future__ import annotations
