@@ -1884,7 +1884,7 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "bridges.py",
-                "            subscriber.replenish()  # the source is pulled into the buffer right here\n",
+                "            subscription.request(self._prefetch)  # the source fills the empty buffer here\n",
                 "            pass\n",
             ),
         ),

@@ -368,8 +368,9 @@ class AsyncFlowIterator(Generic[T]):
 class _PulledFlowIterator(AsyncFlowIterator[T]):
     """An ``AsyncFlowIterator`` over a fused synchronous source (``PulledUpstream``):
     ``request`` fills the buffer on this thread before it returns, so the buffer is
-    refilled when it is empty, not counted per element (rule 3.17: at most ``prefetch``
-    buffered). The end, the error and a close are ``_next``'s, as before."""
+    refilled with ``prefetch`` elements when it is empty, not counted per element (rule
+    3.17: at most ``prefetch`` buffered). The end, the error and a close are ``_next``'s,
+    as before."""
 
     __slots__ = ()
 
@@ -379,8 +380,9 @@ class _PulledFlowIterator(AsyncFlowIterator[T]):
         except IndexError:
             pass
         subscriber = self._subscriber
-        if subscriber is not None:
-            subscriber.replenish()  # the source is pulled into the buffer right here
+        subscription = None if subscriber is None else subscriber._subscription
+        if subscription is not None:
+            subscription.request(self._prefetch)  # the source fills the empty buffer here
         try:
             return self._buffer.popleft()  # (a close() meanwhile left it empty)
         except IndexError:
