@@ -72,3 +72,83 @@ def test_scalar_traces_are_accepted(tmp_path: Any, name: str, kind: str) -> None
     write_trace(path, tracer.events, Header(mode="sync", quiescent=True))
     [verdict], _ = validate_files([path], use_tlc=False)
     assert verdict.ok, verdict.line()
+
+
+def _signals(ts: TestSubscriber[Any]) -> list[tuple[str, str]]:
+    return [(s.kind, repr(s.value)) for s in ts.signals if s.kind != "on_subscribe"]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_an_untraced_scalar_signals_as_the_iterator_subscription_does(kind: str) -> None:
+    """The one-shot fast path (``request`` in one lock hold, the first round inline)
+    gives the signals of the general iterator subscription, for every subscriber kind."""
+    logging.disable(logging.ERROR)
+    try:
+        runs = []
+        for publisher in (sources.just(7), sources.range(7, 8), sources.from_iterable([7])):
+            ts = KINDS[kind]()
+            publisher.subscribe(ts)
+            if kind == "invalid_first":
+                ts.request(0)
+            ts.request(3)  # after the end, or after a cancel: nothing (rules 3.6, 3.7)
+            ts.assert_no_violations()
+            runs.append(_signals(ts))
+    finally:
+        logging.disable(logging.NOTSET)
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_a_request_while_the_element_is_being_delivered_only_records_demand() -> None:
+    """Rule 1.3: a request from another thread while ``on_next`` runs does not deliver
+    (the drain is held); the element goes once, then completion, on the first thread."""
+    import threading
+
+    inside, release, second_done = threading.Event(), threading.Event(), threading.Event()
+
+    def block(ts: TestSubscriber[Any], x: object) -> None:
+        inside.set()
+        assert release.wait(10)
+
+    ts: TestSubscriber[int] = TestSubscriber(0, on_next_hook=block)
+    sources.just(7).subscribe(ts)
+    first = threading.Thread(target=ts.request, args=(1,))
+    first.start()
+    assert inside.wait(10)
+
+    def second() -> None:
+        ts.request(1)
+        second_done.set()
+
+    threading.Thread(target=second).start()
+    assert second_done.wait(10)  # returned at once: it found the drain held
+    assert ts.completions == 0
+    release.set()
+    first.join(10)
+    assert not first.is_alive()
+    ts.assert_values(7).assert_complete().assert_no_violations()
+
+
+def test_a_request_arriving_as_the_first_round_ends_is_served(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request from another thread after the first round found no demand, before it
+    leaves the drain: the subscribing thread serves it (the work it missed, rule 3.8)."""
+    import threading
+
+    from reactive_streams._core import serial as _serial
+
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    fired: list[bool] = []
+
+    def hook(point: str, obj: object) -> None:
+        if point == "wip.leave" and not fired and type(obj) is ScalarSubscription:
+            fired.append(True)
+            other = threading.Thread(target=ts.request, args=(1,))
+            other.start()
+            other.join(10)
+            fired.append(not other.is_alive())
+
+    monkeypatch.setattr(_serial, "_sched_hook", hook)
+    sources.just(7).subscribe(ts)
+    assert fired == [True, True]
+    ts.assert_values(7).assert_complete().assert_no_violations()

@@ -1814,6 +1814,187 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_connect.py",
         "killed",
     ),
+    # issue 23.6: flat_map's direct path (a fused upstream's batch in one drain hold)
+    Mutant(
+        "flat-map-direct-ignores-demand",
+        "a whole synchronous inner goes straight downstream without demand for it",
+        "1.1",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            if len(whole) > room - sent:\n",
+                "            if False:\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    Mutant(
+        "flat-map-direct-scalar-ignores-demand",
+        "a scalar inner goes straight downstream when the demand is spent",
+        "1.1",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "                if sent == room:\n",
+                "                if False:\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    Mutant(
+        "flat-map-pulls-an-inner-inside-the-hold",
+        "an inner that is not whole is pulled with the drain held: its error overtakes its elements",
+        "1.4",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            else:\n                pending = (publisher, sync)\n                break\n",
+                "            else:\n                self._dispatch(publisher, sync)\n                continue\n",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    Mutant(
+        "flat-map-direct-untraced",
+        "the direct path calls on_next bare in a traced run: the inners' elements leave no events",
+        "trace",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)\n"
+                "        prefetch = self._prefetch\n",
+                "        on_next = downstream.on_next\n        prefetch = self._prefetch\n",
+            ),
+        ),
+        "tests/operators/test_flat_map_direct.py",
+    ),
+    Mutant(
+        "flat-map-batched-replenish-short",
+        "inners completed in one batch ask upstream for one element per limit, not limit",
+        "3.17",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            self._upstream.request(grants * limit)\n",
+                "            self._upstream.request(grants)\n",
+            ),
+        ),
+        "tests/operators/test_flat_map_direct.py",
+    ),
+    Mutant(
+        "flat-map-direct-maps-after-cancel",
+        "the rest of a pulled batch is mapped after downstream cancelled",
+        "3.12",
+        (
+            Patch(
+                "operators/_flat_map.py",
+                "            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:\n",
+                "            if self._bad is not None or self._error is not None:\n",
+            ),
+        ),
+        "tests/operators/test_flat_map_direct.py",
+    ),
+    Mutant(
+        "items-answer-for-any-tuple",
+        "a from_iterable tuple answers 'items' (no None check), so its None is sent",
+        "2.13",
+        (
+            Patch(
+                "sources.py",
+                'isinstance(items, builtins.range) or (self._name == "just" and type(items) is tuple)',
+                "isinstance(items, builtins.range) or type(items) is tuple",
+            ),
+        ),
+        "tests/operators/test_fusion.py",
+        "flat_map",
+    ),
+    # issue 23.6: the one-shot scalar subscription's fast paths
+    Mutant(
+        "scalar-request-drains-while-held",
+        "a fast-path request drains even when the drain is held (on_subscribe, on_next, another thread)",
+        "1.3",
+        (
+            Patch(
+                SUB,
+                "            self._wip = wip + 1\n        if wip == 0:\n            self._drain()\n",
+                "            self._wip = wip + 1\n        self._drain()\n",
+            ),
+        ),
+        "tests/test_scalar_subscription.py",
+    ),
+    Mutant(
+        "scalar-start-drops-missed-work",
+        "a request that arrives as the inline first round ends is never served",
+        "3.8",
+        (
+            Patch(
+                SUB,
+                "        missed = self._leave(1)\n        if missed:\n            self._drain(missed)\n",
+                "        self._leave(1)\n",
+            ),
+        ),
+        "tests/test_scalar_subscription.py",
+    ),
+    Mutant(
+        "scalar-fast-request-untraced",
+        "a traced scalar's request takes the fast path: no request events in the trace",
+        "trace",
+        (
+            Patch(
+                SUB,
+                "            self._tracer is not None\n            or type(n) is not int\n",
+                "            type(n) is not int\n",
+            ),
+        ),
+        "tests/test_scalar_subscription.py",
+    ),
+    # issue 23.5: to_async_iterator pulls a fused synchronous source when its buffer is empty
+    Mutant(
+        "aiter-pulled-never-refills",
+        "the pulled iterator waits on an empty buffer without asking the source for more",
+        "3.8",
+        (
+            Patch(
+                "bridges.py",
+                "            subscription.request(self._prefetch)  # the source fills the empty buffer here\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/test_async_pulled.py",
+    ),
+    Mutant(
+        "aiter-pulls-an-unfused-source",
+        "an executor (unfused) source gets the refill-when-empty iterator: demand no longer bounded",
+        "3.17",
+        (
+            Patch(
+                "bridges.py",
+                "                publisher.subscribe(subscriber)\n"
+                "            else:\n"
+                "                self.__class__ = _PulledFlowIterator  # pulled on this thread: no count\n",
+                "                publisher.subscribe(subscriber)\n"
+                "            self.__class__ = _PulledFlowIterator\n",
+            ),
+        ),
+        "tests/test_async_pulled.py",
+    ),
+    Mutant(
+        "aiter-error-in-index-error-context",
+        "the source's error is raised while handling the empty buffer's IndexError",
+        "-",
+        (
+            Patch(
+                "bridges.py",
+                "        except IndexError:\n            pass\n"
+                "        return await self._next()  # the end, the error, or closed (no IndexError context)\n",
+                "        except IndexError:\n            return await self._next()\n",
+            ),
+        ),
+        "tests/test_async_pulled.py",
+    ),
 )
 
 

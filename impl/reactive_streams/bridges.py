@@ -339,6 +339,8 @@ class AsyncFlowIterator(Generic[T]):
             self._buffer = subscriber._buffer
             if not subscribe_fused(publisher, subscriber, self._fuse):
                 publisher.subscribe(subscriber)
+            else:
+                self.__class__ = _PulledFlowIterator  # pulled on this thread: no count
         try:
             ok, taken = await subscriber.take()
         except BaseException:
@@ -369,6 +371,31 @@ class AsyncFlowIterator(Generic[T]):
 
     def __del__(self) -> None:
         self.close()
+
+
+class _PulledFlowIterator(AsyncFlowIterator[T]):
+    """An ``AsyncFlowIterator`` over a fused synchronous source (``PulledUpstream``):
+    ``request`` fills the buffer on this thread before it returns, so the buffer is
+    refilled with ``prefetch`` elements when it is empty, not counted per element (rule
+    3.17: at most ``prefetch`` buffered). The end, the error and a close are ``_next``'s,
+    as before."""
+
+    __slots__ = ()
+
+    async def __anext__(self) -> T:
+        try:
+            return self._buffer.popleft()  # one consumer: no lock, no count
+        except IndexError:
+            pass
+        subscriber = self._subscriber
+        subscription = None if subscriber is None else subscriber._subscription
+        if subscription is not None:
+            subscription.request(self._prefetch)  # the source fills the empty buffer here
+        try:
+            return self._buffer.popleft()  # (a close() meanwhile left it empty)
+        except IndexError:
+            pass
+        return await self._next()  # the end, the error, or closed (no IndexError context)
 
 
 def to_async_iterator(publisher: Publisher[T], prefetch: int = 128) -> AsyncFlowIterator[T]:

@@ -352,8 +352,17 @@ class Flow(Generic[T]):
         """The given items, then completion."""
         if executor is not None:
             return _flow_of(_sources.just(*items, executor=executor))
-        # the common inner of flat_map: built without __init__; fusion asks the source
-        return _flow_of(_sources.just(*items))
+        # the common inner of flat_map: built without __init__ (_flow_of and, for one
+        # item, sources.just inline); fusion asks the source
+        flow: Flow[T] = _new_flow(Flow)
+        if len(items) == 1 and items[0] is not None:
+            scalar: _sources.ScalarPublisher[T] = _new_flow(_sources.ScalarPublisher)
+            scalar.value = items[0]
+            flow._source = scalar
+        else:
+            flow._source = _sources.just(*items)  # rule 2.13's check for a None
+        flow._sync = None
+        return flow
 
     @staticmethod
     def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:

@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
-from ._core.fusion import Items, Named, SyncSource, scalar_source
+from ._core.fusion import Items, Named, ScalarAnswer, SyncSource
 from ._core.pump import IteratorSubscription, ScalarSubscription, exact_length_types
 from ._oneshot import OneShot
 from .executors import ExecutorLike, as_executor
@@ -39,6 +39,8 @@ T_co = TypeVar("T_co", covariant=True)
 S = TypeVar("S")
 
 DEFAULT_BATCH_SIZE = 256
+
+_new_scalar = _new_answer = object.__new__  # instances built without __init__ (hot paths)
 
 
 class IterablePublisher(Generic[T_co]):
@@ -72,8 +74,20 @@ class IterablePublisher(Generic[T_co]):
         if self._executor is not None:
             return None
         factory = self._factory
-        ints = isinstance(factory, Items) and isinstance(factory.items, builtins.range)
-        return SyncSource(factory, hop=self._name, nulls=None if ints else "")
+        if isinstance(factory, Items):
+            items = factory.items
+            if isinstance(items, builtins.range) or (self._name == "just" and type(items) is tuple):
+                # its own elements, none of them None: taken without an iterator
+                # (items_source, inline: one per flat_map inner)
+                sync: SyncSource = _new_scalar(SyncSource)
+                sync.factory = factory
+                sync.kind = "items"
+                sync.value = items
+                sync.error = None
+                sync.hop = self._name
+                sync.nulls = None  # rule 2.13: no element is None
+                return sync
+        return SyncSource(factory, hop=self._name)
 
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
         if subscriber is None:
@@ -121,7 +135,10 @@ class ScalarPublisher(IterablePublisher[T_co]):
 
     def __rs_sync__(self) -> SyncSource:
         """The fusion protocol: one element, ``value`` (``flat_map`` never subscribes it)."""
-        return scalar_source(self._items, self.value, self._name)
+        sync: ScalarAnswer = _new_answer(ScalarAnswer)  # scalar_source, inline: per inner
+        sync.value = self.value
+        sync.hop = self._name
+        return sync
 
 
 class _RangeOne(ScalarPublisher[int]):
@@ -130,9 +147,6 @@ class _RangeOne(ScalarPublisher[int]):
 
     __slots__ = ()
     _name = "range"
-
-
-_new_scalar = object.__new__
 
 
 @overload
@@ -173,13 +187,25 @@ def range(  # shadows the builtin on purpose: same arguments, same elements
     if step == 0:
         raise ValueError("range: step must not be zero")
     ints = builtins.range(start, stop, step)  # a range is re-iterable: one per publisher
-    if executor is None and len(ints) == 1:
+    if executor is not None:
+        return IterablePublisher(
+            Items(ints, "range"), executor=executor, batch_size=batch_size, name="range"
+        )
+    if len(ints) == 1:
         one: _RangeOne = _new_scalar(_RangeOne)  # subscribed as a scalar: no iterator
         one.value = ints[0]
         return one
-    return IterablePublisher(
-        Items(ints, "range"), executor=executor, batch_size=batch_size, name="range"
-    )
+    # IterablePublisher(Items(ints, "range"), name="range") without the two __init__
+    # frames: a short range is the common flat_map inner
+    items: Items[int] = _new_scalar(Items)
+    items.items = ints
+    items.hop = "range"
+    publisher: IterablePublisher[int] = _new_scalar(IterablePublisher)
+    publisher._factory = items
+    publisher._executor = None
+    publisher._batch_size = batch_size
+    publisher._name = "range"
+    return publisher
 
 
 def from_iterable(

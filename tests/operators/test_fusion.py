@@ -45,6 +45,28 @@ def _mixed_inner(x: int) -> Flow[int]:
     return Flow(rs_range(x, 3)).do_on_next(lambda y: None)  # never fused
 
 
+def _raises_after(x: int) -> Any:
+    yield x
+    raise LookupError(f"inner {x}")
+
+
+class _NoIter:
+    """An iterable whose ``iter()`` raises: the inner fails before its first element."""
+
+    def __iter__(self) -> Any:
+        raise BufferError("no iterator")
+
+
+def _pull_fails(x: int) -> Flow[int]:
+    """Scalars, and at 4 an inner whose ``next`` raises after one element, at 6 one whose
+    ``iter()`` raises: each is pulled (fused) or subscribed (unfused)."""
+    if x == 4:
+        return Flow.from_iterable(_raises_after(x))
+    if x == 6:
+        return Flow.from_iterable(_NoIter())
+    return Flow.just(x)
+
+
 def _mixed_async(manual: ManualExecutor, x: int) -> Flow[int]:
     """Scalars and sync inners behind inners that emit later, on the executor."""
     if x % 3 == 0:
@@ -83,6 +105,16 @@ PIPELINES: dict[str, Callable[[ManualExecutor], Flow[Any]]] = {
         lambda x: Flow.error(OSError("inner")) if x == 5 else Flow.just(x)
     ),
     "flat_map_upstream_error": lambda m: Flow.range(0, 9).map(_boom).flat_map(Flow.just),
+    "flat_map_inner_next_raises": lambda m: Flow.range(0, 9).flat_map(_pull_fails, 3, 2),
+    "flat_map_mapper_none": lambda m: Flow.range(0, 9).flat_map(
+        lambda x: None if x == 5 else Flow.just(x)  # type: ignore[arg-type,return-value]
+    ),
+    "flat_map_items_inners": lambda m: Flow.range(0, 10).flat_map(
+        lambda x: Flow.just(x, -x) if x % 2 else Flow.range(0, x), 4, 3
+    ),
+    "flat_map_tuple_inner_none": lambda m: Flow.range(0, 6).flat_map(
+        lambda x: Flow.from_iterable((x, None) if x == 3 else (x, x))
+    ),
     "concat_map_mix": lambda m: Flow.range(0, 10).concat_map(_mixed_inner),
     "concat_map_flow_just": lambda m: Flow.range(0, 10).concat_map(Flow.just, 1),
     "observe_on": lambda m: Flow.range(0, 40).observe_on(m, prefetch=8),
@@ -98,15 +130,20 @@ SCRIPTS: dict[str, list[int]] = {
     "small_then_all": [2, 3, 1, 2**63 - 1],
     "exact": [5, 5, 5, 5, 5, 5, 5, 5],
     "zero_then_some": [0, 3, 0, 4],  # 0 means: run the executor without requesting
+    # the first request made from on_subscribe (flat_map's batches then go direct)
+    "in_on_subscribe_2_then_1s": [2] + [1] * 40,
+    "in_on_subscribe_unbounded": [2**63 - 1],
 }
 
 
-def _signals(pipeline: str, script: list[int], fused: bool) -> list[tuple[str, object]]:
+def _signals(
+    pipeline: str, script: list[int], fused: bool, initial: int = 0
+) -> list[tuple[str, object]]:
     previous = set_fusion(fused)
     try:
         manual = ManualExecutor()
         flow = PIPELINES[pipeline](manual)
-        ts: TestSubscriber[Any] = TestSubscriber(0)
+        ts: TestSubscriber[Any] = TestSubscriber(initial)
         flow.subscribe(ts)
         manual.run_all()
         observed: list[tuple[str, object]] = []
@@ -129,8 +166,11 @@ def _signals(pipeline: str, script: list[int], fused: bool) -> list[tuple[str, o
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
 def test_fusion_on_and_off_give_the_same_signals(pipeline: str, script: str) -> None:
-    fused = _signals(pipeline, SCRIPTS[script], True)
-    unfused = _signals(pipeline, SCRIPTS[script], False)
+    steps, initial = SCRIPTS[script], 0
+    if script.startswith("in_on_subscribe"):
+        steps, initial = steps[1:], steps[0]
+    fused = _signals(pipeline, steps, True, initial)
+    unfused = _signals(pipeline, steps, False, initial)
     assert fused == unfused
 
 

@@ -25,7 +25,7 @@ The switch is a context variable read when a pipeline is built (``set_fusion``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import islice
@@ -46,9 +46,11 @@ __all__ = [
     "Named",
     "Pull",
     "PulledUpstream",
+    "ScalarAnswer",
     "SyncSource",
     "fusion",
     "fusion_enabled",
+    "items_source",
     "scalar_source",
     "set_fusion",
     "subscribe_fused",
@@ -118,7 +120,8 @@ class SyncSource:
     """A publisher's answer to ``__rs_sync__()``: it can be pulled synchronously.
 
     ``factory`` makes one iterator per subscription; ``hop`` names it in traces; ``kind``
-    is ``"empty"``, ``"error"``, ``"scalar"`` (exactly one element, ``value``) or
+    is ``"empty"``, ``"error"``, ``"scalar"`` (exactly one element, ``value``),
+    ``"items"`` (exactly the elements of the sequence ``value``, none of them None) or
     ``"iterable"``. ``nulls`` names the hop whose None a pulled element may be (``""``: the
     source itself; ``"map(parse)"``), or is None when no element can be None (``range``)."""
 
@@ -145,16 +148,42 @@ class SyncSource:
 _new_source = object.__new__
 
 
+class ScalarAnswer(SyncSource):
+    """The answer of a one-element source (``just(x)``, a range of one): ``value`` and
+    ``hop`` are its only fields; ``kind``, ``error`` and ``nulls`` are fixed, and the
+    factory is made only when asked (``flat_map`` takes ``value`` and never asks)."""
+
+    __slots__ = ()
+
+    kind = "scalar"
+    error = None
+    nulls = None  # rule 2.13: the value was checked when the source was built
+
+    @property  # read-only here: fixed by ``value``
+    def factory(self) -> Callable[[], Iterable[Any]]:  # type: ignore[override]
+        return (self.value,).__iter__
+
+
 def scalar_source(factory: Callable[[], Iterable[T]], value: T, hop: str) -> SyncSource:
-    """``SyncSource(factory, "scalar", value, hop=hop, nulls=None)`` without the keyword
-    call of ``__init__`` (half its cost: one per ``flat_map`` inner)."""
+    """``SyncSource(factory, "scalar", value, hop=hop, nulls=None)`` in two stores (a
+    ``ScalarAnswer``; its factory yields ``value``): one per ``flat_map`` inner."""
+    sync: ScalarAnswer = _new_source(ScalarAnswer)
+    sync.value = value
+    sync.hop = hop
+    return sync
+
+
+def items_source(factory: Callable[[], Iterable[T]], items: Sequence[T], hop: str) -> SyncSource:
+    """``SyncSource(factory, "items", items, hop=hop, nulls=None)`` without the keyword
+    call: a source whose elements are exactly ``items`` (a range, a checked tuple), none
+    of them None, so a consumer may take them without an iterator (``flat_map``)."""
     sync: SyncSource = _new_source(SyncSource)
     sync.factory = factory
-    sync.kind = "scalar"
-    sync.value = value
+    sync.kind = "items"
+    sync.value = items
     sync.error = None
     sync.hop = hop
-    sync.nulls = None  # rule 2.13: the value was checked when the source was built
+    sync.nulls = None  # rule 2.13: no element is None
     return sync
 
 

@@ -20,8 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from threading import Lock
 from typing import TYPE_CHECKING, TypeVar
 
+from . import downstream as _downstream_module
+from . import tracer as _tracing
 from .demand import MAX_DEMAND, take
 from .downstream import ACTIVE, DONE, SUBSCRIBED, Downstream, null_from
 from .exact import exact_end
@@ -183,21 +186,56 @@ class IteratorSubscription(Downstream[T]):
 class ScalarSubscription(Downstream[T]):
     """One known element, then completion, synchronously: ``just(x)`` and a range of
     one. The core's protocol (rule 3.9, cancel, 2.13, the trace) without an iterator,
-    a batch or the demand arithmetic: the first valid demand sends it (rule 1.1)."""
+    a batch or the demand arithmetic: the first valid demand sends it (rule 1.1).
+
+    One-shot and cheap (the subscribe overhead): built in one frame, ``start`` runs the
+    drain itself, and a valid untraced ``request`` records its demand and work in one
+    lock hold. Everything else (tracing, a bad ``n``, the test hooks) takes the core's
+    path; tracing is a branch in the same rounds, not a second loop."""
 
     __slots__ = ("_name", "_value")
 
     def __init__(self, subscriber: Subscriber[T], value: T, name: str) -> None:
-        super().__init__(subscriber, name)
+        # Downstream.__init__ and DrainLoop.__init__ in one frame (no executor, no queue)
+        self._lock = Lock()
+        self._wip = 0
+        self._executor = None
+        self._batch = self._budget = MAX_DEMAND
+        self._downstream: Subscriber[T] | None = subscriber
+        self._inbound = None
+        self._pub = SUBSCRIBED
+        self._requested = 0
+        self._bad = None  # rule 3.9: the first invalid request's message
+        self._cancel_called = False  # rule 2.13: a raise after a cancel owes no cancel
+        self._seq = 0
+        self._sid = 0
+        tracer = self._tracer = _tracing._tracer
+        if tracer is not None:
+            self._sid = tracer.new_subscription_id()
+            tracer.emit(self._sid, "subscribe", hop=name)
         self._value: T | None = value
         self._name = name
 
     def __repr__(self) -> str:
         return f"<{self._name} subscription {self._sid or hex(id(self))}>"
 
-    def start(self) -> None:
-        self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
-        self._drain()
+    def request(self, n: int) -> None:
+        if (
+            self._tracer is not None
+            or type(n) is not int
+            or n <= 0
+            or _downstream_module._sched_hook is not None
+        ):
+            super().request(n)  # traced, rule 3.9's latch, or a test hook: the core's path
+            return
+        with self._lock:  # the demand and the unit of work, recorded atomically (rule 1.3)
+            if self._pub in DONE:
+                return  # rule 3.6
+            self._requested = n  # one-shot: any valid demand sends the element (rule 1.1)
+            wip = self._wip
+            self._wip = wip + 1
+        if wip == 0:
+            self._drain()
 
     def _drain(self, missed: int = 1) -> None:
         # one-shot: once it ended, the work recorded meanwhile is void (requests after
@@ -205,12 +243,25 @@ class ScalarSubscription(Downstream[T]):
         while True:
             self._drain_round()
             if self._pub in DONE:
-                with self._lock:
-                    self._wip = 0
+                # no lock: after the end no request or cancel records work (both look
+                # at ``_pub`` under the lock first), so nothing else writes ``_wip``
+                self._wip = 0
                 return
             missed = self._leave(missed)
             if missed == 0:
                 return
+
+    def start(self) -> None:
+        """Called by ``subscribe``: ``on_subscribe``, then the element if it was asked for
+        meanwhile (the first round of ``_drain``, inline: the subscribe overhead)."""
+        self._wip = 1  # on_subscribe is the first unit of work (rule 1.3)
+        self._drain_round()
+        if self._pub in DONE:
+            self._wip = 0  # as in _drain: nothing else writes it after the end
+            return
+        missed = self._leave(1)
+        if missed:
+            self._drain(missed)
 
     def _released(self) -> None:
         self._downstream = None  # rule 3.13
@@ -224,6 +275,15 @@ class ScalarSubscription(Downstream[T]):
             return False  # rule 3.9's error was sent, or no demand yet
         value, self._value = self._value, None
         downstream = self._downstream
-        if value is not None and downstream is not None and self._send(downstream, value):
-            self._finish(None)  # rule 1.5; rule 3.9's error instead if asked meanwhile
+        if value is None or downstream is None:
+            return False
+        if self._tracer is None:
+            try:
+                downstream.on_next(value)  # _send, untraced, inline
+            except Exception as exc:
+                self._next_raised(exc)  # rule 2.13
+                return False
+        elif not self._next_traced(downstream, value):
+            return False
+        self._finish(None)  # rule 1.5; rule 3.9's error instead if asked meanwhile
         return False

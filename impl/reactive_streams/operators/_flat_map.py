@@ -17,6 +17,10 @@ protocol (:func:`~reactive_streams._core.fusion.sync_of`), never a type:
 * synchronous inner or upstream: a ``PulledUpstream`` instead of a subscription; it fills
   the inner's queue (or calls ``on_next``) when requested, exactly as the subscribed
   source would, so the drain below is the only one.
+* a pulled upstream hands over batches (``on_next_batch``): with demand and no inner
+  waiting, the scalar and short ``items`` inners of a batch go straight downstream in one
+  hold of the drain (no subscription, no queue; demand and completions counted once);
+  the first other inner ends the run and takes ``on_next``'s path with the drain free.
 """
 
 from __future__ import annotations
@@ -181,12 +185,113 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         except Exception as exc:
             self._fail(exc)
             return
+        self._dispatch(publisher, sync)
+
+    def _dispatch(self, publisher: Publisher[R], sync: SyncSource | None) -> None:
+        """One inner, with the drain free: subscribed, or (fused) taken whole, or pulled."""
         if sync is None:
             self._subscribe_inner(publisher)
         elif sync.kind == "scalar":
             self._on_whole((sync.value,))
         else:
-            self._pull_inner(sync)
+            whole = self._pull_inner(sync)
+            if whole is not None:
+                self._on_whole(whole)
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """A fused upstream's batch (``PulledUpstream``), as ``on_next`` per element in
+        order. While demand lasts and no inner waits in the queue, the inners that are a
+        scalar or a short ``items`` answer go straight downstream inside one hold of the
+        drain (rule 1.3: no subscription, no queue, the demand and the completions
+        counted once per run); any other inner is handed to ``_dispatch`` with the drain
+        free, exactly as ``on_next`` would, and the rest of the batch follows one by one."""
+        count = len(items)
+        index = 0
+        while index < count and self._fast and not self._inners and self._requested:
+            if self._pub in DONE or self._error is not None or not self._enter():
+                break
+            start = index
+            try:
+                index, pending = self._direct(items, index)
+            finally:
+                missed = self._leave(1)
+                if missed:
+                    self._drain(missed)
+            if pending is not None:
+                self._dispatch(*pending)  # on_next's path for the inner that stopped it
+            elif index == start:
+                break  # stopped before its first element: one by one from here
+        for position in range(index, count):
+            self.on_next(items[position])
+
+    def _direct(
+        self, items: list[T], index: int
+    ) -> tuple[int, tuple[Publisher[R], SyncSource | None] | None]:
+        """``on_next_batch`` with the drain held, from ``items[index]``: the index after
+        the last element taken, and the inner that cannot go straight downstream (to be
+        dispatched with the drain free), if one stopped the run."""
+        fn = self._fn
+        downstream = self._downstream
+        count = len(items)
+        if downstream is None:
+            return index, None
+        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
+        prefetch = self._prefetch
+        room = self._requested
+        sent = 0  # elements sent downstream, not yet taken from the demand
+        done = 0  # inners completed, not yet counted toward upstream's replenish
+        pending: tuple[Publisher[R], SyncSource | None] | None = None
+        while index < count:
+            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:
+                break  # rule 2.8 (on_next drops the rest), or 3.9's error is due
+            item = items[index]
+            index += 1
+            try:
+                publisher = fn(item)
+                if publisher is None:
+                    raise null_element_error(where("flat_map", fn))
+                ask = getattr(publisher, "__rs_sync__", None)
+                sync = None if ask is None else ask()
+                if sync is not None and not isinstance(sync, SyncSource):
+                    sync = sync_of(publisher)  # raises the protocol's TypeError
+            except Exception as exc:
+                self._fail(exc)
+                break
+            if sync is None:
+                pending = (publisher, None)
+                break
+            kind = sync.kind
+            if kind == "scalar":
+                if sent == room:
+                    pending = (publisher, sync)  # no demand left: queued, as one by one
+                    break
+                sent += 1
+                try:
+                    on_next(sync.value)  # the one element (checked when it was built, 2.13)
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
+            elif kind == "items" and len(sync.value) <= prefetch:
+                whole = sync.value  # its own elements, none of them None (rule 2.13)
+                if len(whole) > room - sent:
+                    pending = (publisher, sync)  # not enough demand: queued, as one by one
+                    break
+                try:
+                    for element in whole:
+                        on_next(element)
+                        sent += 1
+                        if self._pub is not ACTIVE:
+                            break
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
+            else:
+                pending = (publisher, sync)
+                break
+            if self._pub is ACTIVE:
+                done += 1  # the inner completed (rule 1.5)
+        self._delivered(sent)
+        if done:
+            self._inners_completed(done)
+        return index, pending
 
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
@@ -196,20 +301,22 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         if self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
 
-    def _pull_inner(self, sync: SyncSource) -> None:
+    def _pull_inner(self, sync: SyncSource) -> Sequence[R] | None:
         """A synchronous inner: pulled, never subscribed. Its first ``prefetch`` elements
         are pulled now, as the subscribed inner's first request would have them emitted;
-        one that ends within them is whole (``_on_whole``); the rest wait as a pulled inner."""
+        one that ends within them is whole (returned, for the caller to emit or queue);
+        the rest wait as a pulled inner, and a failure is signalled (None returned)."""
         prefetch = self._prefetch
+        if sync.kind == "items" and len(sync.value) <= prefetch:
+            return sync.value  # type: ignore[no-any-return]  # ends within the first pull
         try:
             pull: Pull[R] = Pull(iter(sync.factory()), sync.nulls is not None)
         except Exception as exc:  # the source failed before its first element
             self._fail(exc)
-            return
+            return None
         items, ended, error = pull.take(prefetch)
         if ended and error is None:
-            self._on_whole(items)
-            return
+            return items
         inner: _Inner[R] = _Inner(self, prefetch)
         inner.queue.extend(items)
         if not ended:
@@ -227,6 +334,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             self._signal()
         elif self._pub in DONE:
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
+        return None
 
     def _join_run(self, items: Sequence[R], signal: bool = True) -> None:
         """Whole synchronous inners, in order: one queue, each completed as the drain
@@ -300,6 +408,16 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             if not self._main_done:
                 self._upstream.request(self._main_limit)
         self._completed_inners = completed
+
+    def _inners_completed(self, count: int) -> None:
+        """``count`` inners completed at once: upstream is asked for ``limit`` per
+        ``limit`` of them, in one request (rule 3.17: the same total as one by one)."""
+        limit = self._main_limit
+        completed = self._completed_inners + count
+        grants = completed // limit
+        self._completed_inners = completed - grants * limit
+        if grants and not self._main_done:
+            self._upstream.request(grants * limit)
 
     def _released(self) -> None:
         super()._released()  # rule 3.13, upstream cancelled
