@@ -1995,6 +1995,19 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_async_pulled.py",
     ),
+    Mutant(
+        "kit-failed-publisher-ignores-its-declaration",
+        "the failed publisher's checks stay timed though synchronous_failed declares it",
+        "issue 27.5",
+        (
+            Patch(
+                "tck/publisher.py",
+                "        env.use_factory(accepts_executor(self.failed), self.config.synchronous_failed)",
+                "        env.use_factory(accepts_executor(self.failed), False)",
+            ),
+        ),
+        "tests/tck/test_synchronous_failed.py",
+    ),
 )
 
 

@@ -2,8 +2,9 @@
 not importable).
 
 Every operator over a synchronous source is a synchronous publisher: ``make test`` runs
-the kit on each in its synchronous mode (absence decided when the calls into the
-implementation have returned; a signal from a thread that never called in fails). ``make
+the kit on each (and on its failed publisher) in synchronous mode (absence decided when
+the calls into the implementation have returned; a signal from a thread that never
+called in fails). ``make
 kit-operators`` (``RS_SLOW=1``) runs every operator again the way a third party would,
 undeclared, in timed mode (absence judged by quiet windows), and every timed operator;
 ``make test`` runs two of those.
@@ -143,6 +144,7 @@ def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
         label=name,
         max_elements=64,
         synchronous=SYNCHRONOUS,
+        synchronous_failed=SYNCHRONOUS,  # the failed publisher is synchronous too
     )
     assert not report.failures(optional=False), report.table()
 
@@ -161,6 +163,7 @@ def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool
         label=name,
         max_elements=64,
         synchronous=SYNCHRONOUS,
+        synchronous_failed=SYNCHRONOUS,  # the failed publisher is synchronous too
     )
     assert not report.failures(optional=False), report.table()
 

@@ -134,16 +134,18 @@ def test_filtering_pipeline_killed_and_resumed_by_position_is_exact(
     """SIGKILL of the whole job (a filter and keep_if in the pipeline), resume by
     source position: every kept row exactly once (counting the sink's records as the
     resume point instead duplicated 4.9 % of the rows)."""
-    report = chaos.run_chaos(tmp_path, rows=100_000, kills=1, master="local[1]", batch=5_000)
+    # 16 batches of kept rows over 10 files, killed at the same commit (seeded), as with
+    # 100_000 rows in batches of 5_000: the claim is about positions, not volume (7 s less)
+    report = chaos.run_chaos(tmp_path, rows=20_000, kills=1, master="local[1]", batch=1_000)
     assert len(report.kills) == 1
     assert report.runs == 2
     chaos.read_back(spark, tmp_path / "table", report)
-    assert report.expected_count == 80_000
+    assert report.expected_count == 16_000
     assert (report.count, report.distinct) == (report.expected_count, report.expected_count)
     assert report.id_sum == report.expected_sum
     records = CommitLog(HadoopFS(spark), str(tmp_path / "table"), "chaos").records()
     done = [f"part-{k:03d}.jsonl" for k in range(9)]
-    assert records[-1].position == {"done": done, "file": "part-009.jsonl", "row": 10_000}
+    assert records[-1].position == {"done": done, "file": "part-009.jsonl", "row": 2_000}
 
 
 def test_write_failure_is_retried_then_cancels_upstream(spark: Any, tmp_path: Path) -> None:

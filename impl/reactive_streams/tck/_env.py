@@ -106,6 +106,9 @@ class Config:
     """Hypothesis examples per generated check."""
     synchronous: bool = False
     """The implementation signals only on threads that call into it (see module doc)."""
+    synchronous_failed: bool = False
+    """The same declaration for the failed and failing publishers (their own factories:
+    ``synchronous`` does not cover them; default timed)."""
     buffer_size: int = 16
     """Processors: the buffer the identity processor is created with."""
     max_subscribers: int = MAX_DEMAND

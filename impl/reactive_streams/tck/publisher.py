@@ -59,12 +59,13 @@ class PublisherSubject:
 
     def create_failed(self, env: Env) -> Publisher[Any]:
         assert self.failed is not None
-        env.use_factory(accepts_executor(self.failed), synchronous=False)  # not --synchronous
+        # its own declaration, not --synchronous
+        env.use_factory(accepts_executor(self.failed), self.config.synchronous_failed)
         return self._call(self.failed, env)
 
     def create_failing(self, env: Env, n: int) -> Publisher[Any]:
         assert self.failing is not None
-        env.use_factory(accepts_executor(self.failing), synchronous=False)
+        env.use_factory(accepts_executor(self.failing), self.config.synchronous_failed)
         return self._call(self.failing, env, n)
 
     def cap(self, n: int) -> int:
