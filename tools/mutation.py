@@ -210,7 +210,7 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
     directory.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "impl" / PACKAGE, directory / PACKAGE, ignore=ignore)
-    for name in ("tests", "stateful"):
+    for name in ("tests", "stateful", "docs"):  # docs: the tests that run its examples
         shutil.copytree(ROOT / name, directory / name, ignore=ignore)
     only = [f"{PACKAGE}/{module}" for module in modules]
     directory.joinpath("pyproject.toml").write_text(
@@ -221,7 +221,7 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
         "[tool.mutmut]\n"
         f'source_paths = ["{PACKAGE}"]\n'
         f"only_mutate = {json.dumps(only)}\n"
-        'also_copy = ["stateful/"]\n'
+        'also_copy = ["stateful/", "docs/"]\n'
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
         "timeout_multiplier = 5.0\n"
         # no test runs in the process the workers fork from: a test that starts a shared
