@@ -85,6 +85,7 @@ OPERATORS = (
     "stateful/test_pipeline_machine.py",
 )
 MULTICAST = (
+    "tests/test_multicast_contract.py",  # fast: messages, reprs, auto_connect, refusals
     "tests/test_multicast.py",
     "tests/operators/test_regressions.py",
     "stateful/test_multicast_machine.py",
