@@ -415,3 +415,60 @@ def test_a_childs_request_pumps_the_source_on_its_own_thread() -> None:
     ts.assert_value_count(8)
     assert source.links[0].requested == 16
     assert threads == [threading.get_ident()] * 2
+
+
+# ------------------------------------------------------------------ after the disconnect
+def test_spec205_an_on_subscribe_after_the_disconnect_is_cancelled() -> None:
+    """The connection cancelled its subscription; a second ``on_subscribe`` from the
+    source must be cancelled too (rule 2.5), not kept for ever by nobody."""
+    source = Source()
+    flow = publish(source)
+    flow.connect().disconnect()
+    assert source.links[0].cancelled == 1
+    late = Link()
+    source.last.on_subscribe(late)
+    assert late.cancelled == 1
+    assert late.requested == 0
+
+
+def test_spec28_an_element_after_the_disconnect_is_ignored() -> None:
+    source = Source()
+    flow = publish(source, on_disconnect="complete")
+    ts = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(ts)
+    flow.connect().disconnect()
+    source.last.on_next(5)  # in flight when the cancel came (rule 2.8): no raise
+    ts.assert_values().assert_complete()
+    assert source.links[0].cancelled == 1
+
+
+def test_a_source_signal_after_the_disconnect_schedules_no_work() -> None:
+    manual = ManualExecutor()
+    source = Source()
+    flow = publish(source, executor=manual)
+    flow.connect().disconnect()
+    manual.run_all()
+    source.last.on_complete()  # crossed the cancel: ignored
+    assert len(manual) == 0
+
+
+def test_spec35_a_cancel_pumps_at_most_a_batch_also_one_element_at_a_time() -> None:
+    """buffer_size=1 tops the source up one element at a time; the cancel that releases
+    the lockstep still requests at most ``batch_size`` of them on its own thread."""
+    here = threading.get_ident()
+    flow = publish(rs.range(0, 2000), buffer_size=1, batch_size=16)
+    on_this_thread = []
+
+    def record(_ts: TestSubscriber[int], _item: int) -> None:
+        on_this_thread.append(threading.get_ident() == here)
+
+    fast = TestSubscriber[int](MAX_DEMAND, on_next_hook=record)
+    idle = TestSubscriber[int]()
+    flow.subscribe(fast)
+    flow.subscribe(idle)
+    flow.connect()
+    assert fast.values == []  # held back by idle
+    idle.cancel()
+    fast.await_terminal(30).assert_complete()
+    assert len(on_this_thread) == 2000
+    assert 0 < sum(on_this_thread) <= 16 + 1, sum(on_this_thread)

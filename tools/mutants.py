@@ -1739,6 +1739,22 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_connect.py",
         "killed",
     ),
+    Mutant(
+        "multicast-keeps-a-late-subscription",
+        "a disconnected connection keeps (never cancels) an on_subscribe that comes after its cancel",
+        "2.5",
+        (
+            Patch(
+                "multicast/_connection.py",
+                "            if upstream is not None:\n"
+                "                # every subscription the source hands over after this is cancelled here\n",
+                '            if upstream is not None and not getattr(self, "_upstream_cancelled", False):\n'
+                "                self._upstream_cancelled = True  # once: a later on_subscribe is kept\n",
+            ),
+        ),
+        "tests/test_multicast_contract.py",
+        "on_subscribe_after_the_disconnect",
+    ),
 )
 
 

@@ -171,7 +171,6 @@ class Connection(DrainLoop, Generic[T]):
         self._connected = False
         self._disconnect_requested = False
         self._disconnect_handled = False
-        self._upstream_cancelled = False
         self._done = False  # the source (or a disconnect) ended the stream
         self._error: BaseException | None = None
         self._cut_ahead = False  # the error overtakes buffered elements
@@ -318,8 +317,9 @@ class Connection(DrainLoop, Generic[T]):
             if not self._disconnect_handled:
                 self._disconnect_handled = True
                 self._apply_disconnect()
-            if upstream is not None and not self._upstream_cancelled:
-                self._upstream_cancelled = True
+            if upstream is not None:
+                # every subscription the source hands over after this is cancelled here
+                # too (rule 2.5): none is kept by a disconnected connection
                 self._upstream = None
                 upstream.cancel()
             return
