@@ -1755,6 +1755,21 @@ OPERATOR_MUTANTS = (
         "tests/test_multicast_contract.py",
         "on_subscribe_after_the_disconnect",
     ),
+    Mutant(
+        "multicast-none-completes-a-late-child",
+        "on_disconnect='none': a child that joins while the disconnect is made gets on_complete",
+        "on_disconnect",
+        (
+            Patch(
+                "multicast/_connection.py",
+                '            elif self._on_disconnect == "none":\n'
+                "                self._drop_all()  # one that joined while the disconnect was made: nothing\n",
+                "",
+            ),
+        ),
+        "tests/test_multicast_contract.py",
+        "slips_in",
+    ),
 )
 
 
