@@ -471,8 +471,9 @@ def test_spec35_a_cancel_pumps_at_most_a_batch_also_one_element_at_a_time(
     assert len(fast.values) == 1 + 16  # the buffered one, then one per request
     assert conn.upstream_requested == 1 + 16
     assert len(pool) == 1  # the rest is the pool's
-    pool.run_all()
+    pool.run_next()  # one task: the pool's drain has no pump budget
     fast.assert_value_count(2000).assert_complete()
+    assert len(pool) == 0
 
 
 @pytest.mark.parametrize("strategy", ["error", "complete", "none"])
@@ -509,3 +510,17 @@ def test_a_child_that_slips_in_while_disconnecting_is_treated_as_the_others(
     else:
         early.assert_no_terminal()
         late.assert_no_terminal()
+
+
+def test_replay_disconnect_error_overtakes_a_lagging_childs_replay() -> None:
+    source = Source()
+    flow = replay(source, on_disconnect="error")
+    lagging, ahead = TestSubscriber[int](1), TestSubscriber[int](5)
+    flow.subscribe(lagging)
+    flow.subscribe(ahead)
+    conn = flow.connect()
+    for i in range(5):
+        source.last.on_next(i)
+    conn.disconnect()
+    lagging.assert_values(0).assert_error(DisconnectedError)  # 1..4 are not replayed first
+    ahead.assert_values(0, 1, 2, 3, 4).assert_error(DisconnectedError)
