@@ -5,6 +5,7 @@ breaks, a refusing executor, and the default batch (issue 27: mutation survivors
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from typing import Any
 
@@ -14,7 +15,14 @@ import reactive_streams as rs
 from reactive_streams import MAX_DEMAND
 from reactive_streams.api import Subscriber
 from reactive_streams.executors import ManualExecutor
-from reactive_streams.multicast import DisconnectedError, OnDisconnect, _connection, publish, replay
+from reactive_streams.multicast import (
+    DisconnectedError,
+    OnDisconnect,
+    PublishConnection,
+    _connection,
+    publish,
+    replay,
+)
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import Tracer
 
@@ -524,3 +532,94 @@ def test_replay_disconnect_error_overtakes_a_lagging_childs_replay() -> None:
     conn.disconnect()
     lagging.assert_values(0).assert_error(DisconnectedError)  # 1..4 are not replayed first
     ahead.assert_values(0, 1, 2, 3, 4).assert_error(DisconnectedError)
+
+
+# ------------------------------------------------------------------ publish's own surface
+def test_validation_messages_are_exact() -> None:
+    strategies = "('error', 'complete', 'none')"
+    cases: list[tuple[Any, str]] = [
+        (lambda: publish(Source(), 0), "publish: buffer_size must be an int >= 1, got 0"),
+        (lambda: publish(Source(), 1.5), "publish: buffer_size must be an int >= 1, got 1.5"),
+        (
+            lambda: publish(Source(), on_disconnect="drop"),
+            f"publish: on_disconnect must be one of {strategies}",
+        ),
+        (lambda: replay(Source(), -1), "replay: bound must be >= 0 or None, got -1"),
+        (
+            lambda: replay(Source(), on_disconnect="drop"),
+            f"replay: on_disconnect must be one of {strategies}",
+        ),
+    ]
+    for make, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)) as info:
+            make()
+        assert str(info.value) == message
+
+
+def test_publish_with_unbounded_buffer_requests_once() -> None:
+    """``buffer_size=MAX_DEMAND`` asks the source for everything (rule 3.17): no other
+    request follows."""
+    calls: list[int] = []
+
+    class Counted(Link):
+        def request(self, n: int) -> None:
+            calls.append(n)
+            super().request(n)
+
+    class CountedSource(Source):
+        def subscribe(self, subscriber: Subscriber[int]) -> None:
+            link = Counted()
+            self.subscribers.append(subscriber)
+            self.links.append(link)
+            subscriber.on_subscribe(link)
+
+    source = CountedSource()
+    flow = publish(source, buffer_size=MAX_DEMAND)
+    ts = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(ts)
+    flow.connect()
+    for i in range(3):
+        source.last.on_next(i)
+    ts.assert_values(0, 1, 2)
+    assert calls == [MAX_DEMAND]
+
+
+def test_flow_publish_default_batch_bounds_a_cancels_pump(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Flow.publish()`` takes the default batch (256): the cancel that releases the
+    lockstep requests exactly 256 elements on its own thread (rule 3.5), then hands over."""
+    pool = ManualExecutor()
+    monkeypatch.setattr(_connection, "default_executor", lambda: pool)
+    flow = rs.Flow.range(0, 1000).publish(buffer_size=1)
+    fast, idle = TestSubscriber[int](MAX_DEMAND), TestSubscriber[int]()
+    flow.subscribe(fast)
+    flow.subscribe(idle)
+    flow.connect()
+    idle.cancel()
+    assert len(fast.values) == 1 + 256
+    assert len(pool) == 1
+    pool.run_next()
+    fast.assert_value_count(1000).assert_complete()
+
+
+def test_disconnect_complete_drops_the_buffer_once_the_last_child_leaves() -> None:
+    """Nothing is kept for nobody: the elements a disconnected connection buffered for
+    its children are dropped when the last one cancels."""
+    source = Source()
+    flow = publish(source, buffer_size=4, on_disconnect="complete")
+    ts = TestSubscriber[int]()
+    flow.subscribe(ts)
+    conn = publish_conn(flow)
+    flow.connect()
+    source.last.on_next(1)
+    source.last.on_next(2)
+    conn.disconnect()
+    assert conn.buffered == 2  # ts may still request them
+    ts.cancel()
+    assert conn.buffered == 0
+    assert conn.taken == 2
+
+
+def publish_conn(flow: Any) -> PublishConnection[int]:
+    conn = flow.connection
+    assert isinstance(conn, PublishConnection)
+    return conn

@@ -1770,6 +1770,22 @@ OPERATOR_MUTANTS = (
         "tests/test_multicast_contract.py",
         "slips_in",
     ),
+    Mutant(
+        "publish-keeps-a-buffer-for-nobody",
+        "a disconnected publish keeps its buffered elements after its last child left",
+        "3.13",
+        (
+            Patch(
+                "multicast/_publish.py",
+                "            if queue:\n"
+                "                self._clear()  # nobody listens: drop, at the source's pace (or after a disconnect)\n",
+                "            if queue and not self._disconnect_requested:\n"
+                "                self._clear()  # nobody listens: drop, at the source's pace\n",
+            ),
+        ),
+        "tests/test_multicast_contract.py",
+        "drops_the_buffer",
+    ),
 )
 
 
