@@ -19,6 +19,7 @@ from reactive_streams.multicast import (
     DisconnectedError,
     OnDisconnect,
     PublishConnection,
+    ReplayConnection,
     _connection,
     publish,
     replay,
@@ -623,3 +624,17 @@ def publish_conn(flow: Any) -> PublishConnection[int]:
     conn = flow.connection
     assert isinstance(conn, PublishConnection)
     return conn
+
+
+def test_replay_disconnect_none_forgets_the_replay() -> None:
+    source = Source()
+    flow = replay(source, on_disconnect="none")
+    ts = TestSubscriber[int](1)
+    flow.subscribe(ts)
+    conn = flow.connect()
+    assert isinstance(conn, ReplayConnection)
+    source.last.on_next(1)
+    assert conn.replayable == [1]
+    conn.disconnect()
+    assert conn.replayable == []
+    ts.assert_values(1).assert_no_terminal()
