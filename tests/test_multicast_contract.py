@@ -638,3 +638,47 @@ def test_replay_disconnect_none_forgets_the_replay() -> None:
     conn.disconnect()
     assert conn.replayable == []
     ts.assert_values(1).assert_no_terminal()
+
+
+def test_replay_unbounded_child_requests_the_source_once() -> None:
+    """A child's ``MAX_DEMAND`` makes the source unbounded (rule 3.17): no request follows."""
+    calls: list[int] = []
+
+    class Counted(Link):
+        def request(self, n: int) -> None:
+            calls.append(n)
+            super().request(n)
+
+    class CountedSource(Source):
+        def subscribe(self, subscriber: Subscriber[int]) -> None:
+            link = Counted()
+            self.subscribers.append(subscriber)
+            self.links.append(link)
+            subscriber.on_subscribe(link)
+
+    source = CountedSource()
+    flow = replay(source, 2)
+    ts = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(ts)
+    flow.connect()
+    for i in range(3):
+        source.last.on_next(i)
+    flow.subscribe(TestSubscriber[int](1))  # another drain round
+    ts.assert_values(0, 1, 2)
+    assert calls == [MAX_DEMAND]
+
+
+def test_replay_bound_zero_replays_nothing() -> None:
+    source = Source()
+    flow = replay(source, 0)
+    early = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(early)
+    conn = flow.connect()
+    assert isinstance(conn, ReplayConnection)
+    source.last.on_next(1)
+    assert conn.replayable == []
+    late = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(late)
+    source.last.on_next(2)
+    early.assert_values(1, 2)
+    late.assert_values(2)
