@@ -682,3 +682,28 @@ def test_replay_bound_zero_replays_nothing() -> None:
     source.last.on_next(2)
     early.assert_values(1, 2)
     late.assert_values(2)
+
+
+def test_replay_a_child_that_leaves_mid_round_does_not_cost_the_next_its_turn() -> None:
+    """One task, a budget of 4: ``first`` takes 1 and (from its on_next) makes ``gone``
+    cancel and asks for more; ``last``, after ``gone``, still gets the rest of the
+    task's budget, before ``first``'s new demand is served."""
+    manual = ManualExecutor()
+    flow = replay(rs.range(0, 20), executor=manual, batch_size=4)
+    gone = TestSubscriber[int](MAX_DEMAND)
+
+    def leave_and_ask(ts: TestSubscriber[int], item: int) -> None:
+        if item == 0:
+            gone.cancel()
+            ts.request(10)
+
+    first = TestSubscriber[int](1, on_next_hook=leave_and_ask)
+    last = TestSubscriber[int](MAX_DEMAND)
+    for ts in (first, gone, last):
+        flow.subscribe(ts)
+    manual.run_all()
+    flow.connect()
+    manual.run_next()
+    first.assert_values(0)
+    last.assert_values(0, 1, 2)
+    gone.assert_values()
