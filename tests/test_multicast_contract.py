@@ -538,16 +538,18 @@ def test_replay_disconnect_error_overtakes_a_lagging_childs_replay() -> None:
 # ------------------------------------------------------------------ publish's own surface
 def test_validation_messages_are_exact() -> None:
     strategies = "('error', 'complete', 'none')"
+    bad: Any = "drop"
+    half: Any = 1.5
     cases: list[tuple[Any, str]] = [
         (lambda: publish(Source(), 0), "publish: buffer_size must be an int >= 1, got 0"),
-        (lambda: publish(Source(), 1.5), "publish: buffer_size must be an int >= 1, got 1.5"),
+        (lambda: publish(Source(), half), "publish: buffer_size must be an int >= 1, got 1.5"),
         (
-            lambda: publish(Source(), on_disconnect="drop"),
+            lambda: publish(Source(), on_disconnect=bad),
             f"publish: on_disconnect must be one of {strategies}",
         ),
         (lambda: replay(Source(), -1), "replay: bound must be >= 0 or None, got -1"),
         (
-            lambda: replay(Source(), on_disconnect="drop"),
+            lambda: replay(Source(), on_disconnect=bad),
             f"replay: on_disconnect must be one of {strategies}",
         ),
     ]
