@@ -146,6 +146,12 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "stateful/test_publisher_machine.py",
     ),
     "core-inline": ("tests/operators/test_inline.py", "tests/operators/test_relay.py"),
+    "multicast": (  # the unit tests and the machine; the pipeline cells ran in the run
+        "tests/test_multicast_contract.py",
+        "tests/test_multicast.py",
+        "stateful/test_multicast_machine.py",
+        "tests/operators/test_regressions.py",
+    ),
 }
 
 KILLED = {1, 3}
