@@ -2008,6 +2008,53 @@ OPERATOR_MUTANTS = (
         ),
         "tests/tck/test_synchronous_failed.py",
     ),
+    Mutant(
+        "multicast-keeps-a-late-subscription",
+        "a disconnected connection keeps (never cancels) an on_subscribe that comes after its cancel",
+        "2.5",
+        (
+            Patch(
+                "multicast/_connection.py",
+                "            if upstream is not None:\n"
+                "                # every subscription the source hands over after this is cancelled here\n",
+                '            if upstream is not None and not getattr(self, "_upstream_cancelled", False):\n'
+                "                self._upstream_cancelled = True  # once: a later on_subscribe is kept\n",
+            ),
+        ),
+        "tests/test_multicast_contract.py",
+        "on_subscribe_after_the_disconnect",
+    ),
+    Mutant(
+        "multicast-none-completes-a-late-child",
+        "on_disconnect='none': a child that joins while the disconnect is made gets on_complete",
+        "on_disconnect",
+        (
+            Patch(
+                "multicast/_connection.py",
+                '            elif self._on_disconnect == "none":\n'
+                "                self._drop_all()  # one that joined while the disconnect was made: nothing\n",
+                "",
+            ),
+        ),
+        "tests/test_multicast_contract.py",
+        "slips_in",
+    ),
+    Mutant(
+        "publish-keeps-a-buffer-for-nobody",
+        "a disconnected publish keeps its buffered elements after its last child left",
+        "3.13",
+        (
+            Patch(
+                "multicast/_publish.py",
+                "            if queue:\n"
+                "                self._clear()  # nobody listens: drop, at the source's pace (or after a disconnect)\n",
+                "            if queue and not self._disconnect_requested:\n"
+                "                self._clear()  # nobody listens: drop, at the source's pace\n",
+            ),
+        ),
+        "tests/test_multicast_contract.py",
+        "drops_the_buffer",
+    ),
 )
 
 

@@ -86,6 +86,7 @@ OPERATORS = (
     "stateful/test_pipeline_machine.py",
 )
 MULTICAST = (
+    "tests/test_multicast_contract.py",  # fast: messages, reprs, auto_connect, refusals
     "tests/test_multicast.py",
     "tests/operators/test_regressions.py",
     "stateful/test_multicast_machine.py",
@@ -146,6 +147,12 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "stateful/test_publisher_machine.py",
     ),
     "core-inline": ("tests/operators/test_inline.py", "tests/operators/test_relay.py"),
+    "multicast": (  # the unit tests and the machine; the pipeline cells ran in the run
+        "tests/test_multicast_contract.py",
+        "tests/test_multicast.py",
+        "stateful/test_multicast_machine.py",
+        "tests/operators/test_regressions.py",
+    ),
 }
 
 KILLED = {1, 3}

@@ -171,7 +171,6 @@ class Connection(DrainLoop, Generic[T]):
         self._connected = False
         self._disconnect_requested = False
         self._disconnect_handled = False
-        self._upstream_cancelled = False
         self._done = False  # the source (or a disconnect) ended the stream
         self._error: BaseException | None = None
         self._cut_ahead = False  # the error overtakes buffered elements
@@ -308,7 +307,6 @@ class Connection(DrainLoop, Generic[T]):
             self._error = error
             self._done = True
             self._cut_ahead = cut_ahead
-            self._on_source_terminal(error)
         return True
 
     def _control_upstream(self) -> None:
@@ -318,8 +316,11 @@ class Connection(DrainLoop, Generic[T]):
             if not self._disconnect_handled:
                 self._disconnect_handled = True
                 self._apply_disconnect()
-            if upstream is not None and not self._upstream_cancelled:
-                self._upstream_cancelled = True
+            elif self._on_disconnect == "none":
+                self._drop_all()  # one that joined while the disconnect was made: nothing
+            if upstream is not None:
+                # every subscription the source hands over after this is cancelled here
+                # too (rule 2.5): none is kept by a disconnected connection
                 self._upstream = None
                 upstream.cancel()
             return
@@ -399,9 +400,6 @@ class Connection(DrainLoop, Generic[T]):
 
     def _store(self, item: T) -> None:
         raise NotImplementedError
-
-    def _on_source_terminal(self, error: BaseException | None) -> None:
-        """Under the lock: the source ended (``error`` None for completion)."""
 
     def _upstream_demand(self) -> int:
         raise NotImplementedError

@@ -95,8 +95,8 @@ class PublishConnection(Connection[T]):
             return
         children = [c for c in self._children if c.active]
         if not children:
-            if queue and not self._disconnect_requested:
-                self._clear()  # nobody listens: drop, at the source's pace
+            if queue:
+                self._clear()  # nobody listens: drop, at the source's pace (or after a disconnect)
         elif queue:
             demand = min(c.requested for c in children)  # lockstep: the slowest child
             n = min(demand, len(queue), self._budget)  # the task's budget (fairness)
