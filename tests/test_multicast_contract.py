@@ -604,24 +604,6 @@ def test_flow_publish_default_batch_bounds_a_cancels_pump(monkeypatch: pytest.Mo
     fast.assert_value_count(1000).assert_complete()
 
 
-def test_disconnect_complete_drops_the_buffer_once_the_last_child_leaves() -> None:
-    """Nothing is kept for nobody: the elements a disconnected connection buffered for
-    its children are dropped when the last one cancels."""
-    source = Source()
-    flow = publish(source, buffer_size=4, on_disconnect="complete")
-    ts = TestSubscriber[int]()
-    flow.subscribe(ts)
-    conn = publish_conn(flow)
-    flow.connect()
-    source.last.on_next(1)
-    source.last.on_next(2)
-    conn.disconnect()
-    assert conn.buffered == 2  # ts may still request them
-    ts.cancel()
-    assert conn.buffered == 0
-    assert conn.taken == 2
-
-
 def publish_conn(flow: Any) -> PublishConnection[int]:
     conn = flow.connection
     assert isinstance(conn, PublishConnection)

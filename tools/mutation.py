@@ -88,6 +88,7 @@ OPERATORS = (
 MULTICAST = (
     "tests/test_multicast_contract.py",  # fast: messages, reprs, auto_connect, refusals
     "tests/test_multicast.py",
+    "tests/test_multicast_edges.py",  # every by-design edge of Multicast.tla, driven
     "tests/operators/test_regressions.py",
     "stateful/test_multicast_machine.py",
     *cells("publish", "replay", "ref_count"),

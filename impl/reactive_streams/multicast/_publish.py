@@ -95,8 +95,10 @@ class PublishConnection(Connection[T]):
             return
         children = [c for c in self._children if c.active]
         if not children:
-            if queue:
-                self._clear()  # nobody listens: drop, at the source's pace (or after a disconnect)
+            if queue and not self._disconnect_requested:
+                # nobody listens: drop, at the source's pace; after a "complete" disconnect
+                # the buffer waits for a child still joining (Multicast.tla: Drop needs disc = "no")
+                self._clear()
         elif queue:
             demand = min(c.requested for c in children)  # lockstep: the slowest child
             n = min(demand, len(queue), self._budget)  # the task's budget (fairness)
