@@ -95,7 +95,11 @@ SPARK = (
     "tests/spark/test_commit_log.py",
     "stateful/test_spark_sink_machine.py",
 )
-TCK = ("tests/tck/test_provoking_probes.py", "tests/tck/test_kit_semantics.py")
+TCK = (
+    "tests/tck/test_probes.py",
+    "tests/tck/test_provoking_probes.py",
+    "tests/tck/test_kit_semantics.py",
+)
 
 # The inliner (_core/inline.py) parses the source of Relay.on_next, each _apply and
 # Downstream._send; mutmut's trampolines hide that source, so every other run sets
