@@ -93,6 +93,14 @@ MULTICAST = (
 SPARK = (
     "tests/spark/test_sink_unit.py",
     "tests/spark/test_commit_log.py",
+    # the other Spark-free files (3 s together): leases, fences, compaction, positions
+    "tests/spark/test_lease.py",
+    "tests/spark/test_positions.py",
+    "tests/spark/test_fanout.py",
+    "tests/spark/test_io_errors.py",
+    "tests/spark/test_sink_metrics.py",
+    "tests/spark/test_sink_budget.py",
+    "tests/spark/test_sink_publish.py",
     "stateful/test_spark_sink_machine.py",
 )
 TCK = (
