@@ -88,7 +88,7 @@ def test_a_fresh_probe_has_seen_nothing() -> None:
     assert (probe.max_depth, probe.consumed, probe.completions, probe.requested) == (0, 0, 0, 0)
     assert (probe.records, probe.values, probe.errors) == ([], [], [])
     assert probe.subscription is None
-    assert not probe.cancelled
+    assert probe.cancelled is False
     assert (probe.cancel_mark, probe.cancel_returned) == (None, None)
     assert not probe.terminated
     assert not probe.subscribed
@@ -226,6 +226,7 @@ def test_signals_after_a_terminal_one_are_rule_1_7() -> None:
     probe.on_complete()
     probe.on_next(1)
     probe.on_complete()
+    assert probe.completions == 2
     assert flops(env) == [
         ("1.7", "rule 1.7: p: on_next after a terminal signal"),
         ("1.7", "rule 1.7: p: on_complete after a terminal signal"),
@@ -397,11 +398,12 @@ def test_nested_on_next_on_one_thread_is_depth_not_overlap() -> None:
 
     probe = ProbeSubscriber(env, "p", on_next=hook)
     probe.on_subscribe(Sub())
-    probe.request(3)
+    probe.request(5)
+    probe.on_next("flat")  # a closed frame leaves no depth behind
     probe.on_next(1)
     assert not env.flops
     assert probe.max_depth == 3
-    assert [r.depth for r in probe.records] == [1, 1, 2, 3]
+    assert [r.depth for r in probe.records] == [1, 1, 1, 2, 3]
     probe.on_next("flat")  # all frames closed: depth 1 again
     assert probe.records[-1].depth == 1
     assert probe.max_depth == 3
@@ -517,7 +519,7 @@ def test_request_and_cancel_before_on_subscribe_are_rule_1_9() -> None:
         with pytest.raises(CheckFailure) as caught:
             call()
         assert (caught.value.rule, str(caught.value)) == ("1.9", "rule 1.9: p: no on_subscribe yet")
-    assert not probe.cancelled
+    assert probe.cancelled is False
 
 
 def test_a_raising_request_is_rule_3_16() -> None:
@@ -621,6 +623,10 @@ def test_expect_next_takes_elements_in_order() -> None:
     assert probe.consumed == 1
     assert probe.expect_elements(2) == [11, 12]
     assert probe.consumed == 3
+    with pytest.raises(CheckFailure) as caught:
+        probe.expect_next()
+    assert caught.value.rule == "3.8"
+    assert str(caught.value).startswith("rule 3.8: p: expected element 4, 3 arrived (demand 3) (")
     with pytest.raises(CheckFailure) as caught:
         probe.expect_next("3.17")
     assert caught.value.rule == "3.17"
