@@ -627,6 +627,11 @@ def test_expect_next_takes_elements_in_order() -> None:
         probe.expect_next()
     assert caught.value.rule == "3.8"
     assert str(caught.value).startswith("rule 3.8: p: expected element 4, 3 arrived (demand 3) (")
+    for rule in ("3.8", "3.17"):  # expect_elements: the same failure, its rule
+        with pytest.raises(CheckFailure) as caught:
+            probe.expect_elements(1, *([rule] if rule != "3.8" else []))
+        assert caught.value.rule == rule
+        assert str(caught.value).startswith(f"rule {rule}: p: expected element 4, 3 arrived")
     with pytest.raises(CheckFailure) as caught:
         probe.expect_next("3.17")
     assert caught.value.rule == "3.17"
@@ -787,9 +792,9 @@ def test_the_whitebox_probe_records_what_the_subscriber_registers() -> None:
     probe.register_on_error(error)
     probe.expect_error(error, "2.1")
     probe.register_on_complete()
+    probe.expect_complete("2.1")  # one is enough
     probe.register_on_complete()
     assert probe.completions == 2
-    probe.expect_complete("2.1")
     assert (probe.elements, probe.errors) == (["x"], [error])
 
 
