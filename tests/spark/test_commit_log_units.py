@@ -1,0 +1,361 @@
+"""The commit log's less travelled paths, on the in-memory filesystems (no Spark): the
+compaction's position deltas, a damaged log named exactly, a predecessor found in a
+compaction, the fence's races, publish and the roll-forward of recovery."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+
+from reactive_streams.spark.commit_log import CommitLog, CommitRecord, LeaseHeld, LeaseLost
+
+from .test_commit_log import DictFS, record
+from .test_lease import CandidateFS, batch, writer
+
+T = "file:///data/t"
+
+
+def raw(fs: DictFS, log: CommitLog, name: str, data: str | bytes) -> None:
+    fs.files[f"{log.commits_dir}/{name}"] = data.encode() if isinstance(data, str) else data
+
+
+# ------------------------------------------------------------------- compaction
+def test_a_compaction_stores_a_growing_file_set_as_deltas_and_decodes_it_exactly() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=6)
+    positions: list[object] = [
+        {"done": ["a"], "at": 1},
+        {"done": ["a", "b"], "at": 2},  # adds "b"
+        {"done": ["a", "b"], "at": 3},  # adds nothing
+        {"done": ["c", "a", "b"], "at": 4},  # not sorted: a delta would not decode back
+        {"done": ["x"], "at": 5},  # nothing kept: stored whole
+        {"done": [1, 2], "at": 6},  # not strings: stored whole
+    ]
+    for b, position in enumerate(positions):
+        log.commit(record(b, position))
+    (compaction,) = [n for n in fs.files if n.endswith(".compact")]
+    assert compaction == f"{log.commits_dir}/{5:012d}.compact"
+    stored = json.loads(fs.files[compaction])
+    kinds = [
+        json.loads(item["rs_delta"])["position"] if type(item) is dict else "whole"
+        for item in stored
+    ]
+    assert kinds == [
+        "whole",
+        {"done": {"rs_added": ["b"]}, "at": 2},
+        {"done": {"rs_added": []}, "at": 3},
+        "whole",
+        "whole",
+        "whole",
+    ]
+    assert [json.loads(item)["position"] for item in stored if type(item) is str] == [
+        positions[0],
+        positions[3],
+        positions[4],
+        positions[5],
+    ]
+    assert [r.position for r in CommitLog(fs, T, "s").records()] == positions
+
+
+def test_nested_positions_and_an_empty_set_round_trip() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=3)
+    positions: list[object] = [
+        {"src": {"done": [], "n": 0}},
+        {"src": {"done": ["f1"], "n": 1}},  # the set before is empty: whole
+        {"src": {"done": ["f1", "f2"], "n": 2}},
+    ]
+    for b, position in enumerate(positions):
+        log.commit(record(b, position))
+    stored = json.loads(fs.files[f"{log.commits_dir}/{2:012d}.compact"])
+    assert [type(item) is dict for item in stored] == [False, False, True]
+    assert json.loads(stored[2]["rs_delta"])["position"] == {
+        "src": {"done": {"rs_added": ["f2"]}, "n": 2}
+    }
+    assert [r.position for r in log.records()] == positions
+
+
+def test_without_compaction_every_record_stays_and_an_empty_log_compacts_nothing() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=0)
+    assert log.compact() == 0
+    assert not [n for n in fs.files if n.endswith(".compact")]
+    for b in range(3):
+        log.commit(record(b))
+    assert len(fs.list(log.commits_dir)) == 3
+    assert log.compact() == 3  # asked for: the three records go into one file
+    assert [e.name for e in fs.list(log.commits_dir)] == [f"{2:012d}.compact"]
+    assert [r.batch_id for r in log.records()] == [0, 1, 2]
+
+
+def test_an_unreadable_compaction_is_ignored_and_deleted_on_repair() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=0)
+    for b in range(2):
+        log.commit(record(b))
+    raw(fs, log, f"{1:012d}.compact", "[not json")
+    assert [r.batch_id for r in log.records()] == [0, 1]
+    assert f"{log.commits_dir}/{1:012d}.compact" in fs.files
+    assert [r.batch_id for r in log.records(repair=True)] == [0, 1]
+    assert f"{log.commits_dir}/{1:012d}.compact" not in fs.files
+
+
+def test_a_torn_record_the_compaction_holds_is_skipped() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=2)
+    for b in range(3):
+        log.commit(record(b))
+    raw(fs, log, f"{0:012d}.json", '{"torn')  # a leftover under the compaction
+    assert [r.batch_id for r in log.records()] == [0, 1, 2]
+
+
+# ------------------------------------------------------------- a damaged log
+def test_a_gap_in_the_ids_is_named() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    log.commit(record(0))
+    raw(fs, log, f"{2:012d}.json", record(2).to_json())
+    with pytest.raises(RuntimeError) as caught:
+        log.records()
+    assert str(caught.value) == (
+        f"commit log {log.commits_dir} is not contiguous: expected batch 1, found 2"
+    )
+
+
+def test_offsets_that_do_not_follow_on_are_named() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    log.commit(record(0))
+    raw(fs, log, f"{1:012d}.json", replace(record(1), offset_before=15).to_json())
+    with pytest.raises(RuntimeError) as caught:
+        log.records()
+    assert str(caught.value) == f"commit log {log.commits_dir}: offsets of batch 1"
+
+
+def test_two_different_records_of_one_epoch_at_one_id_are_named() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    one, two = record(0), replace(record(0), attempt=2, holder="b")
+    raw(fs, log, f"{0:012d}.json", f"{one.to_json()}\n{two.to_json()}\n")
+    uri = f"{log.commits_dir}/{0:012d}.json"
+    with pytest.raises(RuntimeError) as caught:
+        log.records()
+    assert str(caught.value) == (
+        f"commit record {uri} holds different records of one lease epoch -1 (?, b): two "
+        "writers on one sink id without a lease?"
+    )
+    raw(fs, log, f"{0:012d}.json", f"{one.to_json()}\n{replace(one, epoch=3).to_json()}")
+    assert log.records() == [replace(one, epoch=3)]  # the higher epoch wins
+
+
+# ------------------------------------------------------ leases and compaction
+def test_a_leased_writer_finds_its_predecessor_in_the_compaction() -> None:
+    fs = DictFS()
+    log = writer(fs, "node-a", compact_every=2)
+    for b in range(5):
+        log.commit(batch(log, fs, b))  # 1 and 3 compact: 2 and 4 find 1 and 3 there
+    assert [r.batch_id for r in log.recover().committed] == [0, 1, 2, 3, 4]
+    assert sorted(e.name for e in fs.list(log.commits_dir)) == [
+        f"{3:012d}.compact",
+        f"{4:012d}.json",
+    ]
+
+
+def test_a_compaction_that_does_not_end_at_the_predecessor_does_not_stand_for_it() -> None:
+    fs = DictFS()
+    log = writer(fs, "node-a", compact_every=0)
+    first = batch(log, fs, 0)
+    log.commit(first)
+    log.commit(batch(log, fs, 1))
+    log.compact()  # 000000000001.compact holds 0 and 1; their records are gone
+    mine = log.records()[0]
+    fs.files[f"{log.commits_dir}/{1:012d}.compact"] = json.dumps([mine.to_json()]).encode()
+    with pytest.raises(LeaseLost, match=r"batch 2 .* refused: batch 1 is gone"):
+        log.commit(batch(log, fs, 2))
+
+
+def test_over_connect_a_compaction_deletes_an_unreadable_candidate() -> None:
+    fs = CandidateFS()
+    log = CommitLog(fs, T, "ev", compact_every=0)
+    log.commit(batch(log, fs, 0))
+    fs.files[f"{log._record_uri(0)}/c9999/part-0"] = b"{torn"  # a candidate cut short
+    assert log.compact() == 2
+    assert [e.name for e in fs.list(log.commits_dir)] == [f"{0:012d}.compact"]
+
+
+def test_release_without_a_lease_does_nothing_and_a_heartbeat_beats_at_once() -> None:
+    fs = DictFS()
+    CommitLog(fs, T, "ev").release()
+    log = CommitLog(fs, T, "ev")
+    mine = log.acquire(host="h", pid=1, heartbeat=True)
+    try:
+        assert f"{log.sink_dir}/lease/{mine.epoch:012d}.beat" in fs.files
+    finally:
+        log.release()
+    assert f"{log.sink_dir}/lease/{mine.epoch:012d}.released" in fs.files
+
+
+# ---------------------------------------------------------------- fence races
+class RacingFS(DictFS):
+    """The fence's create at ``uri`` finds ``landed(data)`` there already: what another
+    writer created between the heir's read of the log and its create."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.race: tuple[str, Callable[[bytes], bytes]] | None = None
+
+    def create_exclusive(self, uri: str, data: bytes) -> bool:
+        if self.race is not None and self.race[0] == uri:
+            _, landed = self.race
+            self.race = None
+            self.files[uri] = landed(data)
+            return False
+        return super().create_exclusive(uri, data)
+
+
+def _racing(landed: Callable[[bytes], bytes]) -> tuple[RacingFS, CommitLog, CommitLog]:
+    fs = RacingFS()
+    old = writer(fs, "node-a")
+    old.commit(batch(old, fs, 0))
+    fs.race = (old._record_uri(1), landed)
+    return fs, old, CommitLog(fs, T, "ev")
+
+
+def test_a_fence_that_finds_itself_there_is_done() -> None:
+    _, _, heir = _racing(lambda data: data)  # over Connect: the fence outranks
+    heir.acquire(host="node-b", pid=1, heartbeat=False, takeover=True)
+    assert [r.files for r in heir.records()] == [
+        (("part-0", "rs_batch=ev-000000000000/part-0"),),
+        (),
+    ]
+
+
+def test_a_fence_that_finds_a_commit_of_its_own_epoch_or_newer_has_lost() -> None:
+    for bump in (0, 1):
+
+        def landed(data: bytes, bump: int = bump) -> bytes:
+            fence = CommitRecord.from_json(data.decode())
+            other = replace(fence, holder="node-c", epoch=fence.epoch + bump, attempt=7)
+            return other.to_json().encode()
+
+        _, _, heir = _racing(landed)
+        with pytest.raises(LeaseLost) as caught:
+            heir.acquire(host="node-b", pid=1, heartbeat=False, takeover=True)
+        uri = heir._record_uri(1)
+        assert str(caught.value) == f"{uri}: the lease was taken over by node-c"
+
+
+def test_a_fence_that_finds_the_old_writers_commit_moves_past_it() -> None:
+    fs = RacingFS()
+    old = writer(fs, "node-a")
+    old.commit(batch(old, fs, 0))
+    late = batch(old, fs, 1)
+    # the old writer's commit of batch 1 lands just before the heir's fence there
+    fs.race = (
+        old._record_uri(1),
+        lambda data: replace(late, epoch=0, holder="a").to_json().encode(),
+    )
+    heir = CommitLog(fs, T, "ev")
+    mine = heir.acquire(host="node-b", pid=1, heartbeat=False, takeover=True)
+    records = heir.records()
+    assert [(r.batch_id, r.epoch, bool(r.files)) for r in records] == [
+        (0, 0, True),
+        (1, 0, True),
+        (2, mine.epoch, False),
+    ]
+    assert records[2].offset_before == records[2].offset_after == 20
+
+
+def test_a_fence_against_a_writer_that_never_stops_gives_up() -> None:
+    class Endless(DictFS):
+        """Every fence create finds an old writer's record (one the listing never shows)."""
+
+        creates = 0
+
+        def create_exclusive(self, uri: str, data: bytes) -> bool:
+            if "/commits/" in uri and b'"holder": "node-b' in data:
+                self.creates += 1
+                return False
+            return super().create_exclusive(uri, data)
+
+        def read(self, uri: str) -> bytes:
+            if uri.endswith(f"{1:012d}.json"):
+                return replace(record(1), sink_id="ev", epoch=0).to_json().encode()
+            return super().read(uri)
+
+    fs = Endless()
+    old = writer(fs, "node-a")
+    old.commit(batch(old, fs, 0))
+    with pytest.raises(LeaseHeld) as caught:
+        CommitLog(fs, T, "ev").acquire(host="node-b", pid=1, heartbeat=False, takeover=True)
+    assert str(caught.value) == "sink_id 'ev': the old writer keeps committing"
+    assert fs.creates == 1000
+
+
+# -------------------------------------------------------------------- publish
+def _committed(fs: DictFS, log: CommitLog, b: int, **kw: object) -> CommitRecord:
+    staging, name = log.staging_dir_name(b), log.batch_dir_name(b)
+    fs.files[f"{T}/{staging}/part-0"] = b"rows"
+    rec = CommitRecord("s", b, 1, 10 * b, 10 * b + 10, staging, (("part-0", f"{name}/part-0"),))
+    rec = replace(rec, **kw)  # type: ignore[arg-type]
+    log.commit(rec)
+    return rec
+
+
+def test_publish_moves_a_committed_batch_once_and_names_lost_data() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    rec = _committed(fs, log, 0)
+    assert log.publish(rec) is True
+    assert log.publish(rec) is False  # renamed already
+    assert f"{log.batch_dir(0)}/part-0" in fs.files
+    del fs.files[f"{log.batch_dir(0)}/part-0"]
+    with pytest.raises(RuntimeError) as caught:
+        log.publish(rec)
+    src = f"{T}/{log.staging_dir_name(0)}"
+    assert str(caught.value) == (
+        f"batch 0 of sink_id 's' is committed but neither {log.batch_dir(0)} nor its "
+        f"staging {src} exists: its data was deleted"
+    )
+
+
+def test_publish_leaves_a_batch_without_files_or_without_a_rename() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    empty = CommitRecord("s", 0, 1, 0, 0)
+    in_place = record(0)  # written in its batch directory (before 26.4)
+    staging = log.staging_dir_name(0)
+    kept = replace(in_place, staging=staging, files=(("part-0", f"{staging}/part-0"),))
+    for rec in (empty, in_place, kept):
+        assert log.publish(rec) is False
+    assert fs.files == {}
+
+
+# ------------------------------------------------------------------- recovery
+def test_recovery_rolls_forward_a_committed_batch_and_removes_uncommitted_staging() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    _committed(fs, log, 0)  # committed, not yet published (a crash in between)
+    fs.files[f"{T}/{log.staging_dir_name(1)}/part-0"] = b"never committed"
+    fs.files[f"{T}/_rs_sink/s/staging/junk/part-0"] = b"?"
+    recovery = CommitLog(fs, T, "s").recover()
+    assert recovery.rolled_forward == (0,)
+    assert recovery.removed_staging == (f"_rs_sink/s/staging/{1:012d}", "_rs_sink/s/staging/junk")
+    assert sorted(p for p in fs.files if "/commits/" not in p) == [f"{log.batch_dir(0)}/part-0"]
+    assert log.committed_files() == [f"{log.batch_dir(0)}/part-0"]
+
+
+def test_recovery_keeps_a_batch_that_lives_in_staging_over_connect() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    staging = log.staging_dir_name(0)
+    fs.files[f"{T}/{staging}/part-0"] = b"rows"
+    rec = CommitRecord("s", 0, 1, 0, 10, staging, (("part-0", f"{staging}/part-0"),))
+    log.commit(rec)
+    recovery = CommitLog(fs, T, "s").recover()
+    assert (recovery.rolled_forward, recovery.removed_staging) == ((), ())
+    assert recovery.resume_offset == 10
+    assert log.committed_files() == [f"{T}/{staging}/part-0"]
