@@ -92,6 +92,7 @@ MULTICAST = (
 )
 SPARK = (
     "tests/spark/test_sink_unit.py",
+    "tests/spark/test_sink_units.py",
     "tests/spark/test_commit_log.py",
     "tests/spark/test_commit_log_units.py",
     # the other Spark-free files (3 s together): leases, fences, compaction, positions

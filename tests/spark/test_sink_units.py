@@ -1,0 +1,456 @@
+"""SparkSink's less travelled paths without Spark (in-memory writer, ManualExecutor): the
+first batch's byte estimate, arguments refused, tabular elements, mixed streams, the
+quarantine, a lane whose executor is shut down, and what the end does when the writer's
+last calls fail."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from reactive_streams.executors import ManualExecutor
+from reactive_streams.spark import sink as sink_module
+from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
+from reactive_streams.spark.positions import SKIP, Positioned
+from reactive_streams.spark.sink import SparkSink, SparkSinkError
+from reactive_streams.spark.writer import Payload
+
+from .test_sink_unit import FakeSubscription, memory_sink
+
+
+class AnyWriter(MemoryBatchWriter):
+    """The memory writer, taking any record (dicts from a table, objects)."""
+
+    def convert(self, records: Sequence[Any], first_offset: int) -> Payload:
+        self.calls.append(("convert", first_offset))
+        return Payload(list(records), len(records), 16 * len(records))
+
+
+def any_sink(storage: MemoryStorage, ex: ManualExecutor, **kw: Any) -> SparkSink:
+    kw.setdefault("max_latency", None)
+    return SparkSink(
+        writer=AnyWriter(storage, "u"),
+        sink_id="u",
+        executor=ex,
+        progress=False,
+        sleep=lambda _s: None,
+        **kw,
+    )
+
+
+def failure(sink: SparkSink) -> SparkSinkError:
+    with pytest.raises(SparkSinkError) as caught:
+        sink.result(0)
+    return caught.value
+
+
+# ------------------------------------------------------------ the byte estimate
+@dataclass
+class Row:
+    n: int
+    s: str
+
+
+def nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_the_first_record_estimate_counts_arrow_bytes() -> None:
+    estimate = sink_module._estimate
+    assert estimate(Positioned(None, SKIP)) == 0
+    assert estimate(Positioned(3, "ab")) == 6
+    assert (estimate("abc"), estimate(b"ab"), estimate(bytearray(b"a"))) == (7, 6, 5)
+    assert (estimate(None), estimate(True), estimate(5), estimate(2.5)) == (1, 1, 8, 8)
+    assert estimate({"a": 1, "b": "xy"}) == 14
+    assert (estimate([1, 2]), estimate((1, "a"))) == (20, 17)
+    assert estimate(Row(1, "ab")) == 14
+    assert estimate(Row) == 8  # a class is no record
+    # nine levels of lists count 4 each, below them one value counts 8, whatever it is
+    assert estimate(nested(9)) == 9 * 4 + 8
+    assert estimate(nested(12)) == 9 * 4 + 8
+    assert estimate(nested(8)) == 8 * 4 + 8
+
+
+def test_the_split_position_of_a_partial_commit() -> None:
+    split = sink_module._split_position
+    assert split({"rs_partial": {"after": {"f": 1}, "outputs": "3"}}) == ({"f": 1}, 3)
+    assert split({"rs_partial": 1, "other": 2}) == ({"rs_partial": 1, "other": 2}, 0)
+    assert split(None) == (None, 0)
+
+
+# ------------------------------------------------------------ arguments refused
+def test_bad_arguments_are_refused_by_name() -> None:
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    for kw in ({"batch_rows": 0}, {"batch_bytes": 0}, {"max_attempts": 0}):
+        with pytest.raises(ValueError, match="must be >= 1") as caught:
+            SparkSink(writer=writer, **kw)  # type: ignore[arg-type]
+        assert str(caught.value) == "batch_rows, batch_bytes and max_attempts must be >= 1"
+    with pytest.raises(ValueError, match="max_latency") as caught:
+        SparkSink(writer=writer, max_latency=-1.0)
+    assert str(caught.value) == "max_latency must be > 0 seconds or None, got -1.0"
+    with pytest.raises(ValueError, match="SparkSession") as caught:
+        SparkSink()
+    assert str(caught.value) == "SparkSink needs a SparkSession (or an injected writer)"
+    with pytest.raises(ValueError, match="schema_evolution") as caught:
+        SparkSink(writer=writer, schema_evolution="merge")
+    assert str(caught.value) == (
+        "schema_evolution must be one of ('none', 'add_columns'), got 'merge'"
+    )
+    one = SparkSink(writer=writer, batch_rows=1, batch_bytes=1, max_attempts=1, max_latency=None)
+    assert (one.batch_rows, one.capacity, one.batch_bytes, one.max_attempts) == (1, 2, 1, 1)
+    one.cancel()
+
+
+def test_the_spark_writer_gets_every_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def fake(*args: Any, **kw: Any) -> MemoryBatchWriter:
+        made.append((args, kw))
+        return MemoryBatchWriter(MemoryStorage(), "u")
+
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", fake)
+    spark = object()
+    sink = SparkSink(
+        spark,
+        "/t",
+        sink_id="u",
+        format="orc",
+        schema="id INT",
+        columns=["id"],
+        table="db.t",
+        options={"k": "v"},
+        mode="overwrite",
+        partition_by=["id"],
+        takeover=True,
+        lease_ttl_s=9.0,
+        progress=False,
+    )
+    sink.cancel()
+    assert made == [
+        (
+            (spark, "/t", "u"),
+            {
+                "format": "orc",
+                "schema": "id INT",
+                "columns": ["id"],
+                "options": {"k": "v"},
+                "table": "db.t",
+                "mode": "overwrite",
+                "partition_by": ["id"],
+                "takeover": True,
+                "lease_ttl_s": 9.0,
+            },
+        )
+    ]
+    SparkSink(spark, "/t", progress=False).cancel()
+    assert made[-1][1] | {"lease_ttl_s": 30.0} == {
+        "format": "parquet",
+        "schema": None,
+        "columns": None,
+        "options": None,
+        "table": None,
+        "mode": "append",
+        "partition_by": None,
+        "takeover": False,
+        "lease_ttl_s": 30.0,
+    }
+    assert made[-1][0][2] == "default"
+
+
+def test_an_os_error_creating_the_writer_names_its_cause(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    def raising(error: OSError) -> Any:
+        def make(*args: Any, **kw: Any) -> Any:
+            raise error
+
+        return make
+
+    named = OSError(13, "mkdirs: permission denied (EACCES)")
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", raising(named))
+    with pytest.raises(OSError, match="mkdirs") as caught:
+        SparkSink(object(), "/t", progress=False)
+    assert caught.value is named  # its cause is named in it already
+    unnamed = OSError(13, "mkdirs refused")
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", raising(unnamed))
+    with pytest.raises(OSError, match="mkdirs") as caught:
+        SparkSink(object(), "/t", progress=False)
+    assert caught.value.errno == 13
+    assert str(caught.value) == "[Errno 13] mkdirs refused [permission denied (EACCES)]"
+    assert caught.value.__cause__ is unnamed
+    plain = OSError("mkdirs refused")
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", raising(plain))
+    with pytest.raises(OSError, match="mkdirs") as caught:
+        SparkSink(object(), None, progress=False)
+    assert caught.value is plain  # no path, no cause: raised as it was
+    file = tmp_path / "file"
+    file.write_text("")
+    with pytest.raises(OSError, match="mkdirs") as caught:
+        SparkSink(object(), str(file / "t"), progress=False)
+    assert caught.value.errno is None
+    assert str(caught.value) == f"mkdirs refused [{file} is a file, not a directory]"
+    assert caught.value.__cause__ is plain
+
+
+# ------------------------------------------------------------------ the signals
+def test_none_subscriptions_and_errors_are_rule_2_13() -> None:
+    sink = memory_sink(MemoryStorage(), ManualExecutor())
+    with pytest.raises(TypeError) as caught:
+        sink.on_subscribe(None)  # type: ignore[arg-type]
+    assert str(caught.value) == "rule 2.13: on_subscribe(None)"
+    with pytest.raises(TypeError) as caught:
+        sink.on_error(None)  # type: ignore[arg-type]
+    assert str(caught.value) == "rule 2.13: on_error(None)"
+    sink.cancel()
+
+
+def test_tables_and_record_batches_are_batches_of_rows() -> None:
+    pa = pytest.importorskip("pyarrow")
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = any_sink(storage, ex, batch_rows=10)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    sink.on_next(pa.table({"id": [0, 1]}))
+    sink.on_next(pa.record_batch({"id": [2]}))
+    assert sink.outstanding == sub.requested - 2  # one slot per element, not per row
+    sink.on_complete()
+    ex.run_all()
+    assert storage.reader_view("u") == [{"id": 0}, {"id": 1}, {"id": 2}]
+    assert sink.result(0).metrics.records == 3
+
+
+def test_a_batch_that_mixes_envelopes_and_bare_records_fails() -> None:
+    # bare first; or an envelope that completes no input, cut at the batch size
+    for first, second in (
+        ((0, "a"), Positioned(1, (1, "b"))),
+        (Positioned(None, (1, "b")), (0, "a")),
+    ):
+        ex = ManualExecutor()
+        sink = memory_sink(MemoryStorage(), ex, batch_rows=2)
+        sink.on_subscribe(FakeSubscription())
+        sink.on_next(first)
+        sink.on_next(second)
+        ex.run_all()
+        error = failure(sink)
+        assert str(error.__cause__) == "a stream mixes Positioned envelopes and bare records"
+
+
+def test_a_schema_error_on_envelopes_names_the_source_position() -> None:
+    ex = ManualExecutor()
+    sink = memory_sink(MemoryStorage(), ex, batch_rows=10)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next(Positioned({"line": 1}, (0, "a")))
+    sink.on_next(Positioned({"line": 2}, SKIP))
+    sink.on_next(Positioned({"line": 3}, "bad"))
+    sink.on_complete()
+    ex.run_all()
+    cause = failure(sink).__cause__
+    assert str(cause) == "field 'id': record 1 is 'bad' (source position after it: {'line': 3})"
+    assert (cause.field, cause.record_index) == ("id", 1)  # type: ignore[union-attr]
+
+
+def test_a_schema_error_outside_the_batch_is_left_as_it_is() -> None:
+    from reactive_streams.spark.records import SchemaError
+
+    error = SchemaError("field 'x': record 7", "x", 7)
+    entries = [Positioned(1, "a"), Positioned(2, "b")]
+    assert str(sink_module._locate(error, entries, 7)) == (
+        "field 'x': record 7 (source position after it: 1)"
+    )
+    assert str(sink_module._locate(error, entries, 6)).endswith("after it: 2)")
+    assert sink_module._locate(error, entries, 8) is error  # before the batch
+    assert sink_module._locate(error, entries, 5) is error  # past its rows
+    assert sink_module._locate(error, [(0, "a")], 7) is error  # bare records: no position
+    assert sink_module._locate(ValueError("x"), entries, 7).args == ("x",)
+    unplaced = SchemaError("field 'x'", "x", None)
+    assert sink_module._locate(unplaced, entries, 0) is unplaced
+
+
+def test_records_with_a_position_attribute_carry_it_to_the_commit() -> None:
+    @dataclass
+    class Event:
+        n: int
+        position: Any
+
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = any_sink(storage, ex, batch_rows=2)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next(Event(0, None))
+    sink.on_next(Event(1, {"o": 1}))  # the last record's position is the batch's
+    ex.run_all()
+    sink.on_next(Event(2, None))
+    sink.on_next(Event(3, None))  # none: the position before stands
+    ex.run_all()
+    sink.on_complete()
+    ex.run_all()
+    assert [r.position for r in storage.committed("u")] == [{"o": 1}, {"o": 1}]
+    assert sink.resume_position is None  # what earlier runs committed
+
+
+# ------------------------------------------------------------------ quarantine
+def test_refused_records_go_to_the_quarantine_and_the_stream_goes_on(tmp_path: Any) -> None:
+    import json
+
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=10, bad_records=str(tmp_path))
+    sink.on_subscribe(FakeSubscription())
+    for element in [(0, "a"), "bad", (2, "c"), ["worse"]]:
+        sink.on_next(element)
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).status == "completed"
+    assert storage.reader_view("u") == [(0, "a"), (2, "c")]
+    assert sink.quarantined == 2
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == ["u-000000000001.json", "u-000000000003.json"]
+    line = json.loads((tmp_path / "u-000000000001.json").read_text())
+    assert (line["offset"], line["record"], line["position"]) == (1, '"bad"', "null")
+    assert line["error"] == "field 'id': record 1 is 'bad'"
+
+
+def test_quarantined_envelopes_keep_their_positions(tmp_path: Any) -> None:
+    import json
+
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=10, bad_records=str(tmp_path))
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next(Positioned({"l": 1}, SKIP))
+    sink.on_next(Positioned({"l": 2}, "bad"))
+    sink.on_next(Positioned({"l": 3}, (2, "c")))
+    sink.on_complete()
+    ex.run_all()
+    assert storage.reader_view("u") == [(2, "c")]
+    line = json.loads((tmp_path / "u-000000000001.json").read_text())
+    assert (line["offset"], line["position"]) == (1, '{"l": 2}')
+    assert [r.position for r in storage.committed("u")] == [{"l": 3}]
+
+
+def test_a_batch_of_nothing_but_refused_records_writes_no_file(tmp_path: Any) -> None:
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=10, bad_records=str(tmp_path))
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next("bad")
+    sink.on_complete()
+    ex.run_all()
+    (record,) = storage.committed("u")
+    assert (record.files, record.offset_after) == ((), 1)
+    assert sink.result(0).metrics.records == 0
+
+
+# ----------------------------------------------------------------- the lanes
+class Refusing:
+    """An executor shut down: every execute raises (until ``open``)."""
+
+    def __init__(self) -> None:
+        self.open = False
+        self.ran: list[Any] = []
+
+    def execute(self, task: Any) -> None:
+        if not self.open:
+            raise RuntimeError("executor is shut down")
+        task()
+
+
+def test_a_lane_drops_its_tasks_when_the_executor_refuses(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    executor = Refusing()
+    lane = sink_module._SerialLane(executor)
+    ran: list[str] = []
+    with caplog.at_level(logging.DEBUG, "reactive_streams.spark"):
+        lane.submit(lambda: ran.append("dropped"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "sink lane: 1 task(s) after shutdown dropped"
+    ]
+    executor.open = True  # the lane is free again: a later task runs, the dropped one not
+    lane.submit(lambda: ran.append("later"))
+    assert ran == ["later"]
+
+
+def test_a_lane_runs_its_tasks_one_at_a_time_in_order() -> None:
+    ex = ManualExecutor()
+    lane = sink_module._SerialLane(ex)
+    ran: list[int] = []
+    for i in range(3):
+        lane.submit(lambda i=i: ran.append(i))  # type: ignore[misc]
+    assert len(ex.pending) == 1  # one at a time
+    ex.run_all()
+    assert ran == [0, 1, 2]
+
+
+# ------------------------------------------------------------------- the end
+def test_cancel_and_close_after_the_end_do_nothing() -> None:
+    ex = ManualExecutor()
+    sink = memory_sink(MemoryStorage(), ex, batch_rows=10)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    sink.on_complete()
+    sink.close()  # upstream done: nothing to close
+    ex.run_all()
+    sink.cancel()  # done: nothing to cancel
+    sink.on_error(RuntimeError("late"))
+    ex.run_all()
+    assert not sub.cancelled
+    assert sink.result(0).status == "completed"
+
+
+def test_a_raising_cancel_of_the_upstream_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    class Raising(FakeSubscription):
+        def cancel(self) -> None:
+            raise RuntimeError("no")
+
+    ex = ManualExecutor()
+    sink = memory_sink(MemoryStorage(), ex)
+    sink.on_subscribe(Raising())
+    with caplog.at_level(logging.ERROR, "reactive_streams.spark"):
+        sink.cancel()
+    assert [r.getMessage() for r in caplog.records] == ["cancel() raised"]
+    ex.run_all()
+    assert sink.result(0).status == "cancelled"
+
+
+def test_a_failing_finish_fails_the_sink_and_a_failing_release_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Ending(MemoryBatchWriter):
+        def finish(self) -> None:
+            raise OSError("finish failed")
+
+        def release(self) -> None:
+            raise OSError("release failed")
+
+    ex = ManualExecutor()
+    sink = SparkSink(writer=Ending(MemoryStorage(), "u"), sink_id="u", executor=ex, progress=False)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_complete()
+    with caplog.at_level(logging.WARNING, "reactive_streams.spark"):
+        ex.run_all()
+    assert [r.getMessage() for r in caplog.records] == [
+        "releasing the lease of sink u failed: OSError('release failed')"
+    ]
+    error = failure(sink)
+    assert str(error) == (
+        "sink failed: finish failed; last committed batch id -1, committed offset 0, "
+        "0 records dropped uncommitted"
+    )
+    assert str(error.__cause__) == "finish failed"
+
+
+def test_a_second_failure_keeps_the_first() -> None:
+    ex = ManualExecutor()
+    sink = memory_sink(MemoryStorage(), ex, batch_rows=2)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    for i in range(sub.requested + 2):  # two over: the first fails it, the second is dropped
+        sink.on_next((i, "x"))
+    ex.run_all()
+    assert (
+        str(failure(sink).__cause__) == "rule 1.1: the publisher sent more elements than requested"
+    )
