@@ -454,3 +454,101 @@ def test_a_second_failure_keeps_the_first() -> None:
     assert (
         str(failure(sink).__cause__) == "rule 1.1: the publisher sent more elements than requested"
     )
+
+
+def test_a_failure_while_failing_keeps_the_first_error() -> None:
+    # batch 0 is still written after batch 1's convert failed; its own failure then
+    # changes nothing: the sink reports batch 1's error, once
+    storage, ex = MemoryStorage(), ManualExecutor()
+    writer = MemoryBatchWriter(storage, "u")
+    for _ in range(3):
+        writer.inject("stage", "fail")
+    sink = SparkSink(
+        writer=writer, sink_id="u", executor=ex, progress=False, batch_rows=1, max_latency=None
+    )
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    sink.on_next("bad")
+    ex.run()  # convert 0: queues write 0, then convert 1
+    ex.run(1)  # convert 1 fails first
+    ex.run_all()  # write 0 fails too
+    error = failure(sink)
+    assert str(error.__cause__) == "field 'id': record 1 is 'bad'"
+    assert [c for c in writer.calls if c[0] == "stage"] == [("stage", 0)] * 3
+
+
+def test_the_end_of_a_positioned_stream_inside_an_input() -> None:
+    # completed: the outputs of an unfinished input are written; closed: dropped
+    for end in ("complete", "close"):
+        storage, ex = MemoryStorage(), ManualExecutor()
+        sink = memory_sink(storage, ex, batch_rows=10)
+        sink.on_subscribe(FakeSubscription())
+        sink.on_next(Positioned({"l": 1}, (0, "a")))
+        sink.on_next(Positioned(None, (1, "b")))  # an output of input 2, not its last
+        sink.on_complete() if end == "complete" else sink.close()
+        ex.run_all()
+        result = sink.result(0)
+        if end == "complete":
+            assert storage.reader_view("u") == [(0, "a"), (1, "b")]
+            assert result.status == "completed"
+        else:
+            assert storage.reader_view("u") == [(0, "a")]
+            assert [r.position for r in storage.committed("u")] == [{"l": 1}]
+            assert result.status == "closed"
+
+
+# ------------------------------------------------------------ the table schema
+class Rows(list[Any]):
+    schema: Any = None
+
+
+class TableWriter(MemoryBatchWriter):
+    """A writer over a table directory (``fs``, ``path``) with a converter."""
+
+    def __init__(self, fs: Any, schema: Any = None, infer: Any = None) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.fs, self.path = fs, "file:///data/t"
+        self.converter = type("Converter", (), {"schema": schema})()
+        self.infer = infer
+
+    def convert(self, records: Sequence[Any], first_offset: int) -> Payload:
+        rows = Rows(records)
+        rows.schema = self.converter.schema or self.infer
+        return Payload(rows, len(rows), 16 * len(rows))
+
+
+def test_the_table_schema_is_stored_adopted_and_checked() -> None:
+    pa = pytest.importorskip("pyarrow")
+    from reactive_streams.spark.records import SchemaError
+
+    from .test_commit_log import DictFS
+
+    one = pa.schema([pa.field("id", pa.int64())])
+    two = pa.schema([pa.field("id", pa.int64()), pa.field("x", pa.string())])
+    fs = DictFS()
+
+    def run(writer: TableWriter, evolution: str = "none") -> SparkSink:
+        ex = ManualExecutor()
+        sink = SparkSink(
+            writer=writer, sink_id="u", executor=ex, progress=False, schema_evolution=evolution
+        )
+        sink.on_subscribe(FakeSubscription())
+        sink.on_next((0, "a"))
+        sink.on_complete()
+        ex.run_all()
+        return sink
+
+    stored = "file:///data/t/_rs_sink/_schema"
+    assert run(TableWriter(fs, infer=one)).result(0).status == "completed"
+    assert sorted(p for p in fs.files if p.startswith(stored)) == [f"{stored}/000000000000.json"]
+    adopter = TableWriter(fs, infer=two)  # inferred: the table's schema is adopted
+    run(adopter)
+    assert adopter.converter.schema == one
+    with pytest.raises(SchemaError) as caught:
+        SparkSink(writer=TableWriter(fs, schema=two), sink_id="u")  # declared: checked now
+    assert str(caught.value).startswith("table file:///data/t has schema version 0; this run's")
+    grown = run(TableWriter(fs, infer=two), "add_columns")  # checked at its first batch
+    assert grown.result(0).status == "completed"
+    assert f"{stored}/000000000001.json" in fs.files
+    refused = run(TableWriter(fs, infer=one), "add_columns")  # a column dropped
+    assert "has schema version 1" in str(failure(refused).__cause__)
