@@ -552,3 +552,60 @@ def test_the_table_schema_is_stored_adopted_and_checked() -> None:
     assert f"{stored}/000000000001.json" in fs.files
     refused = run(TableWriter(fs, infer=one), "add_columns")  # a column dropped
     assert "has schema version 1" in str(failure(refused).__cause__)
+
+
+# ------------------------------------------------- resuming inside a split input
+def resumed(storage: MemoryStorage, outputs: int, **kw: Any) -> tuple[SparkSink, Any]:
+    from reactive_streams.spark.commit_log import CommitRecord
+
+    partial = {"rs_partial": {"after": {"l": 1}, "outputs": outputs}}
+    storage.commits["u"] = {0: CommitRecord("u", 0, 1, 0, 3, position=partial)}
+    ex = ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=10, **kw)
+    assert sink.resume_position == {"l": 1}
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    return sink, (ex, sub)
+
+
+def test_a_replay_drops_the_outputs_already_committed_in_lists_and_alone() -> None:
+    storage = MemoryStorage()
+    sink, (ex, sub) = resumed(storage, 3)
+    requested = sub.requested
+    out = [Positioned(None, (k, "old")) for k in range(2)]
+    sink.on_next(out)  # both committed already: the element is consumed, its slot free
+    assert sink.outstanding == requested  # requested again at once
+    assert sub.requested == requested + 1
+    sink.on_next([Positioned(None, (2, "old")), Positioned({"l": 2}, (3, "new"))])
+    sink.on_next(Positioned({"l": 3}, (4, "new")))  # nothing left to drop: kept
+    sink.on_complete()
+    ex.run_all()
+    assert storage.reader_view("u") == [(3, "new"), (4, "new")]
+    assert [r.position for r in storage.committed("u")][1:] == [{"l": 3}]
+
+
+def test_a_replay_that_differs_from_the_committed_run_fails() -> None:
+    storage = MemoryStorage()
+    sink, (ex, sub) = resumed(storage, 2)
+    sink.on_next(Positioned({"l": 9}, (0, "other")))  # completes an input where none may
+    ex.run_all()
+    assert sub.cancelled
+    assert str(failure(sink).__cause__) == (
+        "the replay differs from the committed run: output Positioned({'l': 9}, (0, 'other')) "
+        "comes where 2 outputs of the input after position {'l': 1} were committed "
+        "(a non-deterministic source or flat_map)"
+    )
+    storage = MemoryStorage()
+    sink, (ex, _) = resumed(storage, 2)
+    sink.on_next((0, "bare"))  # no envelope at all
+    ex.run_all()
+    assert "output (0, 'bare') comes where 2 outputs" in str(failure(sink).__cause__)
+
+
+def test_a_replay_after_cancel_is_dropped() -> None:
+    storage = MemoryStorage()
+    sink, (ex, sub) = resumed(storage, 2)
+    sink.cancel()
+    sink.on_next(Positioned({"l": 9}, (0, "x")))  # would fail the sink if looked at
+    ex.run_all()
+    assert sink.result(0).status == "cancelled"
