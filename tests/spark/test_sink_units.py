@@ -604,7 +604,7 @@ def test_a_replay_that_differs_from_the_committed_run_fails() -> None:
 
 def test_a_replay_after_cancel_is_dropped() -> None:
     storage = MemoryStorage()
-    sink, (ex, sub) = resumed(storage, 2)
+    sink, (ex, _) = resumed(storage, 2)
     sink.cancel()
     sink.on_next(Positioned({"l": 9}, (0, "x")))  # would fail the sink if looked at
     ex.run_all()
