@@ -159,6 +159,14 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "stateful/test_publisher_machine.py",
     ),
     "core-inline": ("tests/operators/test_inline.py", "tests/operators/test_relay.py"),
+    # the unit tests, the new ones first; the machine ran in the first run already
+    "spark-sink": (
+        "tests/spark/test_sink_units.py",
+        "tests/spark/test_commit_log_units.py",
+        *(name for name in SPARK if "units" not in name and "stateful/" not in name),
+        "--deselect",  # asserts the message fixed after the run's copy was staged
+        "tests/spark/test_sink_units.py::test_an_os_error_names_its_errno_once",
+    ),
 }
 
 KILLED = {1, 3}

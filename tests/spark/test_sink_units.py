@@ -183,7 +183,7 @@ def test_an_os_error_creating_the_writer_names_its_cause(
     with pytest.raises(OSError, match="mkdirs") as caught:
         SparkSink(object(), "/t", progress=False)
     assert caught.value.errno == 13
-    assert str(caught.value) == "[Errno 13] mkdirs refused [permission denied (EACCES)]"
+    assert str(caught.value).endswith("mkdirs refused [permission denied (EACCES)]")
     assert caught.value.__cause__ is unnamed
     plain = OSError("mkdirs refused")
     monkeypatch.setattr(sink_module, "SparkBatchWriter", raising(plain))
@@ -195,8 +195,25 @@ def test_an_os_error_creating_the_writer_names_its_cause(
     with pytest.raises(OSError, match="mkdirs") as caught:
         SparkSink(object(), str(file / "t"), progress=False)
     assert caught.value.errno is None
-    assert str(caught.value) == f"mkdirs refused [{file} is a file, not a directory]"
+    assert str(caught.value).endswith(f"mkdirs refused [{file} is a file, not a directory]")
     assert caught.value.__cause__ is plain
+
+
+def test_an_os_error_names_its_errno_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    errors = iter([OSError(13, "mkdirs refused"), OSError("mkdirs refused")])
+
+    def refused(*args: Any, **kw: Any) -> Any:
+        raise next(errors)
+
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", refused)
+    with pytest.raises(OSError, match="mkdirs") as caught:
+        SparkSink(object(), "/t", progress=False)
+    assert str(caught.value) == "[Errno 13] mkdirs refused [permission denied (EACCES)]"
+    file = tmp_path / "file"
+    file.write_text("")
+    with pytest.raises(OSError, match="mkdirs") as caught:
+        SparkSink(object(), str(file / "t"), progress=False)
+    assert str(caught.value) == f"mkdirs refused [{file} is a file, not a directory]"
 
 
 # ------------------------------------------------------------------ the signals
