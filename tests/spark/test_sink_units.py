@@ -626,3 +626,48 @@ def test_a_replay_after_cancel_is_dropped() -> None:
     sink.on_next(Positioned({"l": 9}, (0, "x")))  # would fail the sink if looked at
     ex.run_all()
     assert sink.result(0).status == "cancelled"
+
+
+# ------------------------------------------------------------- step failures
+def test_a_failed_step_names_both_attempts_and_the_io_cause() -> None:
+    import errno
+
+    step_failed = sink_module._StepFailed
+    same = step_failed("stage", 3, 2, OSError("x"), OSError("x"))
+    assert str(same) == "stage of batch 3 failed after 2 attempt(s): OSError('x')"
+    assert same.step == "stage"
+    full = OSError(errno.ENOSPC, "No space left on device")
+    first = step_failed("commit", 1, 3, RuntimeError("0-byte record"), full)
+    assert str(first) == (
+        "commit of batch 1 failed after 3 attempt(s): RuntimeError('0-byte record'); "
+        "attempt 1 failed with OSError(28, 'No space left on device') "
+        "[no space left on device (ENOSPC)]"
+    )
+    last = step_failed("publish", 0, 1, full, full)
+    assert str(last).endswith(
+        "OSError(28, 'No space left on device') [no space left on device (ENOSPC)]"
+    )
+
+
+def test_result_waits_at_most_its_timeout() -> None:
+    import concurrent.futures
+    import threading
+
+    ex = ManualExecutor()
+    sink = memory_sink(MemoryStorage(), ex)
+    outcome: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            sink.result(0.01)
+        except BaseException as e:  # the TimeoutError expected
+            outcome.append(e)
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiter.join(10)
+    done = not waiter.is_alive()
+    sink.cancel()
+    ex.run_all()  # the result is resolved: a waiter still blocked returns
+    assert done
+    assert [type(e) for e in outcome] == [concurrent.futures.TimeoutError]
