@@ -593,11 +593,12 @@ def test_a_replay_drops_the_outputs_already_committed_in_lists_and_alone() -> No
     sink.on_next(out)  # both committed already: the element is consumed, its slot free
     assert sink.outstanding == requested  # requested again at once
     assert sub.requested == requested + 1
-    sink.on_next([Positioned(None, (2, "old")), Positioned({"l": 2}, (3, "new"))])
-    sink.on_next(Positioned({"l": 3}, (4, "new")))  # nothing left to drop: kept
+    rest = [Positioned(None, (3, "new")), Positioned({"l": 2}, (4, "new"))]
+    sink.on_next([Positioned(None, (2, "old")), *rest])  # the rest stays one list
+    sink.on_next(Positioned({"l": 3}, (5, "new")))  # nothing left to drop: kept
     sink.on_complete()
     ex.run_all()
-    assert storage.reader_view("u") == [(3, "new"), (4, "new")]
+    assert storage.reader_view("u") == [(3, "new"), (4, "new"), (5, "new")]
     assert [r.position for r in storage.committed("u")][1:] == [{"l": 3}]
 
 
