@@ -359,3 +359,45 @@ def test_recovery_keeps_a_batch_that_lives_in_staging_over_connect() -> None:
     assert (recovery.rolled_forward, recovery.removed_staging) == ((), ())
     assert recovery.resume_offset == 10
     assert log.committed_files() == [f"{T}/{staging}/part-0"]
+
+
+def test_a_compaction_deltas_each_field_of_a_position_on_its_own() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=3)
+    positions: list[object] = [
+        {"done": ["b", "a"], "ids": [1, 2], "m": {"x": 1}},
+        {"done": ["b", "a"], "ids": [1, 2], "m": {"x": 1}},  # unchanged, unsorted too
+        {"done": ["a", "b", "c"], "ids": [1, 2, 3], "m": 3},  # a set grows, the rest whole
+    ]
+    for b, position in enumerate(positions):
+        log.commit(record(b, position))
+    stored = json.loads(fs.files[f"{log.commits_dir}/{2:012d}.compact"])
+    assert type(stored[0]) is str
+    assert [json.loads(item["rs_delta"])["position"] for item in stored[1:]] == [
+        {"done": {"rs_added": []}, "ids": {"rs_added": []}, "m": {"x": 1}},
+        {"done": {"rs_added": ["c"]}, "ids": [1, 2, 3], "m": 3},
+    ]
+    assert [r.position for r in log.records()] == positions
+
+
+def test_a_position_that_is_a_list_from_the_first_record_on() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=2)
+    log.commit(record(0, ["a"]))
+    log.commit(record(1, ["a", "b"]))
+    stored = json.loads(fs.files[f"{log.commits_dir}/{1:012d}.compact"])
+    assert json.loads(stored[1]["rs_delta"])["position"] == {"rs_added": ["b"]}
+    assert [r.position for r in log.records()] == [["a"], ["a", "b"]]
+
+
+def test_a_record_file_with_no_record_in_it_is_named() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    log.commit(record(0))
+    raw(fs, log, f"{1:012d}.json", "\n \n")
+    log.commit(record(2))
+    with pytest.raises(RuntimeError) as caught:
+        log.records()
+    assert str(caught.value) == (
+        f"commit record {log.commits_dir}/{1:012d}.json is unreadable: no record in it"
+    )

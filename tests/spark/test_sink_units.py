@@ -672,3 +672,51 @@ def test_result_waits_at_most_its_timeout() -> None:
     ex.run_all()  # the result is resolved: a waiter still blocked returns
     assert done
     assert [type(e) for e in outcome] == [concurrent.futures.TimeoutError]
+
+
+def test_close_after_on_complete_while_writing_still_completes() -> None:
+    ex = ManualExecutor()
+    sink = memory_sink(MemoryStorage(), ex, batch_rows=10)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    sink.on_complete()  # batch 0 still to write
+    sink.close()  # the upstream ended already: nothing to close
+    ex.run_all()
+    assert sink.result(0).status == "completed"
+
+
+def _timers(sink: SparkSink) -> list[Any]:
+    import threading
+
+    return [
+        t
+        for t in threading.enumerate()
+        if isinstance(t, threading.Timer) and t.function == sink._on_delay
+    ]
+
+
+def test_the_latency_timer_never_keeps_the_process_alive() -> None:
+    sink = memory_sink(MemoryStorage(), ManualExecutor(), batch_rows=10, max_latency=60.0)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    timers = _timers(sink)
+    for timer in timers:
+        timer.cancel()
+    assert len(timers) == 1
+    assert timers[0].daemon is True
+
+
+def test_the_latency_bound_seals_nothing_while_a_write_is_in_flight() -> None:
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=3, max_latency=60.0)
+    sink.on_subscribe(FakeSubscription())
+    for i in range(4):
+        sink.on_next((i, "x"))  # batch 0 sealed, one record filling
+    sink._on_delay()  # the timer fires while batch 0 is in flight: it keeps filling
+    for i in range(4, 6):
+        sink.on_next((i, "x"))
+    sink.on_complete()
+    ex.run_all()
+    for timer in _timers(sink):
+        timer.cancel()
+    assert [r.rows for r in storage.committed("u")] == [3, 3]
