@@ -401,3 +401,60 @@ def test_a_record_file_with_no_record_in_it_is_named() -> None:
     assert str(caught.value) == (
         f"commit record {log.commits_dir}/{1:012d}.json is unreadable: no record in it"
     )
+
+
+def test_a_record_is_json_with_sorted_keys() -> None:
+    text = record(0, {"b": 1, "a": 2}).to_json()
+    assert list(json.loads(text)) == sorted(json.loads(text))
+    assert text == json.dumps(json.loads(text), sort_keys=True)
+
+
+def test_the_log_compacts_every_100_batches_by_default() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    for b in range(100):
+        log.commit(record(b))
+        if b == 98:
+            assert not [n for n in fs.files if n.endswith(".compact")]
+    assert [e.name for e in fs.list(log.commits_dir)] == [f"{99:012d}.compact"]
+
+
+def _held(fs: DictFS, age: float) -> CommitLog:
+    """node-a holds the lease; its last heartbeat is ``age`` seconds old."""
+    import time
+
+    holder = CommitLog(fs, T, "ev")
+    mine = holder.acquire(host="node-a", pid=1, heartbeat=False)
+    beat = f"{holder.sink_dir}/lease/{mine.epoch:012d}.beat"
+    fs.files[beat] = repr(time.time() - age).encode()
+    return holder
+
+
+def test_a_live_holder_is_named_and_the_ttl_decides_what_is_live() -> None:
+    fs = DictFS()
+    holder = _held(fs, 10.0)
+    with pytest.raises(LeaseHeld) as caught:
+        CommitLog(fs, T, "ev").acquire(host="node-b", pid=1, heartbeat=False)
+    assert str(caught.value).endswith(
+        "one writer per (path, sink_id); wait for it to end, or pass takeover=True"
+    )
+    assert str(caught.value).startswith(f"sink_id 'ev' of {T} is held by node-a:1:")
+    # a ttl of 5 s: 10 s without a heartbeat is a dead holder
+    CommitLog(fs, T, "ev").acquire(host="node-b", pid=1, heartbeat=False, ttl_s=5.0)
+    assert holder.lease is not None
+
+
+def test_the_default_ttl_is_30_seconds() -> None:
+    fs = DictFS()
+    _held(fs, 30.5)  # dead at 30 s (a ttl of 31 s would still see it live)
+    CommitLog(fs, T, "ev").acquire(host="node-b", pid=1, heartbeat=False)
+
+
+def test_acquire_starts_the_heartbeat_by_default() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "ev")
+    mine = log.acquire(host="h", pid=1)
+    try:
+        assert f"{log.sink_dir}/lease/{mine.epoch:012d}.beat" in fs.files
+    finally:
+        log.release()
