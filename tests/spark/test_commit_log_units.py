@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from reactive_streams.spark.commit_log import CommitLog, CommitRecord, LeaseHeld, LeaseLost
+from reactive_streams.spark.hadoop_fs import Entry
 
 from .test_commit_log import DictFS, record
 from .test_lease import CandidateFS, batch, writer
@@ -458,3 +459,65 @@ def test_acquire_starts_the_heartbeat_by_default() -> None:
         assert f"{log.sink_dir}/lease/{mine.epoch:012d}.beat" in fs.files
     finally:
         log.release()
+
+
+def test_the_fence_record_carries_the_last_position_and_no_attempt() -> None:
+    fs = DictFS()
+    old = writer(fs, "node-a")
+    old.commit(replace(batch(old, fs, 0), position={"p": 1}))
+    heir = CommitLog(fs, T, "ev")
+    mine = heir.acquire(host="node-b", pid=1, heartbeat=False, takeover=True)
+    fence = heir.records()[-1]
+    assert fence == CommitRecord(
+        "ev", 1, 0, 10, 10, position={"p": 1}, epoch=mine.epoch, holder=mine.holder
+    )
+    assert heir.recover().resume_position == {"p": 1}  # a restart resumes after batch 0
+
+
+def test_only_this_sink_ids_batch_directories_are_its_own() -> None:
+    log = CommitLog(DictFS(), T, "ab")
+    assert log.batch_id_of("rs_batch=ab-000000000003") == 3
+    assert log.batch_id_of("rs_batch=xy-000000000003") is None  # same length, other id
+    assert log.batch_id_of("rs_batch=ab-3") is None
+
+
+def test_the_newest_of_two_compactions_is_read() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=0)
+    for b in range(2):
+        log.commit(record(b))
+    log.compact()
+    older = fs.files[f"{log.commits_dir}/{1:012d}.compact"]
+    for b in range(2, 4):
+        log.commit(record(b))
+    log.compact()  # deletes the older one; a crash could have left it
+    fs.files[f"{log.commits_dir}/{1:012d}.compact"] = older
+    assert [r.batch_id for r in log.records()] == [0, 1, 2, 3]
+
+
+def test_over_connect_the_log_is_read_in_one_job() -> None:
+    class Counting(CandidateFS):
+        calls: list[str]
+
+        def read_many(self, uri: str) -> dict[str, bytes]:
+            self.calls.append("read_many")
+            return super().read_many(uri)
+
+        def read(self, uri: str) -> bytes:
+            self.calls.append("read")
+            return super().read(uri)
+
+        def list(self, uri: str) -> list[Entry]:
+            self.calls.append("list")
+            return super().list(uri)
+
+    fs = Counting()
+    fs.calls = []
+    log = CommitLog(fs, T, "ev", compact_every=0)
+    for b in range(3):
+        log.commit(batch(log, fs, b))
+    log.compact()
+    log.commit(batch(log, fs, 3))
+    fs.calls = []
+    assert [r.batch_id for r in log.records()] == [0, 1, 2, 3]
+    assert fs.calls == ["read_many"]
