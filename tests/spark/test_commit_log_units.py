@@ -521,3 +521,31 @@ def test_over_connect_the_log_is_read_in_one_job() -> None:
     fs.calls = []
     assert [r.batch_id for r in log.records()] == [0, 1, 2, 3]
     assert fs.calls == ["read_many"]
+
+
+def test_a_compaction_is_read_from_its_first_line() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=2)
+    for b in range(2):
+        log.commit(record(b))
+    fs.files[f"{log.commits_dir}/{1:012d}.compact"] += b"\n{a second candidate, torn"
+    assert [r.batch_id for r in log.records()] == [0, 1]
+
+
+def test_a_torn_leftover_at_the_compactions_own_id_is_skipped() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=2)
+    for b in range(3):
+        log.commit(record(b))
+    raw(fs, log, f"{1:012d}.json", '{"torn')
+    assert [r.batch_id for r in log.records()] == [0, 1, 2]
+
+
+def test_repair_deletes_only_the_last_record_torn() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    for b in range(3):
+        log.commit(record(b))
+    raw(fs, log, f"{3:012d}.json", '{"torn')
+    assert [r.batch_id for r in log.records(repair=True)] == [0, 1, 2]
+    assert f"{log.commits_dir}/{3:012d}.json" not in fs.files
