@@ -549,3 +549,88 @@ def test_repair_deletes_only_the_last_record_torn() -> None:
     raw(fs, log, f"{3:012d}.json", '{"torn')
     assert [r.batch_id for r in log.records(repair=True)] == [0, 1, 2]
     assert f"{log.commits_dir}/{3:012d}.json" not in fs.files
+
+
+class CountingFS(DictFS):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+        self.deletes: list[str] = []
+        self.race_on: tuple[str, int, bytes] | None = None  # uri, which create, what lands
+
+    def read(self, uri: str) -> bytes:
+        self.reads += 1
+        return super().read(uri)
+
+    def delete(self, uri: str, recursive: bool = True) -> None:
+        self.deletes.append(uri)
+        super().delete(uri, recursive)
+
+    def create_exclusive(self, uri: str, data: bytes) -> bool:
+        if self.race_on is not None and self.race_on[0] == uri:
+            target, left, landed = self.race_on
+            self.race_on = (target, left - 1, landed) if left > 1 else None
+            if left == 1:  # another writer's create lands first
+                self.files[uri] = landed
+                return False
+        return super().create_exclusive(uri, data)
+
+
+def test_a_commit_reads_once_and_a_replayed_one_deletes_nothing() -> None:
+    fs = CountingFS()
+    log = writer(fs, "node-a")
+    log.commit(batch(log, fs, 0))
+    rec = batch(log, fs, 1)
+    fs.reads = 0
+    log.commit(rec)
+    assert fs.reads == 1  # the predecessor, nothing else
+    fs.reads, fs.deletes = 0, []
+    log.commit(rec)  # a replay: the record is there, ours
+    assert (fs.reads, fs.deletes) == (2, [])
+
+
+def test_commit_names_a_record_file_with_two_records_of_one_epoch() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    one = record(0)
+    raw(fs, log, f"{0:012d}.json", f"{one.to_json()}\n{replace(one, attempt=2).to_json()}")
+    with pytest.raises(RuntimeError) as caught:
+        log.commit(one)
+    assert str(caught.value).startswith(
+        f"commit record {log.commits_dir}/{0:012d}.json holds different records"
+    )
+
+
+def test_a_fenced_record_replaced_reads_once_more_and_a_race_there_is_lost() -> None:
+    for race in (False, True):
+        fs = CountingFS()
+        zombie = writer(fs, "node-a")
+        zombie.commit(batch(zombie, fs, 0))
+        heir = writer(fs, "node-b", takeover=True)  # fences batch 1
+        stale = replace(batch(zombie, fs, 2), offset_before=10, offset_after=99)
+        uri = heir._record_uri(2)
+        fs.files[uri] = replace(stale, epoch=0, holder="zombie").to_json().encode()
+        mine = batch(heir, fs, 2)
+        if not race:
+            fs.reads = 0
+            heir.commit(mine)
+            assert fs.reads == 2  # the stale record, then the predecessor
+            assert fs.deletes == [uri]
+            continue
+        third = replace(mine, epoch=9, holder="node-c")
+        fs.race_on = (uri, 2, third.to_json().encode())  # lands between delete and create
+        with pytest.raises(LeaseLost, match=r"taken over by node-c \(epoch 9\)"):
+            heir.commit(mine)
+
+
+def test_a_commit_refused_for_its_predecessor_leaves_no_record() -> None:
+    fs = DictFS()
+    zombie = writer(fs, "node-a")
+    for b in range(2):
+        zombie.commit(batch(zombie, fs, b))
+    late = batch(zombie, fs, 2)
+    heir = writer(fs, "node-b", takeover=True)
+    heir.reset()  # batch 1 is gone
+    with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 'ev' refused: batch 1 is gone"):
+        zombie.commit(late)
+    assert zombie._record_uri(2) not in fs.files
