@@ -634,3 +634,37 @@ def test_a_commit_refused_for_its_predecessor_leaves_no_record() -> None:
     with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 'ev' refused: batch 1 is gone"):
         zombie.commit(late)
     assert zombie._record_uri(2) not in fs.files
+
+
+def test_a_refused_replay_deletes_the_record_it_did_not_create() -> None:
+    fs = DictFS()
+    log = writer(fs, "node-a")
+    recs = [batch(log, fs, b) for b in range(1)]
+    log.commit(recs[0])
+    recs.append(batch(log, fs, 1))
+    log.commit(recs[1])
+    recs.append(batch(log, fs, 2))
+    log.commit(recs[2])
+    del fs.files[log._record_uri(1)]  # a newer writer's reset, say
+    with pytest.raises(LeaseLost, match=r"batch 1 is gone"):
+        log.commit(recs[2])  # a replay: the record is there already, not created now
+    assert log._record_uri(2) in fs.files
+
+
+def test_over_connect_a_refused_commit_deletes_no_candidate() -> None:
+    class Deletes(CandidateFS):
+        deleted: list[str]
+
+        def delete(self, uri: str, recursive: bool = True) -> None:
+            self.deleted.append(uri)
+            super().delete(uri, recursive)
+
+    fs = Deletes()
+    fs.deleted = []
+    zombie = writer(fs, "node-a")
+    zombie.commit(batch(zombie, fs, 0))
+    writer(fs, "node-b", takeover=True)  # fences batch 1
+    fs.deleted = []
+    with pytest.raises(LeaseLost, match=r"batch 1 is node-b"):
+        zombie.commit(replace(batch(zombie, fs, 2), offset_before=10, offset_after=20))
+    assert fs.deleted == []  # its candidate may sit beside others: deleting all is no undo
