@@ -668,3 +668,22 @@ def test_over_connect_a_refused_commit_deletes_no_candidate() -> None:
     with pytest.raises(LeaseLost, match=r"batch 1 is node-b"):
         zombie.commit(replace(batch(zombie, fs, 2), offset_before=10, offset_after=20))
     assert fs.deleted == []  # its candidate may sit beside others: deleting all is no undo
+
+
+def test_a_predecessor_is_found_on_a_compactions_first_line() -> None:
+    fs = DictFS()
+    log = writer(fs, "node-a", compact_every=2)
+    for b in range(2):
+        log.commit(batch(log, fs, b))
+    fs.files[f"{log.commits_dir}/{1:012d}.compact"] += b"\n{a torn second candidate"
+    log.commit(batch(log, fs, 2))
+    assert [r.batch_id for r in log.records()] == [0, 1, 2]
+
+
+def test_a_commit_at_the_id_a_compaction_ends_at_is_refused() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=3)
+    for b in range(3):
+        log.commit(record(b))  # 2 compacts 0..2: their records are gone
+    with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 's' refused: the log is compacted"):
+        log.commit(replace(record(2), attempt=9))  # a zombie's batch 2, created again
