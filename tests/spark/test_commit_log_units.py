@@ -682,8 +682,13 @@ def test_a_predecessor_is_found_on_a_compactions_first_line() -> None:
 
 def test_a_commit_at_the_id_a_compaction_ends_at_is_refused() -> None:
     fs = DictFS()
-    log = CommitLog(fs, T, "s", compact_every=3)
-    for b in range(3):
-        log.commit(record(b))  # 2 compacts 0..2: their records are gone
-    with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 's' refused: the log is compacted"):
-        log.commit(replace(record(2), attempt=9))  # a zombie's batch 2, created again
+    zombie = writer(fs, "node-a")
+    for b in range(2):
+        zombie.commit(batch(zombie, fs, b))
+    late = batch(zombie, fs, 2)
+    heir = writer(fs, "node-b", takeover=True)  # fences batch 2
+    kept = fs.files[zombie._record_uri(1)]
+    heir.compact()  # 2.compact; a crash left record 1 behind (the zombie's predecessor)
+    fs.files[zombie._record_uri(1)] = kept
+    with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 'ev' refused: the log is compacted"):
+        zombie.commit(late)
