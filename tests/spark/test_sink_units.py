@@ -720,3 +720,14 @@ def test_the_latency_bound_seals_nothing_while_a_write_is_in_flight() -> None:
     for timer in _timers(sink):
         timer.cancel()
     assert [r.rows for r in storage.committed("u")] == [3, 3]
+
+
+def test_a_dataframe_is_a_batch_of_rows() -> None:
+    pd = pytest.importorskip("pandas")
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = any_sink(storage, ex, batch_rows=10)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next(pd.DataFrame({"id": [0, 1]}))
+    sink.on_complete()
+    ex.run_all()
+    assert storage.reader_view("u") == [{"id": 0}, {"id": 1}]
