@@ -692,3 +692,21 @@ def test_a_commit_at_the_id_a_compaction_ends_at_is_refused() -> None:
     fs.files[zombie._record_uri(1)] = kept
     with pytest.raises(LeaseLost, match=r"batch 2 of sink_id 'ev' refused: the log is compacted"):
         zombie.commit(late)
+
+
+def test_hidden_files_beside_the_log_and_the_table_are_left_alone() -> None:
+    # Hadoop's local filesystem writes a .crc checksum beside every file it writes
+    fs = DictFS()
+    log = CommitLog(fs, T, "s", compact_every=0)
+    fs.files[f"{log.commits_dir}/.000000000000.json.crc"] = b"crc"
+    fs.files[f"{T}/.part-0.crc"] = b"crc"
+    for b in range(3):
+        log.commit(record(b))
+    assert log.compact() == 3
+    assert sorted(e.name for e in fs.list(log.commits_dir)) == [
+        ".000000000000.json.crc",
+        f"{2:012d}.compact",
+    ]
+    for b in range(3):
+        fs.files[f"{log.batch_dir(b)}/part-0"] = b"rows"
+    assert CommitLog(fs, T, "s").recover().resume_offset == 30
