@@ -710,3 +710,49 @@ def test_hidden_files_beside_the_log_and_the_table_are_left_alone() -> None:
     for b in range(3):
         fs.files[f"{log.batch_dir(b)}/part-0"] = b"rows"
     assert CommitLog(fs, T, "s").recover().resume_offset == 30
+
+
+def test_recovery_removes_uncommitted_batch_directories_and_names_foreign_files() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    fs.files[f"{log.batch_dir(5)}/part-0"] = b"never committed"
+    recovery = CommitLog(fs, T, "s").recover()
+    assert recovery.removed_staging == (log.batch_dir_name(5),)
+    assert not [p for p in fs.files if "rs_batch=" in p]
+    for name in ("f", "e", "d", "c", "b", "a"):
+        fs.files[f"{T}/{name}"] = b"?"
+    fs.files[f"{T}/other/part-0"] = b"?"  # a directory is foreign too
+    fs.files[f"{T}/rs_batch=x"] = b"?"  # a file with a batch directory's name
+    with pytest.raises(RuntimeError) as caught:
+        CommitLog(fs, T, "s").recover()
+    shown = ", ".join(f"{T}/{n}" for n in ("a", "b", "c", "d", "e"))
+    assert str(caught.value) == (
+        f"table {T} holds 8 file(s) no sink wrote ({shown}); "
+        "a reader of the directory would read them too: use an empty directory"
+    )
+
+
+def test_recovery_names_a_committed_batch_whose_data_is_gone() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    _committed(fs, log, 0)
+    del fs.files[f"{T}/{log.staging_dir_name(0)}/part-0"]  # neither staged nor published
+    with pytest.raises(RuntimeError) as caught:
+        CommitLog(fs, T, "s").recover()
+    assert str(caught.value) == (
+        f"commit record {log._record_uri(0)} names {log.batch_dir(0)}, which is missing "
+        "(1 committed batch(es) missing): data was deleted behind the commit log; "
+        "restore it or start over with mode='overwrite'"
+    )
+
+
+def test_recovery_over_connect_keeps_the_staged_data_of_committed_batches() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    staging = log.staging_dir_name(0)
+    fs.files[f"{T}/{staging}/part-0"] = b"rows"
+    log.commit(CommitRecord("s", 0, 1, 0, 10, staging, (("part-0", f"{staging}/part-0"),)))
+    fs.files[f"{T}/{log.staging_dir_name(1)}/part-0"] = b"never committed"
+    recovery = CommitLog(fs, T, "s").recover()
+    assert recovery.removed_staging == (f"_rs_sink/s/staging/{1:012d}",)
+    assert f"{T}/{staging}/part-0" in fs.files

@@ -277,7 +277,9 @@ def test_a_schema_error_outside_the_batch_is_left_as_it_is() -> None:
     from reactive_streams.spark.records import SchemaError
 
     error = SchemaError("field 'x': record 7", "x", 7)
+    error.__cause__ = root = ValueError("root")
     entries = [Positioned(1, "a"), Positioned(2, "b")]
+    assert sink_module._locate(error, entries, 7).__cause__ is root
     assert str(sink_module._locate(error, entries, 7)) == (
         "field 'x': record 7 (source position after it: 1)"
     )
