@@ -756,3 +756,12 @@ def test_recovery_over_connect_keeps_the_staged_data_of_committed_batches() -> N
     recovery = CommitLog(fs, T, "s").recover()
     assert recovery.removed_staging == (f"_rs_sink/s/staging/{1:012d}",)
     assert f"{T}/{staging}/part-0" in fs.files
+
+
+def test_recovery_over_connect_names_the_staging_directory_it_lost() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    staging = log.staging_dir_name(0)
+    log.commit(CommitRecord("s", 0, 1, 0, 10, staging, (("part-0", f"{staging}/part-0"),)))
+    with pytest.raises(RuntimeError, match=rf"names {T}/{staging}, which is missing"):
+        CommitLog(fs, T, "s").recover()
