@@ -76,6 +76,7 @@ def test_the_first_record_estimate_counts_arrow_bytes() -> None:
     assert estimate(nested(9)) == 9 * 4 + 8
     assert estimate(nested(12)) == 9 * 4 + 8
     assert estimate(nested(8)) == 8 * 4 + 8
+    assert estimate([Positioned(1, nested(9))]) == 4 + 8 * 4 + 8  # an envelope keeps the depth
 
 
 def test_the_split_position_of_a_partial_commit() -> None:
