@@ -647,6 +647,8 @@ def test_a_failed_step_names_both_attempts_and_the_io_cause() -> None:
         "attempt 1 failed with OSError(28, 'No space left on device') "
         "[no space left on device (ENOSPC)]"
     )
+    late = step_failed("stage", 0, 2, full, OSError("x"))  # the cause only in the last
+    assert str(late).endswith("OSError('x') [no space left on device (ENOSPC)]")
     last = step_failed("publish", 0, 1, full, full)
     assert str(last).endswith(
         "OSError(28, 'No space left on device') [no space left on device (ENOSPC)]"
