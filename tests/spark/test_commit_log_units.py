@@ -765,3 +765,10 @@ def test_recovery_over_connect_names_the_staging_directory_it_lost() -> None:
     log.commit(CommitRecord("s", 0, 1, 0, 10, staging, (("part-0", f"{staging}/part-0"),)))
     with pytest.raises(RuntimeError, match=rf"names {T}/{staging}, which is missing"):
         CommitLog(fs, T, "s").recover()
+
+
+def test_a_batch_committed_but_not_yet_published_is_read_from_staging() -> None:
+    fs = DictFS()
+    log = CommitLog(fs, T, "s")
+    _committed(fs, log, 0)
+    assert log.committed_files() == [f"{T}/{log.staging_dir_name(0)}/part-0"]
