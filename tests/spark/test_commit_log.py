@@ -59,6 +59,7 @@ class DictFS:
             self.files[dst + path[len(src) :]] = self.files.pop(path)
 
     def delete(self, uri: str, recursive: bool = True) -> None:
+        assert type(recursive) is bool, recursive  # py4j passes no None to a boolean
         prefix = uri.rstrip("/") + "/"
         for path in [p for p in self.files if p == uri or p.startswith(prefix)]:
             del self.files[path]

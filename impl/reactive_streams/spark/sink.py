@@ -294,7 +294,9 @@ class SparkSink:
                 why = io_cause(e) or (local_cause(path) if path else None)
                 if why is None or why in str(e):
                     raise
-                raise OSError(getattr(e, "errno", None), f"{e} [{why}]") from e
+                if e.errno is None:  # OSError(None, text) would print "[Errno None]"
+                    raise OSError(f"{e} [{why}]") from e
+                raise OSError(e.errno, f"{e.strerror} [{why}]") from e
         self.writer = writer
         self.sink_id = sink_id
         self.batch_rows = batch_rows
