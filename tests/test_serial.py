@@ -321,3 +321,40 @@ def test_a_serial_queue_task_handles_at_most_256_messages_by_default() -> None:
     assert len(queue) == 1
     manual.run_all()
     assert seen == list(range(257))
+
+
+def test_spec307_a_second_cancel_while_another_thread_holds_the_lock_stays_a_no_op() -> None:
+    """Rule 3.7: once made, a cancel is never queued again, even when the lock is busy;
+    a queued second cancel would be made upstream by the next caller."""
+    upstream = _Upstream()
+    serial = SerialSubscription(upstream)
+    serial.cancel()
+    serial._busy.acquire()  # this thread holds the lock: another thread's call would queue
+    try:
+        _on_other_thread(serial.cancel)
+    finally:
+        serial._busy.release()
+    serial.cancel()
+    serial.request(1)
+    assert upstream.calls == ["cancel"]
+
+
+def test_spec307_a_cancel_made_by_another_thread_before_this_one_locks_is_not_repeated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between a cancel's first look and its lock, another thread's cancel is made: the
+    look under the lock sees it, and upstream is cancelled once (rule 3.7)."""
+    upstream = _Upstream()
+    serial = SerialSubscription(upstream)
+    main = threading.current_thread()
+    armed: list[bool] = []
+
+    def hook(point: str, _target: object) -> None:
+        if point == "serial.acquire" and threading.current_thread() is main and not armed:
+            armed.append(True)
+            _on_other_thread(serial.cancel)
+
+    monkeypatch.setattr(_serial, "_sched_hook", hook)
+    serial.cancel()
+    assert armed
+    assert upstream.calls == ["cancel"]
