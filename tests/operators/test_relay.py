@@ -92,6 +92,27 @@ def test_a_raising_subscriber_is_dropped_by_its_hop(name: str, traced: bool) -> 
     _one_value_no_terminal(ts)
 
 
+@pytest.mark.parametrize("name", sorted(HOPS))
+def test_the_log_of_a_raising_subscriber_carries_the_exception_it_raised(
+    name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Rule 2.13: the fault reaches someone who can act on it: the record carries the
+    very exception the subscriber raised, not a stand-in."""
+    raised: list[Fault] = []
+
+    def hook(ts: TestSubscriber[Any], x: object) -> None:
+        raised.append(Fault("the subscriber raises on purpose"))
+        raise raised[-1]
+
+    logging.disable(logging.NOTSET)
+    source = Flow(sources.range(0, 10)).do_on_cancel(lambda: None)
+    with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+        HOPS[name](source).subscribe(TestSubscriber(4, on_next_hook=hook))
+    logged = [r.exc_info[1] for r in caplog.records if "rule 2.13" in r.getMessage() and r.exc_info]
+    assert raised
+    assert logged == raised
+
+
 def test_a_raising_subscriber_is_dropped_by_subscribe_on(traced: bool) -> None:
     """Rule 3.13 on subscribe_on (the machine's ``test_rule_313_references_dropped``)."""
     executor = ManualExecutor()
