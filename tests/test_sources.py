@@ -819,5 +819,12 @@ def test_range_and_from_iterable_pass_their_batch_size_and_name(manual: ManualEx
     ts.assert_values(*range(10)).assert_complete()
     assert repr(sources.generate(0, count)) == "<generate publisher>"
     assert repr(sources.from_iterable([1])) == "<from_iterable publisher>"
+    assert repr(sources.from_iterable(iter([1]))) == "<from_iterable publisher>"  # one-shot
+    assert repr(sources.IterablePublisher(lambda: iter([1]))) == "<iterable publisher>"
+    with pytest.raises(TypeError) as scalar_none:
+        sources.just(1).subscribe(None)  # type: ignore[arg-type]
+    assert str(scalar_none.value) == (
+        "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
+    )
     with pytest.raises(ValueError, match=r"^range: step must not be zero$"):
         sources.range(0, 5, 0)

@@ -63,6 +63,7 @@ _CORE_UNIT = (
     "tests/test_scalar_subscription.py",
     "tests/operators/test_relay.py",
     "tests/operators/test_fusion.py",
+    "tests/operators/test_flat_map_direct.py",  # the sources' "items" and scalar answers
     "tests/operators/test_transform.py",
     "tests/operators/test_regressions.py",
     "tests/operators/test_hop_traces.py",
