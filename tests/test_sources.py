@@ -828,3 +828,22 @@ def test_range_and_from_iterable_pass_their_batch_size_and_name(manual: ManualEx
     )
     with pytest.raises(ValueError, match=r"^range: step must not be zero$"):
         sources.range(0, 5, 0)
+
+
+def test_range_takes_the_builtins_arguments_and_names_its_hop() -> None:
+    """``range(stop)``, ``range(start, stop, step)``: the builtin's elements, on every
+    construction path (the inline one, the scalar one, the executor's); each names itself
+    ``range`` in its repr and in the trace's ``subscribe`` event."""
+    from reactive_streams.tracing import tracing
+
+    manual = ManualExecutor()
+    assert run(sources.range(3), MAX_DEMAND).values == [0, 1, 2]
+    assert run(sources.range(1, 8, 3), MAX_DEMAND).values == [1, 4, 7]
+    on_executor = run(sources.range(4, executor=manual), MAX_DEMAND)
+    manual.run_all()
+    assert on_executor.values == [0, 1, 2, 3]
+    assert repr(sources.range(0, 5, executor=manual)) == "<range publisher>"
+    assert repr(sources.range(0, 5)) == "<range publisher>"
+    with tracing() as tracer:
+        run(sources.range(0, 5), MAX_DEMAND)
+    assert [e.get("hop") for e in tracer.events if e["sig"] == "subscribe"] == ["range"]
