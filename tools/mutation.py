@@ -23,6 +23,7 @@ Usage:
     python tools/mutation.py --report              # table of the last run, no new run
     python tools/mutation.py --survivors           # also print each untriaged survivor
     python tools/mutation.py --recheck             # survivors again, RECHECK's test files
+    python tools/mutation.py --recheck --unrun     # and the mutants a stopped run left
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "tests/test_scalar_subscription.py",
         "tests/operators/test_relay.py",
         "tests/operators/test_fusion.py",
+        "tests/operators/test_flat_map_direct.py",  # the sources' "items" answers
         "tests/operators/test_transform.py",
         "tests/test_sources.py",
         "--deselect",
@@ -271,14 +273,15 @@ def restage_tests(directory: Path) -> None:
             shutil.copytree(ROOT / name, base / name, ignore=ignore)
 
 
-def survivors_of(directory: Path, modules: list[str]) -> list[str]:
+def survivors_of(directory: Path, modules: list[str], unrun: bool = False) -> list[str]:
     """The mutants of a staged run that are neither killed, timed out nor triaged, then
     the timed-out ones (a CPU limit hit on a loaded machine, or a hang that a new fast
-    test may now catch)."""
+    test may now catch), then (``unrun``) those an interrupted run never ran."""
     names = [name for row in rows_for(directory, modules, 0.0) for name, _, _ in row.survivors]
     for pattern in modules:
         for _, codes in metas(directory, pattern):
             names += [name for name, code in codes.items() if code in TIMEOUT]
+            names += [name for name, code in codes.items() if unrun and code is None]
     return names
 
 
@@ -341,11 +344,14 @@ def forked_pytest(
     return {name: int(code) for name, code in map(json.loads, lines)}
 
 
-def recheck(directory: Path, modules: list[str], extra: Env, files: list[str]) -> float:
+def recheck(
+    directory: Path, modules: list[str], extra: Env, files: list[str], unrun: bool
+) -> float:
     """Run the survivors again against the current ``files`` (after new tests were written):
-    a mutant that fails them is recorded as killed in mutmut's meta file."""
+    a mutant that fails them is recorded as killed in mutmut's meta file; a mutant never
+    run before (``unrun``) gets whatever verdict ``files`` give it, survived included."""
     started = time.monotonic()
-    names = survivors_of(directory, modules)
+    names = survivors_of(directory, modules, unrun)
     restage_tests(directory)
     print(f"{len(names)} survivors of {', '.join(modules)} against {' '.join(files)} ...")
     codes = forked_pytest(directory, extra, names, files)
@@ -510,6 +516,11 @@ def main() -> int:
         action="store_true",
         help="the last run's survivors and unrun mutants again, against RECHECK's files",
     )
+    parser.add_argument(
+        "--unrun",
+        action="store_true",
+        help="with --recheck: also the mutants an interrupted run never ran",
+    )
     parser.add_argument("--max-children", type=int, default=2)
     args = parser.parse_args()
 
@@ -522,7 +533,7 @@ def main() -> int:
         directory = WORK / slug(modules)
         if args.recheck and (directory / "mutants").exists():
             files = list(RECHECK.get(slug(modules), tests))
-            seconds = recheck(directory, modules, extra, files)
+            seconds = recheck(directory, modules, extra, files, args.unrun)
             seconds_by_group[slug(modules) + " recheck"] = seconds
             times_file.write_text(json.dumps(seconds_by_group, indent=1))
         elif not (args.report or args.recheck):  # --recheck never starts a mutmut run
