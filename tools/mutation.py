@@ -57,7 +57,13 @@ def cells(*operators: str) -> tuple[str, ...]:
     return tuple(f"{machine}[{op}-{fusion}]" for op in operators for fusion in ("fused", "unfused"))
 
 
+def contract_files(pattern: str) -> tuple[str, ...]:
+    """The survivors' targeted test files (written when a run's survivors are triaged)."""
+    return tuple(sorted(str(path.relative_to(ROOT)) for path in ROOT.glob(pattern)))
+
+
 _CORE_UNIT = (
+    *contract_files("tests/test_core_contract.py"),
     "tests/test_demand.py",
     "tests/test_serial.py",
     "tests/test_sources.py",
@@ -147,6 +153,7 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
 # unit tests, the new kills among them, and the publisher machine
 RECHECK: dict[str, tuple[str, ...]] = {
     "core-downstream": (
+        *contract_files("tests/test_core_contract.py"),
         "tests/test_demand.py",
         "tests/test_serial.py",
         "tests/test_scalar_subscription.py",
@@ -164,6 +171,9 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "tests/trace/test_rule_309.py",
         "stateful/test_publisher_machine.py",
     ),
+    # the targeted files first: -x stops a killed mutant's run at its first failure
+    "operators-_drained": (*contract_files("tests/operators/test_*_contract.py"), *OPERATORS),
+    "operators-_aggregate": (*contract_files("tests/operators/test_*_contract.py"), *OPERATORS),
     "core-inline": ("tests/operators/test_inline.py", "tests/operators/test_relay.py"),
     "multicast": (  # the unit tests and the machine; the pipeline cells ran in the run
         "tests/test_multicast_contract.py",
