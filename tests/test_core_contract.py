@@ -1,0 +1,83 @@
+"""The core's contract where its callers can see it (issue 27: mutmut survivors of
+``_core/downstream.py``, ``_core/serial.py`` and ``sources.py``): emission stops at a
+cancel or an invalid request (rules 1.8, 3.9), a subscriber that raises is not counted
+against the task's budget, and a drain task yields after ``batch`` elements (fairness)."""
+
+from __future__ import annotations
+
+import pytest
+
+import reactive_streams as rs
+from reactive_streams import MAX_DEMAND, Emitter
+from reactive_streams.executors import ManualExecutor
+from reactive_streams.multicast import replay
+from reactive_streams.testing import TestSubscriber
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _emitter_of(*items: int) -> Emitter[int]:
+    emitter: Emitter[int] = Emitter()
+    for item in items:
+        emitter.emit(item)
+    return emitter
+
+
+# ----------------------------------------------------------- Downstream._stopped
+def test_a_cancel_from_on_next_stops_the_emitters_run_at_once() -> None:
+    """Rule 1.8: the buffered elements after the cancel are not sent, even though the
+    drain already took them for the demand."""
+
+    def leave(ts: TestSubscriber[int], _item: int) -> None:
+        ts.cancel()
+
+    ts = TestSubscriber[int](3, on_next_hook=leave)
+    _emitter_of(1, 2, 3).flow.subscribe(ts)
+    ts.assert_values(1).assert_no_terminal().assert_no_violations()
+
+
+def test_an_invalid_request_from_on_next_stops_the_emitters_run_for_its_error() -> None:
+    """Rule 3.9: the error is due instead of the rest of the run."""
+
+    def bad(ts: TestSubscriber[int], _item: int) -> None:
+        ts.request(0)
+
+    ts = TestSubscriber[int](3, on_next_hook=bad)
+    _emitter_of(1, 2, 3).flow.subscribe(ts)
+    ts.assert_values(1).assert_error(ValueError, r"rule 3\.9")
+
+
+# -------------------------------------------------------------- Downstream._send
+def test_replay_a_child_that_raises_mid_batch_leaves_the_budget_to_the_others() -> None:
+    """The element whose on_next raised is not counted as sent (rule 2.13: the child is
+    cancelled): the task's budget of 4 goes to the other child's 4 elements."""
+    manual = ManualExecutor()
+    flow = replay(rs.range(0, 10), executor=manual, batch_size=4)
+
+    def fail(_ts: TestSubscriber[int], _item: int) -> None:
+        raise RuntimeError("boom")
+
+    raiser = TestSubscriber[int](MAX_DEMAND, on_next_hook=fail)
+    other = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(raiser)
+    flow.subscribe(other)
+    manual.run_all()  # on_subscribe, the requests
+    flow.connect()
+    manual.run_next()
+    raiser.assert_values(0).assert_no_terminal()
+    other.assert_values(0, 1, 2, 3)  # one task: 4 elements, the raising one not counted
+
+
+# --------------------------------------------------------- Downstream._delivered
+def test_an_observe_on_drain_task_yields_after_its_batch_of_elements() -> None:
+    """Fairness: a drain task emits at most its batch (256 for observe_on), then hands
+    the rest to a new task on the executor, whatever demand is left."""
+    manual = ManualExecutor()
+    ts = TestSubscriber[int](MAX_DEMAND)
+    rs.range(0, 600).observe_on(manual, prefetch=1000).subscribe(ts)
+    counts: list[int] = []  # values after each task
+    while len(manual):
+        manual.run_next()
+        counts.append(len(ts.values))
+    assert counts == [256, 512, 600]
+    ts.assert_complete().assert_no_violations()
