@@ -47,6 +47,53 @@ def test_an_invalid_request_from_on_next_stops_the_emitters_run_for_its_error() 
     ts.assert_values(1).assert_error(ValueError, r"rule 3\.9")
 
 
+# -------------------------------------------------------------- Downstream.request
+@pytest.mark.parametrize(
+    ("n", "message"),
+    [
+        (-1, "rule 3.9: request(n) requires n > 0, got -1"),
+        (0, "rule 3.9: request(n) requires n > 0, got 0"),
+        (1.5, "rule 3.9: request(n) requires an int n > 0, got float 1.5"),
+        (True, "rule 3.9: request(n) requires an int n > 0, got bool True"),
+    ],
+)
+def test_an_invalid_request_is_answered_with_its_own_message(n: object, message: str) -> None:
+    """Rule 3.9: the on_error names the argument passed (a hop that receives requests
+    at once, not queued for its drain)."""
+    emitter = _emitter_of(1)
+    ts = TestSubscriber[int]()
+    emitter.flow.subscribe(ts)
+    ts.request(n)  # type: ignore[arg-type]  # the invalid argument under test
+    ts.assert_values()
+    assert [str(e) for e in ts.errors] == [message]
+    assert [type(e) for e in ts.errors] == [ValueError]
+
+
+def test_a_request_after_the_cancel_schedules_no_work() -> None:
+    """Rule 3.6: after the cancel, request is a no-op: no drain task on the executor."""
+    manual = ManualExecutor()
+    ts = TestSubscriber[int](2)
+    rs.range(0, 10, executor=manual).subscribe(ts)
+    manual.run_all()
+    ts.assert_values(0, 1)
+    ts.cancel()
+    manual.run_all()
+    ts.request(5)
+    assert manual.pending == []
+    ts.assert_values(0, 1).assert_no_terminal()
+
+
+def test_a_request_after_the_completion_schedules_no_work() -> None:
+    """Rule 3.6: after on_complete, request is a no-op: no drain task on the executor."""
+    manual = ManualExecutor()
+    ts = TestSubscriber[int](5)
+    rs.range(0, 2, executor=manual).subscribe(ts)
+    manual.run_all()
+    ts.assert_values(0, 1).assert_complete()
+    ts.request(5)
+    assert manual.pending == []
+
+
 # -------------------------------------------------------------- Downstream._send
 def test_replay_a_child_that_raises_mid_batch_leaves_the_budget_to_the_others() -> None:
     """The element whose on_next raised is not counted as sent (rule 2.13: the child is
