@@ -12,6 +12,7 @@ from reactive_streams import MAX_DEMAND, Emitter
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.multicast import replay
 from reactive_streams.testing import TestSubscriber
+from reactive_streams.tracing import tracing
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -128,3 +129,41 @@ def test_an_observe_on_drain_task_yields_after_its_batch_of_elements() -> None:
         counts.append(len(ts.values))
     assert counts == [256, 512, 600]
     ts.assert_complete().assert_no_violations()
+
+
+# ------------------------------------------------------------- Downstream._cancel
+def _signals(events: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    """Each event as (sig, its seq and raised fields when present)."""
+    return [
+        (e["sig"], *(e[k] for k in ("seq", "raised") if k in e))
+        for e in events
+        if e["sig"] not in ("subscribe", "send_on_subscribe", "begin_on_subscribe")
+    ]
+
+
+def test_a_raise_after_its_own_cancel_is_traced_once_as_the_raise() -> None:
+    """Rule 2.13 is met by the subscriber's own cancel (3.7): the raise is recorded as
+    its on_next's end, with no second cancel."""
+
+    def cancel_then_raise(ts: TestSubscriber[int], _item: int) -> None:
+        ts.cancel()
+        raise RuntimeError("after the cancel")
+
+    with tracing() as tracer:
+        ts = TestSubscriber[int](3, on_next_hook=cancel_then_raise)
+        rs.range(0, 3).subscribe(ts)
+    assert ts.subscription is not None
+    sid = ts.subscription.subscription_id  # type: ignore[attr-defined]
+    assert _signals(tracer.for_subscription(sid)) == [
+        ("request",),
+        ("recv_request",),
+        ("end_request",),
+        ("end_on_subscribe", False),
+        ("send_on_next", 1),
+        ("begin_on_next", 1),
+        ("cancel",),
+        ("recv_cancel",),
+        ("end_cancel",),
+        ("end_on_next", 1, True),
+    ]
+    ts.assert_values(0).assert_no_terminal()
