@@ -5,6 +5,8 @@ against the task's budget, and a drain task yields after ``batch`` elements (fai
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 import reactive_streams as rs
@@ -167,3 +169,53 @@ def test_a_raise_after_its_own_cancel_is_traced_once_as_the_raise() -> None:
         ("end_on_next", 1, True),
     ]
     ts.assert_values(0).assert_no_terminal()
+
+
+# ------------------------------------------------------------- DrainLoop._drain
+def _values_after_each_task(manual: ManualExecutor, ts: TestSubscriber[int]) -> list[int]:
+    counts: list[int] = []
+    while len(manual):
+        manual.run_next()
+        counts.append(len(ts.values))
+    return counts
+
+
+def test_a_drain_task_that_emits_less_than_its_batch_leaves_no_task_behind() -> None:
+    """A task continues as a new one only once its batch is spent: 255 of 256 elements
+    end the task, and nothing is left on the executor."""
+    manual = ManualExecutor()
+    ts = TestSubscriber[int](255)
+    rs.range(0, 600).observe_on(manual, prefetch=1000).subscribe(ts)
+    assert _values_after_each_task(manual, ts) == [255]
+    ts.request(1)
+    assert _values_after_each_task(manual, ts) == [256]
+    ts.assert_no_terminal()
+
+
+def test_a_sources_drain_task_yields_after_its_batch_size_and_goes_on() -> None:
+    """Fairness of a source on an executor: ``batch_size`` elements per task, the rest in
+    continuation tasks, with no new request needed."""
+    manual = ManualExecutor()
+    ts = TestSubscriber[int](10)
+    rs.range(0, 20, executor=manual, batch_size=4).subscribe(ts)
+    assert _values_after_each_task(manual, ts) == [4, 8, 10]
+    ts.assert_values(*range(10)).assert_no_terminal()
+
+
+def test_a_task_that_ends_the_stream_with_its_batch_spent_ends_cleanly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The batch is spent by the last elements, and requests made from on_next are still
+    recorded as work: the drain retires them after the end without a continuation task
+    and without an error (nothing logged, the executor left empty)."""
+
+    def more(ts: TestSubscriber[int], _item: int) -> None:
+        ts.request(1)
+
+    manual = ManualExecutor()
+    ts = TestSubscriber[int](4, on_next_hook=more)
+    rs.range(0, 4, executor=manual, batch_size=4).subscribe(ts)
+    with caplog.at_level(logging.DEBUG, logger="reactive_streams"):
+        assert _values_after_each_task(manual, ts) == [4]
+    ts.assert_values(0, 1, 2, 3).assert_complete()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
