@@ -6,13 +6,16 @@ against the task's budget, and a drain task yields after ``batch`` elements (fai
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import pytest
 
 import reactive_streams as rs
 from reactive_streams import MAX_DEMAND, Emitter
+from reactive_streams.api import Subscription
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.multicast import replay
+from reactive_streams.operators import fusion
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
 
@@ -219,3 +222,62 @@ def test_a_task_that_ends_the_stream_with_its_batch_spent_ends_cleanly(
         assert _values_after_each_task(manual, ts) == [4]
     ts.assert_values(0, 1, 2, 3).assert_complete()
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+# --------------------------------------------------- Downstream._deliver_subscribe
+class _Opened:
+    """An iterable that counts the iterators made from it."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def __iter__(self) -> Iterator[int]:
+        self.opened += 1
+        return iter((1, 2, 3))
+
+
+class _RaisesOnSubscribe(TestSubscriber[int]):
+    def on_subscribe(self, subscription: Subscription) -> None:
+        super().on_subscribe(subscription)
+        raise RuntimeError("on_subscribe failed")
+
+
+def test_a_source_opens_no_iterator_after_on_subscribe_raised() -> None:
+    """Rule 2.13: on_subscribe raised, so the subscription is cancelled: the source makes
+    no iterator (rule 3.13: nothing is opened for nobody) and sends nothing."""
+    source = _Opened()
+    ts = _RaisesOnSubscribe(5)
+    rs.from_iterable(source).subscribe(ts)
+    assert source.opened == 0
+    ts.assert_values().assert_no_terminal()
+
+
+# --------------------------------------------------------- Downstream._next_traced
+def test_a_traced_hop_sends_nothing_once_cancelled_inside_its_step() -> None:
+    """Rule 1.8: the cancel lands between the hop's check and its send (here: inside
+    ``map``'s function); the traced send re-checks under the lock and sends nothing."""
+    ts = TestSubscriber[int](5)
+
+    def cancel_at_2(x: int) -> int:
+        if x == 2:
+            ts.cancel()
+        return x
+
+    with fusion(False), tracing():  # unfused: the map hop is a relay
+        rs.range(0, 5).map(cancel_at_2).subscribe(ts)
+    ts.assert_values(0, 1).assert_no_terminal().assert_no_violations()
+
+
+def test_a_traced_hop_sends_nothing_once_an_invalid_request_is_due() -> None:
+    """Rule 3.9: the invalid request lands between the hop's check and its send; the
+    traced send re-checks under the lock, and the error comes instead of the element."""
+    ts = TestSubscriber[int](5)
+
+    def bad_at_2(x: int) -> int:
+        if x == 2:
+            ts.request(-1)
+        return x
+
+    with fusion(False), tracing():  # unfused: the map hop is a relay
+        rs.range(0, 5).map(bad_at_2).subscribe(ts)
+    ts.assert_values(0, 1).assert_error(ValueError, r"rule 3\.9")
