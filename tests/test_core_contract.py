@@ -5,6 +5,7 @@ against the task's budget, and a drain task yields after ``batch`` elements (fai
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterator
 
@@ -101,24 +102,35 @@ def test_a_request_after_the_completion_schedules_no_work() -> None:
 
 
 # -------------------------------------------------------------- Downstream._send
-def test_replay_a_child_that_raises_mid_batch_leaves_the_budget_to_the_others() -> None:
-    """The element whose on_next raised is not counted as sent (rule 2.13: the child is
-    cancelled): the task's budget of 4 goes to the other child's 4 elements."""
+@pytest.mark.parametrize("traced", [False, True])
+def test_replay_a_child_that_raises_mid_batch_leaves_the_budget_to_the_others(
+    traced: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The element whose on_next raised is not counted as taken (rule 2.13: the child is
+    cancelled): the task's budget of 4 goes to the other child's 4 elements. The fault
+    is logged with the exception (its traceback), traced or not."""
     manual = ManualExecutor()
-    flow = replay(rs.range(0, 10), executor=manual, batch_size=4)
+    boom = RuntimeError("boom")
 
     def fail(_ts: TestSubscriber[int], _item: int) -> None:
-        raise RuntimeError("boom")
+        raise boom
 
-    raiser = TestSubscriber[int](MAX_DEMAND, on_next_hook=fail)
-    other = TestSubscriber[int](MAX_DEMAND)
-    flow.subscribe(raiser)
-    flow.subscribe(other)
-    manual.run_all()  # on_subscribe, the requests
-    flow.connect()
-    manual.run_next()
+    with contextlib.ExitStack() as stack:
+        if traced:
+            stack.enter_context(tracing())
+        flow = replay(rs.range(0, 10), executor=manual, batch_size=4)
+        raiser = TestSubscriber[int](MAX_DEMAND, on_next_hook=fail)
+        other = TestSubscriber[int](MAX_DEMAND)
+        flow.subscribe(raiser)
+        flow.subscribe(other)
+        manual.run_all()  # on_subscribe, the requests
+        flow.connect()
+        with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+            manual.run_next()
     raiser.assert_values(0).assert_no_terminal()
     other.assert_values(0, 1, 2, 3)  # one task: 4 elements, the raising one not counted
+    faults = [r for r in caplog.records if r.getMessage().startswith("rule 2.13: on_next raised")]
+    assert [r.exc_info[1] if r.exc_info else None for r in faults] == [boom]
 
 
 # --------------------------------------------------------- Downstream._delivered
