@@ -140,11 +140,7 @@ def test_an_observe_on_drain_task_yields_after_its_batch_of_elements() -> None:
     manual = ManualExecutor()
     ts = TestSubscriber[int](MAX_DEMAND)
     rs.range(0, 600).observe_on(manual, prefetch=1000).subscribe(ts)
-    counts: list[int] = []  # values after each task
-    while len(manual):
-        manual.run_next()
-        counts.append(len(ts.values))
-    assert counts == [256, 512, 600]
+    assert _values_after_each_task(manual, ts) == [256, 512, 600]
     ts.assert_complete().assert_no_violations()
 
 
@@ -188,8 +184,10 @@ def test_a_raise_after_its_own_cancel_is_traced_once_as_the_raise() -> None:
 
 # ------------------------------------------------------------- DrainLoop._drain
 def _values_after_each_task(manual: ManualExecutor, ts: TestSubscriber[int]) -> list[int]:
+    """Run the tasks one by one (at most 100): the subscriber's value count after each."""
     counts: list[int] = []
     while len(manual):
+        assert len(counts) < 100, f"the tasks do not quiesce: {counts[:10]}..."
         manual.run_next()
         counts.append(len(ts.values))
     return counts
@@ -293,3 +291,18 @@ def test_a_traced_hop_sends_nothing_once_an_invalid_request_is_due() -> None:
     with fusion(False), tracing():  # unfused: the map hop is a relay
         rs.range(0, 5).map(bad_at_2).subscribe(ts)
     ts.assert_values(0, 1).assert_error(ValueError, r"rule 3\.9")
+
+
+# ------------------------------------------------------------ DrainLoop.__init__
+@pytest.mark.parametrize("batch_size", [0, -3])
+def test_a_batch_size_below_one_is_one_element_per_task(batch_size: int) -> None:
+    """The drain loop takes a batch below 1 as 1: every task still makes progress (one
+    element), and the stream ends."""
+    manual = ManualExecutor()
+    flow = replay(rs.range(0, 5), executor=manual, batch_size=batch_size)
+    ts = TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(ts)
+    manual.run_all()  # on_subscribe, the request
+    flow.connect()
+    assert _values_after_each_task(manual, ts)[:5] == [1, 2, 3, 4, 5]
+    ts.assert_complete()
