@@ -306,3 +306,20 @@ def test_a_batch_size_below_one_is_one_element_per_task(batch_size: int) -> None
     flow.connect()
     assert _values_after_each_task(manual, ts)[:5] == [1, 2, 3, 4, 5]
     ts.assert_complete()
+
+
+# --------------------------------------------------------------- Downstream._finish
+def test_a_traced_on_error_records_the_error_and_its_type() -> None:
+    """The trace tells rule 3.9's error by its type, and shows its text."""
+    with tracing() as tracer:
+        ts = TestSubscriber[int]()
+        rs.range(0, 3).subscribe(ts)
+        ts.request(0)
+    assert ts.subscription is not None
+    sid = ts.subscription.subscription_id  # type: ignore[attr-defined]
+    sent = [
+        (e["error"], e["error_type"])
+        for e in tracer.for_subscription(sid)
+        if e["sig"] == "send_on_error"
+    ]
+    assert sent == [("ValueError: rule 3.9: request(n) requires n > 0, got 0", "ValueError")]
