@@ -5,9 +5,10 @@ against the task's budget, and a drain task yields after ``batch`` elements (fai
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -323,3 +324,59 @@ def test_a_traced_on_error_records_the_error_and_its_type() -> None:
         if e["sig"] == "send_on_error"
     ]
     assert sent == [("ValueError: rule 3.9: request(n) requires n > 0, got 0", "ValueError")]
+
+
+# ------------------------------------------------------ Downstream._answer_bad_request
+class _Pulled:
+    """0, 1, 2, ... counted as they are pulled."""
+
+    def __init__(self) -> None:
+        self.pulled = 0
+
+    def __iter__(self) -> Iterator[int]:
+        for x in range(100):
+            self.pulled += 1
+            yield x
+
+
+def test_an_invalid_request_with_demand_pulls_nothing_more_from_the_source() -> None:
+    """Rule 3.9: the requests are received together by the drain (on an executor); the
+    error is answered first, and the source's iterator is not pulled for the demand."""
+    manual = ManualExecutor()
+    source = _Pulled()
+    ts = TestSubscriber[int]()
+    rs.from_iterable(source, executor=manual).subscribe(ts)
+    manual.run_all()  # on_subscribe
+    ts.request(3)
+    ts.request(-1)
+    manual.run_all()
+    ts.assert_values().assert_error(ValueError, r"rule 3\.9")
+    assert source.pulled == 0
+
+
+def test_an_invalid_request_during_an_async_pull_ends_with_its_error_only() -> None:
+    """Rule 3.9 then 1.7: the invalid request arrives while the bridge awaits the next
+    element; the element that then arrives is not sent, the error is, once."""
+    ts = TestSubscriber[int](1)
+
+    async def main() -> None:
+        pulling = asyncio.Event()
+        gate = asyncio.Event()
+
+        async def slow() -> AsyncIterator[int]:
+            pulling.set()
+            await gate.wait()
+            yield 1
+            yield 2
+
+        rs.Flow.from_async_iterable(slow()).subscribe(ts)
+        await asyncio.wait_for(pulling.wait(), 10)  # the bridge awaits the first element
+        ts.request(-1)
+        gate.set()
+        for _ in range(1000):  # bounded: the loop's turns until the terminal signal
+            if ts.terminated:
+                break
+            await asyncio.sleep(0)
+
+    asyncio.run(main())
+    ts.assert_values().assert_error(ValueError, r"rule 3\.9").assert_no_violations()
