@@ -380,3 +380,34 @@ def test_an_invalid_request_during_an_async_pull_ends_with_its_error_only() -> N
 
     asyncio.run(main())
     ts.assert_values().assert_error(ValueError, r"rule 3\.9").assert_no_violations()
+
+
+def test_a_request_after_the_error_schedules_no_work() -> None:
+    """Rule 3.6: after on_error (here rule 3.9's), request is a no-op: no drain task."""
+    manual = ManualExecutor()
+    ts = TestSubscriber[int]()
+    rs.range(0, 10, executor=manual).subscribe(ts)
+    manual.run_all()
+    ts.request(-1)
+    manual.run_all()
+    ts.assert_error(ValueError, r"rule 3\.9")
+    ts.request(5)
+    assert manual.pending == []
+    ts.assert_values()
+
+
+# ------------------------------------------------------------- Downstream._raised
+def test_a_raise_from_on_subscribe_is_traced_as_its_end_without_a_seq() -> None:
+    """Rule 2.13: the raise is recorded as on_subscribe's end (raised, no element seq),
+    atomically with the cancel it causes."""
+    with tracing() as tracer:
+        ts = _RaisesOnSubscribe(0)
+        rs.range(0, 3).subscribe(ts)
+    assert ts.subscription is not None
+    sid = ts.subscription.subscription_id  # type: ignore[attr-defined]
+    assert _signals(tracer.for_subscription(sid)) == [
+        ("end_on_subscribe", True),
+        ("cancel",),
+        ("recv_cancel",),
+        ("end_cancel",),
+    ]
