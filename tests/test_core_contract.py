@@ -9,11 +9,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
 import reactive_streams as rs
-from reactive_streams import MAX_DEMAND, Emitter
+from reactive_streams import MAX_DEMAND, Emitter, sources
 from reactive_streams.api import Subscription
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.multicast import replay
@@ -411,3 +412,16 @@ def test_a_raise_from_on_subscribe_is_traced_as_its_end_without_a_seq() -> None:
         ("recv_cancel",),
         ("end_cancel",),
     ]
+
+
+# ------------------------------------------------------ IterablePublisher.subscribe
+@pytest.mark.parametrize(
+    "publisher",
+    [sources.from_iterable([1, 2]), sources.just(1, 2), sources.range(0, 3)],
+    ids=["from_iterable", "just", "range"],
+)
+def test_a_source_refuses_a_none_subscriber_naming_the_rule(publisher: Any) -> None:
+    """Rule 1.9: the publisher itself (not only the Flow around it) refuses None."""
+    with pytest.raises(TypeError) as raised:
+        publisher.subscribe(None)
+    assert str(raised.value) == "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
