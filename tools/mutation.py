@@ -102,6 +102,7 @@ MULTICAST = (
     *cells("publish", "replay", "ref_count"),
 )
 SPARK = (
+    *contract_files("tests/spark/test_*_contract.py"),
     "tests/spark/test_sink_unit.py",
     "tests/spark/test_sink_units.py",
     "tests/spark/test_commit_log.py",
@@ -189,6 +190,7 @@ RECHECK: dict[str, tuple[str, ...]] = {
     ),
     # the unit tests, the new ones first; the machine ran in the first run already
     "spark-sink": (
+        *contract_files("tests/spark/test_*_contract.py"),
         "tests/spark/test_sink_units.py",
         "tests/spark/test_commit_log_units.py",
         *(name for name in SPARK if "units" not in name and "stateful/" not in name),
