@@ -63,3 +63,15 @@ def test_spec109_zip_refuses_a_none_subscriber_by_name() -> None:
     with pytest.raises(TypeError) as raised:
         flow.source.subscribe(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
+
+
+def test_spec312_zip_cancelled_in_on_subscribe_subscribes_no_source() -> None:
+    # on_subscribe goes first (rule 1.9); a cancel there ends the hop before any source
+    # is subscribed: none is started only to be cancelled
+    a, b = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[tuple[int, int]] = TestSubscriber(5, cancel_on_subscribe=True)
+    Flow.zip(Flow(a), Flow(b)).subscribe(ts)
+    assert ts.subscription is not None
+    assert a.subscriber is None
+    assert b.subscriber is None
+    ts.assert_values().assert_no_terminal().assert_no_violations()
