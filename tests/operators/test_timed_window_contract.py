@@ -3,11 +3,15 @@ mutation run (tools/mutation.py) showed untested. Virtual time: a ``ManualExecut
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.testing import TimedSubscriber
+from reactive_streams.testing import TestSubscriber, TimedSubscriber, marbles
+from reactive_streams.tracing import tracing
 
 from ._util import PushPublisher
 
@@ -44,3 +48,76 @@ def test_spec213_timeouts_fallback_subscriber_refuses_none_by_name(ex: ManualExe
     ex.advance_by(0.0)
     assert ts.values == [7]
     assert ts.errors == []
+
+
+@pytest.mark.parametrize(
+    ("hop", "build"),
+    [
+        ("debounce", lambda f, c: f.debounce(1.0, scheduler=c)),
+        ("sample", lambda f, c: f.sample(1.0, scheduler=c)),
+        ("throttle_first", lambda f, c: f.throttle_first(1.0, scheduler=c)),
+        ("buffer_timeout", lambda f, c: f.buffer_timeout(2, 1.0, scheduler=c)),
+        ("window_timeout", lambda f, c: f.window_timeout(2, 1.0, scheduler=c)),
+        ("timeout", lambda f, c: f.timeout(1.0, scheduler=c)),
+    ],
+)
+def test_each_timed_hop_names_itself_in_the_trace(
+    ex: ManualExecutor, hop: str, build: Callable[[Flow[int], Any], Flow[Any]]
+) -> None:
+    with tracing() as tracer:
+        build(Flow.range(0, 3), ex).subscribe(TestSubscriber(1))
+    assert next(e["hop"] for e in tracer.events if e["sig"] == "subscribe") == hop
+
+
+def test_sample_and_debounce_emit_nothing_before_an_element(ex: ManualExecutor) -> None:
+    sampled: TimedSubscriber[Any] = TimedSubscriber(ex)
+    marbles("---a|", scheduler=ex).sample(1.0, scheduler=ex).subscribe(sampled)
+    debounced: TimedSubscriber[Any] = TimedSubscriber(ex)
+    Flow.empty().debounce(1.0, scheduler=ex).subscribe(debounced)
+    ex.advance_by(10.0)
+    assert sampled.timeline == [(3.0, "on_next", "a"), (4.0, "on_complete", None)]
+    assert debounced.timeline == [(0.0, "on_complete", None)]
+    assert not sampled.violations
+    assert not debounced.violations
+
+
+class _LateCancel:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True  # too late: the tick was handed to the executor already
+
+
+class _TicksAfterCancel(ManualExecutor):
+    """A clock whose timers fire even when cancelled (each tick already handed over)."""
+
+    def schedule(self, delay: float, task: Any) -> Any:
+        super().schedule(delay, task)
+        return _LateCancel()
+
+
+def test_buffer_timeout_ignores_the_tick_of_a_cancelled_timer() -> None:
+    clock = _TicksAfterCancel()
+    upstream = PushPublisher()
+    ts: TimedSubscriber[Any] = TimedSubscriber(clock)
+    Flow(upstream).buffer_timeout(3, 2.0, scheduler=clock).subscribe(ts)
+    upstream.push("a", "b", "c")  # full at 0: its timer (due at 2) is cancelled, too late
+    clock.advance_by(1.0)
+    upstream.push("d")  # a new list, due at 3
+    clock.advance_by(5.0)
+    assert ts.timeline == [(0.0, "on_next", ["a", "b", "c"]), (3.0, "on_next", ["d"])]
+
+
+def test_timeouts_fallback_error_reaches_the_subscriber(ex: ManualExecutor) -> None:
+    fallback = PushPublisher()
+    ts: TimedSubscriber[int] = TimedSubscriber(ex, 5)
+    Flow(PushPublisher()).timeout(1.0, fallback, scheduler=ex).subscribe(ts)
+    ex.advance_by(1.0)
+    assert fallback.subscriber is not None
+    fallback.push(7)
+    error = KeyError("fallback failed")
+    fallback.fail(error)
+    ex.advance_by(0.0)
+    assert ts.timeline == [(1.0, "on_next", 7), (1.0, "on_error", error)]
+    assert ts.errors[0] is error
