@@ -9,6 +9,7 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TimedSubscriber
+from reactive_streams.tracing import tracing
 
 
 @pytest.fixture
@@ -27,3 +28,11 @@ def test_spec101_interval_names_the_tick_that_found_no_demand(ex: ManualExecutor
         "(request more, or add on_backpressure_drop/latest/buffer)"
     )
     assert ts.values == [0, 1]
+
+
+@pytest.mark.parametrize("hop", ["interval", "timer"])
+def test_each_timed_source_names_itself_in_the_trace(ex: ManualExecutor, hop: str) -> None:
+    flow = Flow.interval(1.0, scheduler=ex) if hop == "interval" else Flow.timer(1.0, scheduler=ex)
+    with tracing() as tracer:
+        flow.subscribe(TimedSubscriber(ex, 1))
+    assert next(e["hop"] for e in tracer.events if e["sig"] == "subscribe") == hop

@@ -121,3 +121,93 @@ def test_timeouts_fallback_error_reaches_the_subscriber(ex: ManualExecutor) -> N
     ex.advance_by(0.0)
     assert ts.timeline == [(1.0, "on_next", 7), (1.0, "on_error", error)]
     assert ts.errors[0] is error
+
+
+class _Refusing(ManualExecutor):
+    def schedule(self, delay: float, task: Any) -> Any:
+        raise RuntimeError("the scheduler is closed")
+
+
+def test_spec109_timeout_on_a_refusing_scheduler_is_on_error() -> None:
+    clock = _Refusing()
+    ts: TimedSubscriber[int] = TimedSubscriber(clock, 5)
+    Flow(PushPublisher()).timeout(1.0, scheduler=clock).subscribe(ts)
+    ts.assert_error(RuntimeError, "the scheduler is closed").assert_no_violations()
+
+
+def test_timeout_passes_upstreams_error(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+    ts: TimedSubscriber[int] = TimedSubscriber(ex, 5)
+    Flow(upstream).timeout(5.0, scheduler=ex).subscribe(ts)
+    error = KeyError("upstream failed")
+    upstream.fail(error)
+    assert ts.errors == [error]
+    assert ex.scheduled == 0
+
+
+def test_timeout_ignores_the_tick_of_a_cancelled_timer() -> None:
+    clock = _TicksAfterCancel()
+    upstream = PushPublisher()
+    ts: TimedSubscriber[str] = TimedSubscriber(clock, 5)
+    Flow(upstream).timeout(2.0, scheduler=clock).subscribe(ts)
+    clock.advance_by(1.0)
+    upstream.push("a")  # re-armed: due at 3; the first timer's tick (at 2) is stale
+    clock.advance_by(1.5)
+    assert ts.errors == []
+    clock.advance_by(1.0)
+    assert [k for _, k, _ in ts.timeline] == ["on_next", "on_error"]
+    assert ts.timeline[-1][0] == 3.0
+
+
+def test_timeout_ignores_the_former_upstream_after_the_switch(ex: ManualExecutor) -> None:
+    upstream, fallback = PushPublisher(), PushPublisher()
+    ts: TimedSubscriber[int] = TimedSubscriber(ex, 5)
+    Flow(upstream).timeout(1.0, fallback, scheduler=ex).subscribe(ts)
+    ex.advance_by(1.0)
+    assert upstream.cancelled
+    upstream.push(1)  # rule 2.8: late, from the cancelled upstream
+    upstream.complete()
+    fallback.push(2)
+    ex.advance_by(0.0)
+    assert ts.values == [2]
+    assert ts.completions == 0
+
+
+@pytest.mark.parametrize(("demand", "asked"), [(0, []), (1, [1]), (3, [3])])
+def test_timeouts_fallback_is_asked_for_the_outstanding_demand_only(
+    ex: ManualExecutor, demand: int, asked: list[int]
+) -> None:
+    fallback = PushPublisher()
+    ts: TimedSubscriber[int] = TimedSubscriber(ex, demand)
+    Flow(PushPublisher()).timeout(1.0, fallback, scheduler=ex).subscribe(ts)
+    ex.advance_by(1.0)
+    assert fallback.requested == asked
+    ts.assert_no_violations()
+
+
+def test_timeouts_fallback_is_not_asked_for_an_element_waiting_for_demand(
+    ex: ManualExecutor,
+) -> None:
+    upstream, fallback = PushPublisher(), PushPublisher()
+    ts: TimedSubscriber[str] = TimedSubscriber(ex, 0)
+    Flow(upstream).timeout(2.0, fallback, scheduler=ex).subscribe(ts)
+    upstream.push("a")  # waits for demand
+    ex.advance_by(2.0)
+    assert fallback.requested == []
+    ts.request(2)
+    assert ts.values == ["a"]
+    assert fallback.requested == [2]  # the request is forwarded as made (one per element)
+
+
+def test_timeout_cancelled_with_an_event_pending_is_quiet(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+
+    def push_then_cancel(t: TestSubscriber[int], item: int) -> None:
+        upstream.push(item + 1)  # queued behind the running round
+        t.cancel()
+
+    ts: TestSubscriber[int] = TestSubscriber(5, on_next_hook=push_then_cancel)
+    Flow(upstream).timeout(5.0, scheduler=ex).subscribe(ts)
+    upstream.push(1)
+    ts.assert_values(1).assert_no_terminal().assert_no_violations()
+    assert upstream.cancelled
