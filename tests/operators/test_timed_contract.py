@@ -160,3 +160,13 @@ def test_spec312_a_cancel_racing_a_timed_round_reaches_upstream(
     assert ex.scheduled == 0  # the timer is cancelled too (rule 3.13)
     ex.advance_by(5.0)
     ts.assert_values().assert_no_terminal().assert_no_violations()
+
+
+def test_spec309_a_timed_hop_answers_request_none_without_raising(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(upstream).delay(1.0, scheduler=ex).subscribe(ts)
+    assert ts.subscription is not None
+    ts.subscription.request(None)  # type: ignore[arg-type]
+    ts.assert_error(ValueError, "rule 3.9").assert_no_violations()
+    assert upstream.requested == []

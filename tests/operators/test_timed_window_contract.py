@@ -211,3 +211,24 @@ def test_timeout_cancelled_with_an_event_pending_is_quiet(ex: ManualExecutor) ->
     upstream.push(1)
     ts.assert_values(1).assert_no_terminal().assert_no_violations()
     assert upstream.cancelled
+
+
+def test_timeouts_fallback_is_asked_for_the_demand_beyond_the_waiting_elements(
+    ex: ManualExecutor,
+) -> None:
+    # a request made while the switch runs (here: from the fallback's subscribe) counts,
+    # minus the element that already waits for demand
+    upstream = PushPublisher()
+    ts: TimedSubscriber[str] = TimedSubscriber(ex, 0)
+
+    class Fallback(PushPublisher):
+        def subscribe(self, subscriber: Any) -> None:
+            ts.request(3)
+            super().subscribe(subscriber)
+
+    fallback = Fallback()
+    Flow(upstream).timeout(2.0, fallback, scheduler=ex).subscribe(ts)
+    upstream.push("a")  # waits for demand
+    ex.advance_by(2.0)
+    assert fallback.requested == [2]  # 3 requested, 1 of them for "a"
+    assert ts.values == ["a"]
