@@ -48,7 +48,7 @@ def test_do_on_request_on_error_none_names_rule_213() -> None:
     hop = pub.subscriber
     assert hop is not None
     with pytest.raises(TypeError) as info:
-        hop.on_error(None)
+        hop.on_error(None)  # type: ignore[arg-type]
     assert str(info.value) == "rule 2.13: on_error(None)"
 
 
