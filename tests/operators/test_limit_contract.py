@@ -28,3 +28,16 @@ def test_spec309_take_passes_an_invalid_request_upstream_as_made() -> None:
     assert pub.requested == [0]  # rule 3.9: upstream signals the error too
     pub.push(1)  # a late element: the hop ends with its own rule 3.9 error
     ts.assert_values().assert_error(ValueError)
+
+
+class _CancelsAtOnce(TestSubscriber[Any]):
+    def on_subscribe(self, subscription: Any) -> None:
+        super().on_subscribe(subscription)
+        subscription.cancel()
+
+
+def test_spec312_skip_asks_nothing_of_upstream_after_a_cancel_in_on_subscribe() -> None:
+    pub = PushPublisher()
+    Flow(pub).skip(2).subscribe(_CancelsAtOnce(0))
+    assert pub.cancelled
+    assert pub.requested == []  # rule 3.6: the skipped elements are not asked for
