@@ -41,3 +41,16 @@ def test_spec312_skip_asks_nothing_of_upstream_after_a_cancel_in_on_subscribe() 
     Flow(pub).skip(2).subscribe(_CancelsAtOnce(0))
     assert pub.cancelled
     assert pub.requested == []  # rule 3.6: the skipped elements are not asked for
+
+
+def test_spec205_skip_refusing_a_second_on_subscribe_after_skipping_asks_nothing() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow(pub).skip(2).subscribe(ts)
+    pub.push(1, 2)  # both skipped
+    assert pub.subscriber is not None
+    second = PushPublisher()
+    pub.subscriber.on_subscribe(second)
+    assert second.cancelled  # rule 2.5
+    assert pub.requested == [2]  # no request(0) (rule 3.9) upstream
+    ts.assert_values().assert_no_violations()
