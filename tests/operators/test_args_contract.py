@@ -40,7 +40,7 @@ def test_check_element_names_rule_213_method_and_argument() -> None:
 
 @pytest.mark.parametrize("times", [-1, 1.5, "2", True])
 def test_check_times_refuses_what_is_not_an_int_at_least_0(times: Any) -> None:
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match=r"^retry: times") as info:
         Flow.just(1).retry(times)
     assert str(info.value) == f"retry: times must be None or an int >= 0, got {times!r}"
 

@@ -39,7 +39,7 @@ def test_backoff_refuses_what_is_not_a_number(kwargs: dict[str, Any], message: s
 def test_backoff_refuses_negative_values_and_a_factor_below_1(
     kwargs: dict[str, Any], message: str
 ) -> None:
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match=r"^Backoff: ") as info:
         Backoff(**kwargs)
     assert str(info.value) == message
 
@@ -47,7 +47,8 @@ def test_backoff_refuses_negative_values_and_a_factor_below_1(
 def test_backoff_accepts_the_bounds() -> None:
     b = Backoff(0, factor=1, max=0)
     assert (b.first, b.factor, b.max) == (0, 1, 0)
-    assert Backoff(1.0).max is None and Backoff(1.0).factor == 2.0
+    assert Backoff(1.0).max is None
+    assert Backoff(1.0).factor == 2.0
 
 
 def test_backoff_delays_grow_by_factor_up_to_max() -> None:
