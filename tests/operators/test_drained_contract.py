@@ -10,6 +10,8 @@ import pytest
 
 from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.flow import Flow
+from reactive_streams.operators import BufferOverflowError
+from reactive_streams.testing import TestSubscriber
 
 from ._util import PushPublisher
 
@@ -52,3 +54,97 @@ def test_spec213_drained_on_next_raising_cancels_and_logs_the_fault(
     assert len(records) == 1
     assert records[0].exc_info is not None
     assert isinstance(records[0].exc_info[1], Boom)  # the fault is logged with its traceback
+
+
+MAX = 2**63 - 1
+
+
+class _Sub:
+    """A subscription that records what it is asked."""
+
+    def __init__(self) -> None:
+        self.requested: list[int] = []
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        self.requested.append(n)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_spec213_drained_hop_on_subscribe_none_names_the_rule() -> None:
+    pub = PushPublisher()
+    Flow(pub).on_backpressure_buffer(4).subscribe(_Raising())
+    assert pub.subscriber is not None
+    with pytest.raises(TypeError) as info:
+        pub.subscriber.on_subscribe(None)  # type: ignore[arg-type]
+    assert str(info.value) == "rule 2.13: on_subscribe(None)"
+
+
+def test_spec205_drained_hop_refuses_a_second_on_subscribe() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow(pub).on_backpressure_buffer(4).subscribe(ts)
+    assert pub.subscriber is not None
+    second = _Sub()
+    pub.subscriber.on_subscribe(second)
+    assert second.cancelled  # rule 2.5
+    assert second.requested == []
+    assert pub.requested == [MAX]  # the first is not asked again
+    assert not pub.cancelled
+    ts.assert_no_violations()
+
+
+def test_spec213_drained_hop_on_error_none_names_the_rule() -> None:
+    pub = PushPublisher()
+    Flow(pub).on_backpressure_buffer(4).subscribe(TestSubscriber(0))
+    assert pub.subscriber is not None
+    with pytest.raises(TypeError) as info:
+        pub.subscriber.on_error(None)  # type: ignore[arg-type]
+    assert str(info.value) == "rule 2.13: on_error(None)"
+
+
+def test_spec17_an_upstream_end_after_the_hop_failed_is_ignored() -> None:
+    # the overflow error waits behind the buffered element; upstream's later error or
+    # completion must not replace it (one terminal, the first: rule 1.7)
+    for end in ("fail", "complete"):
+        pub = PushPublisher()
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        Flow(pub).on_backpressure_buffer(1).subscribe(ts)
+        pub.push(1, 2)  # overflow: upstream cancelled, the error after element 1
+        assert pub.cancelled
+        if end == "fail":
+            pub.fail(RuntimeError("late"))
+        else:
+            pub.complete()
+        ts.assert_no_terminal()
+        ts.request(1)
+        ts.assert_values(1).assert_error(BufferOverflowError)
+
+
+def test_spec213_zip_inner_on_subscribe_none_names_the_rule_and_second_is_refused() -> None:
+    a, b = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow.zip(a, b, prefetch=4).subscribe(ts)
+    assert a.subscriber is not None
+    with pytest.raises(TypeError) as info:
+        a.subscriber.on_subscribe(None)  # type: ignore[arg-type]
+    assert str(info.value) == "rule 2.13: on_subscribe(None)"
+    second = _Sub()
+    a.subscriber.on_subscribe(second)
+    assert second.cancelled  # rule 2.5
+    assert second.requested == []
+    assert a.requested == [4]  # the prefetch, once
+
+
+def test_spec312_a_cancelled_zip_inner_ignores_late_elements() -> None:
+    a, b = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(5)
+    Flow.zip(a, b, prefetch=4).subscribe(ts)
+    ts.cancel()
+    assert a.cancelled
+    assert b.cancelled
+    a.push(1)  # late, after the cancel (rule 2.8)
+    b.push(2)
+    ts.assert_values().assert_no_terminal()
