@@ -96,3 +96,25 @@ def test_defer_factory_returning_none_is_on_subscribe_then_the_rule_213_error() 
     Flow.defer(factory).subscribe(ts)
     ts.assert_error(TypeError).assert_no_violations()
     assert str(ts.errors[0]) == "rule 2.13: defer(factory): returned None, not a Publisher"
+
+
+def test_retry_with_a_scheduler_refusing_the_timer_ends_with_its_error() -> None:
+    from reactive_streams.executors import ManualExecutor
+
+    refused = RuntimeError("scheduler shut down")
+
+    class Refusing(ManualExecutor):
+        def schedule(self, delay: float, task: Any) -> Any:
+            raise refused
+
+    subscribed: list[int] = []
+
+    def source() -> Flow[int]:
+        subscribed.append(1)
+        return _fails()
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow.defer(source).retry(3, backoff=Backoff(1.0), scheduler=Refusing()).subscribe(ts)
+    ts.assert_values().assert_no_violations()
+    assert ts.errors == [refused]  # rules 1.9, 1.4: the scheduler's error, once
+    assert subscribed == [1]  # no resubscription
