@@ -148,3 +148,55 @@ def test_spec312_a_cancelled_zip_inner_ignores_late_elements() -> None:
     a.push(1)  # late, after the cancel (rule 2.8)
     b.push(2)
     ts.assert_values().assert_no_terminal()
+
+
+def test_spec205_a_second_on_subscribe_before_the_drain_ran_is_refused() -> None:
+    # observe_on delivers on_subscribe from its executor: the first subscription is kept
+    # while that task waits; a second one meanwhile is cancelled, the first never is
+    from reactive_streams.executors import ManualExecutor
+
+    ex = ManualExecutor()
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(1)
+    Flow(pub).observe_on(ex, prefetch=4).subscribe(ts)
+    assert pub.subscriber is not None
+    second = _Sub()
+    pub.subscriber.on_subscribe(second)
+    assert second.cancelled  # rule 2.5
+    ex.run_all()
+    assert second.requested == []
+    assert pub.requested == [4]
+    assert not pub.cancelled
+    pub.push(7)
+    ex.run_all()
+    ts.assert_values(7).assert_no_violations()
+
+
+def test_spec28_an_element_after_the_hop_failed_is_ignored() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow(pub).on_backpressure_buffer(1).subscribe(ts)
+    pub.push(1, 2)  # overflow: failed, upstream cancelled
+    assert pub.cancelled
+    pub.push(3)  # late: upstream had not seen the cancel yet (rule 2.8)
+    ts.request(5)
+    ts.assert_values(1).assert_error(BufferOverflowError)
+
+
+def test_spec28_an_element_after_the_decision_is_ignored() -> None:
+    seen: list[int] = []
+
+    def even(x: int) -> bool:
+        seen.append(x)
+        return x % 2 == 0
+
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow(pub).all(even).subscribe(ts)
+    pub.push(2, 3)  # 3 decides: upstream cancelled
+    assert pub.cancelled
+    pub.push(5)  # late (rule 2.8): the predicate is not called, nothing more decided
+    pub.complete()
+    assert seen == [2, 3]
+    ts.request(5)
+    ts.assert_values(False).assert_complete()
