@@ -3,6 +3,7 @@ untested: a subscriber raising from on_next is cancelled and its fault logged (2
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -200,3 +201,58 @@ def test_spec28_an_element_after_the_decision_is_ignored() -> None:
     assert seen == [2, 3]
     ts.request(5)
     ts.assert_values(False).assert_complete()
+
+
+def test_traced_drained_hop_names_itself_and_delivers_in_order() -> None:
+    from reactive_streams.tracing import tracing
+
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(10)
+    with tracing() as tracer:
+        Flow(pub).on_backpressure_buffer(8).subscribe(ts)
+        pub.push(1, 2, 3)
+        pub.complete()
+    ts.assert_values(1, 2, 3).assert_complete()
+    hops = [e.get("hop") for e in tracer.events if e["sig"] == "subscribe"]
+    assert "on_backpressure_buffer" in hops
+
+
+def test_traced_drained_on_next_raising_stops_the_emission(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from reactive_streams.tracing import tracing
+
+    pub = PushPublisher()
+    sub = _Raising()
+    with tracing(), caplog.at_level(logging.ERROR):
+        Flow(pub).on_backpressure_buffer(8).subscribe(sub)
+        pub.push(1, 2, 3)
+    assert sub.signals == [1]  # cancelled at the raise (2.13): no more elements
+    assert pub.cancelled
+    assert any(r.getMessage().startswith("rule 2.13: on_next") for r in caplog.records)
+
+
+def test_spec101_drained_hop_takes_what_it_sent_from_the_demand() -> None:
+    from reactive_streams.tracing import tracing
+
+    for traced in (False, True):
+        pub = PushPublisher()
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        with tracing() if traced else contextlib.nullcontext():
+            Flow(pub).on_backpressure_buffer(8).subscribe(ts)
+            pub.push(1, 2, 3, 4)
+            ts.request(3)  # one round sends the three
+            ts.assert_values(1, 2, 3)
+            pub.push(5)
+            ts.assert_values(1, 2, 3).assert_no_violations()  # rule 1.1: demand spent
+            ts.request(5)
+            ts.assert_values(1, 2, 3, 4, 5).assert_no_violations()
+
+
+def test_spec213_drained_on_next_raising_releases_upstream_at_once() -> None:
+    pub = PushPublisher()
+    sub = _Raising()
+    Flow(pub).on_backpressure_buffer(8).subscribe(sub)
+    pub.push(1)  # the only element: nothing late makes the cancel for the hop
+    assert sub.signals == [1]
+    assert pub.cancelled  # rule 2.13: cancelled, and so upstream (3.12)
