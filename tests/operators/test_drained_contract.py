@@ -256,3 +256,34 @@ def test_spec213_drained_on_next_raising_releases_upstream_at_once() -> None:
     pub.push(1)  # the only element: nothing late makes the cancel for the hop
     assert sub.signals == [1]
     assert pub.cancelled  # rule 2.13: cancelled, and so upstream (3.12)
+
+
+def test_zip_inners_queue_their_elements_for_the_drain() -> None:
+    a, b = PushPublisher(), PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(5)
+    Flow.zip(a, b, prefetch=4).subscribe(ts)
+    a.push("x", "y")
+    b.push(1)
+    ts.assert_values(("x", 1))
+    b.push(2)
+    ts.assert_values(("x", 1), ("y", 2)).assert_no_violations()
+
+
+def test_upstream_end_follows_the_buffered_elements() -> None:
+    error = RuntimeError("upstream failed")
+    for end in ("complete", "fail"):
+        pub = PushPublisher()
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        Flow(pub).on_backpressure_buffer(8).subscribe(ts)
+        pub.push(1)
+        if end == "complete":
+            pub.complete()
+        else:
+            pub.fail(error)
+        ts.assert_no_terminal()
+        ts.request(1)
+        ts.assert_values(1)
+        if end == "complete":
+            ts.assert_complete()
+        else:
+            assert ts.errors == [error]
