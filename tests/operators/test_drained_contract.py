@@ -287,3 +287,30 @@ def test_upstream_end_follows_the_buffered_elements() -> None:
             ts.assert_complete()
         else:
             assert ts.errors == [error]
+
+
+def test_spec312_a_cancel_between_a_rounds_checks_still_releases_upstream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the race forced at a function boundary: the cancel lands after the round saw the
+    # subscription active and before it reads the subscriber; the next round releases
+    from reactive_streams.operators._backpressure import OnBackpressureBuffer
+
+    ts: TestSubscriber[Any] = TestSubscriber(5)
+    armed = [False]
+    answer = OnBackpressureBuffer._answer_bad_request
+
+    def cancel_first(self: Any) -> bool:
+        if armed[0]:
+            armed[0] = False
+            ts.cancel()
+        return answer(self)
+
+    monkeypatch.setattr(OnBackpressureBuffer, "_answer_bad_request", cancel_first)
+    pub = PushPublisher()
+    Flow(pub).on_backpressure_buffer(8).subscribe(ts)
+    armed[0] = True
+    pub.push(1)
+    assert not armed[0]  # the cancel was made inside the round
+    ts.assert_values()
+    assert pub.cancelled  # rule 3.12
