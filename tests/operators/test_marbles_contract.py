@@ -60,3 +60,15 @@ def test_marbles_arm_one_timer_at_a_time_and_none_after_the_end() -> None:
     ex.advance_by(10.0)
     ts.assert_values("a", "b").assert_complete()
     assert not ex.scheduled
+
+
+def test_marbles_any_other_character_is_an_element_and_the_hop_is_named() -> None:
+    from reactive_streams.tracing import tracing
+
+    ex = ManualExecutor()
+    ts: TestSubscriber[Any] = TestSubscriber(10)
+    with tracing() as tracer:
+        marbles("(XY)|", scheduler=ex).subscribe(ts)
+        ex.advance_by(1.0)
+    ts.assert_values("X", "Y").assert_complete()
+    assert "marbles" in [e.get("hop") for e in tracer.events if e["sig"] == "subscribe"]
