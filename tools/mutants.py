@@ -2054,6 +2054,24 @@ OPERATOR_MUTANTS = (
         "tests/test_multicast_edges.py",
         "complete",
     ),
+    Mutant(
+        "refused-subscription-asks-upstream",
+        "a hop that asks upstream at subscription (skip, skip_last, ignore_elements, "
+        "on_backpressure_drop) asks its first upstream again when it refuses a second on_subscribe",
+        "2.5, 1.1",
+        (
+            Patch(
+                "_core/relay.py",
+                "            subscription.cancel()  # rule 2.5: one active subscription\n"
+                "            return\n",
+                "            subscription.cancel()  # rule 2.5: one active subscription\n"
+                "            if self._pub is ACTIVE:\n"
+                "                self._opened()\n"
+                "            return\n",
+            ),
+        ),
+        "tests/operators/test_refused_subscription.py",
+    ),
 )
 
 

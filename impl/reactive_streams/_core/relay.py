@@ -78,7 +78,12 @@ class Relay(Downstream[R], Generic[T, R]):
         # the hop's own calls and the forwarded ones are serial (rule 2.7)
         self._upstream = SerialSubscription(subscription)
         self._out = self._downstream
-        self._deliver_subscribe()  # a raise cancels this hop, and so upstream (2.13)
+        if self._deliver_subscribe():  # a raise cancels this hop, and so upstream (2.13)
+            self._opened()
+
+    def _opened(self) -> None:
+        """``on_subscribe`` was delivered and the subscription is active: the hop's own
+        first request upstream, if any (never for a refused subscription: rule 2.5)."""
 
     def on_next(self, item: T) -> None:
         """The one per-element path: the hop's ``_apply``, then the core's send. Each

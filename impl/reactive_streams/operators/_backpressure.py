@@ -20,7 +20,7 @@ from .._core.relay import SKIP, Relay, SkipMarker
 from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:
-    from ..api import Subscriber, Subscription
+    from ..api import Subscriber
 
 _log = logging.getLogger("reactive_streams")
 
@@ -157,10 +157,8 @@ class OnBackpressureDrop(Relay[T, T], Generic[T]):
         super().__init__(downstream)
         self._on_drop = on_drop
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self._pub is ACTIVE:
-            self._upstream.request(MAX_DEMAND)
+    def _opened(self) -> None:
+        self._upstream.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
 
     def _receive_request(self, n: Any, message: str | None) -> None:
         if message is None:

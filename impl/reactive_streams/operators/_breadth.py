@@ -20,7 +20,7 @@ from .._core.downstream import ACTIVE
 from .._core.relay import Relay
 
 if TYPE_CHECKING:
-    from ..api import Subscriber, Subscription
+    from ..api import Subscriber
 
 T = TypeVar("T")
 
@@ -243,10 +243,8 @@ class IgnoreElements(Relay[T, T]):
 
     hop = "ignore_elements"
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self._pub is ACTIVE:
-            self._upstream.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
+    def _opened(self) -> None:
+        self._upstream.request(MAX_DEMAND)  # rule 3.17: effectively unbounded
 
     def _forward(self, n: Any) -> None:
         if type(n) is not int or n <= 0:
@@ -270,10 +268,8 @@ class SkipLast(Relay[T, T]):
         self._count = count
         self._held: deque[T] = deque()
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self._pub is ACTIVE:
-            self._upstream.request(self._count)  # the held ones are ours to ask for
+    def _opened(self) -> None:
+        self._upstream.request(self._count)  # the held ones are ours to ask for
 
     def on_next(self, item: T) -> None:
         if self._out is None:

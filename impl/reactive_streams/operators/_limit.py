@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core.downstream import ACTIVE
 from .._core.relay import SKIP, Relay, SkipMarker
 
 if TYPE_CHECKING:
-    from ..api import Subscriber, Subscription
+    from ..api import Subscriber
 
 T = TypeVar("T")
 
@@ -34,9 +33,8 @@ class Take(Relay[T, T]):
         self._remaining = count
         self._requested_up = 0
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self._limit == 0 and self._pub is ACTIVE:
+    def _opened(self) -> None:
+        if self._limit == 0:
             self._complete_early()  # take(0): complete without demand (rule 1.5)
 
     def _forward(self, n: Any) -> None:
@@ -73,9 +71,8 @@ class Skip(Relay[T, T]):
         super().__init__(downstream)
         self._remaining = count
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self._remaining > 0 and self._pub is ACTIVE:
+    def _opened(self) -> None:
+        if self._remaining > 0:
             self._upstream.request(self._remaining)  # the skipped ones are ours to ask for
 
     def _apply(self, item: T) -> T | SkipMarker:

@@ -1,0 +1,105 @@
+"""The backpressure strategies (operators/_backpressure.py): the overflow errors'
+messages, the on_drop callback's log, what each strategy keeps."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from reactive_streams.flow import Flow
+from reactive_streams.operators import BufferOverflowError
+from reactive_streams.testing import TestSubscriber
+
+from ._util import PushPublisher
+
+
+def test_buffer_overflow_error_names_the_operator_and_bound_after_the_buffered() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(pub).on_backpressure_buffer(2).subscribe(ts)
+    pub.push(1, 2, 3)
+    assert pub.cancelled
+    ts.assert_no_terminal()  # the buffered elements first
+    ts.request(5)
+    ts.assert_values(1, 2).assert_error(BufferOverflowError)
+    assert str(ts.errors[0]) == "on_backpressure_buffer: more than 2 elements undelivered"
+
+
+@pytest.mark.parametrize(
+    ("overflow", "kept", "dropped"),
+    [("drop_oldest", [3, 4], [1, 2]), ("drop_latest", [1, 2], [3, 4])],
+)
+def test_drop_oldest_and_drop_latest_keep_the_bound(
+    overflow: str, kept: list[int], dropped: list[int]
+) -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    drops: list[int] = []
+    Flow(pub).on_backpressure_buffer(2, overflow, drops.append).subscribe(ts)
+    pub.push(1, 2, 3, 4)
+    pub.complete()
+    assert not pub.cancelled
+    ts.assert_no_terminal()
+    ts.request(10)
+    ts.assert_values(*kept).assert_complete()
+    assert drops == dropped
+
+
+def test_a_raising_on_drop_is_logged_and_the_stream_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def on_drop(item: Any) -> None:
+        raise RuntimeError(f"drop {item}")
+
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(pub).on_backpressure_buffer(1, "drop_latest", on_drop).subscribe(ts)
+    with caplog.at_level(logging.ERROR):
+        pub.push(1, 2)
+    records = [r for r in caplog.records if r.getMessage() == "on_drop callback raised"]
+    assert len(records) == 1
+    assert records[0].name == "reactive_streams"
+    assert records[0].exc_info is not None
+    assert str(records[0].exc_info[1]) == "drop 2"
+    ts.request(1)
+    ts.assert_values(1).assert_no_terminal()
+
+
+def test_on_backpressure_drop_passes_what_is_requested_and_drops_the_rest() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    drops: list[int] = []
+    Flow(pub).on_backpressure_drop(drops.append).subscribe(ts)
+    assert pub.requested == [2**63 - 1]  # rule 3.17
+    pub.push(1, 2)
+    ts.request(1)
+    pub.push(3, 4)
+    ts.assert_values(1, 3).assert_no_violations()
+    assert drops == [2, 4]
+
+
+def test_on_backpressure_latest_keeps_only_the_latest_undelivered() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(pub).on_backpressure_latest().subscribe(ts)
+    pub.push(1, 2, 3)
+    pub.complete()
+    ts.assert_no_terminal()
+    ts.request(5)
+    ts.assert_values(3).assert_complete()
+
+
+def test_on_backpressure_error_fails_with_its_message_when_no_demand() -> None:
+    from reactive_streams.operators._backpressure import OnBackpressureError
+    from reactive_streams.operators._base import OperatorPublisher
+
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow(OperatorPublisher(pub, OnBackpressureError, "on_backpressure_error")).subscribe(ts)
+    assert pub.requested == [2**63 - 1]
+    pub.push(1, 2)
+    assert pub.cancelled
+    ts.assert_values(1).assert_error(BufferOverflowError)
+    assert str(ts.errors[0]) == "an element arrived without downstream demand"
