@@ -1,0 +1,264 @@
+"""flat_map's contract at the edges its other tests leave open (issue 27: mutation
+survivors): pulled inners longer than one pull batch, an inner's bad ``on_error``,
+``items`` answers taken without their iterator, the direct path's cancel and completion
+from inside ``on_next``, and the windows another thread can hit (forced here, on one
+thread, by a lock that runs the other thread's call at the point it names)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from reactive_streams.api import Subscriber, Subscription
+from reactive_streams.flow import Flow
+from reactive_streams.operators import SyncSource, fusion
+
+from ._util import PushPublisher
+
+pytestmark = pytest.mark.timeout(60)
+
+MAX = 2**63 - 1
+
+
+class Recorder:
+    """Requests ``initial``; ``act(item)`` runs inside each ``on_next``."""
+
+    def __init__(self, initial: int = MAX, act: Callable[[int], None] | None = None) -> None:
+        self.initial = initial
+        self.act = act
+        self.values: list[int] = []
+        self.ends: list[str] = []
+        self.subscription: Any = None
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.subscription = subscription
+        if self.initial:
+            subscription.request(self.initial)
+
+    def on_next(self, item: int) -> None:
+        self.values.append(item)
+        if self.act is not None:
+            self.act(item)
+
+    def on_error(self, error: BaseException) -> None:
+        self.ends.append(f"error {type(error).__name__}: {error}")
+
+    def on_complete(self) -> None:
+        self.ends.append("complete")
+
+
+def _counted(n: int, pulled: list[int], fail: bool = False) -> Iterator[int]:
+    """0 .. n-1 as a generator (no exact length), each recorded as it is pulled."""
+    for x in range(n):
+        pulled.append(x)
+        yield x
+    if fail:
+        raise ValueError("boom")
+
+
+def _pulled_flow(
+    up: PushPublisher, n: int, prefetch: int, pulled: list[int], fail: bool = False
+) -> Flow[int]:
+    with fusion(True):
+        return Flow(up).flat_map(
+            lambda _: Flow.from_iterable(_counted(n, pulled, fail)), 1, prefetch
+        )
+
+
+# ------------------------------------------------------------- pulled inners
+
+
+def test_an_inner_is_pulled_exactly_prefetch_ahead_across_pull_batches() -> None:
+    # 513 = 256 (one batch) + 257: the rest of the first request takes two more pulls
+    pulled: list[int] = []
+    up = PushPublisher()
+    rec = Recorder(initial=0)
+    _pulled_flow(up, 2000, 513, pulled).subscribe(rec)
+    up.push(0)
+    assert len(pulled) == 513  # rule 3.17: the inner's first request(prefetch), no more
+    assert rec.values == []
+    rec.subscription.request(5)
+    assert rec.values == [0, 1, 2, 3, 4]
+
+
+def test_an_inner_that_ends_within_its_first_request_completes() -> None:
+    pulled: list[int] = []
+    up = PushPublisher()
+    rec = Recorder()
+    _pulled_flow(up, 400, 513, pulled).subscribe(rec)
+    up.push(0)
+    up.complete()
+    assert rec.values == list(range(400))
+    assert rec.ends == ["complete"]  # rule 1.5: the inner's end, then upstream's
+    assert up.requested == [1, 1]  # the completed inner is replenished (limit 1)
+
+
+def test_an_inner_failing_in_a_replenishing_pull_signals_its_own_error() -> None:
+    pulled: list[int] = []
+    up = PushPublisher()
+    rec = Recorder()
+    _pulled_flow(up, 10, 4, pulled, fail=True).subscribe(rec)
+    up.push(0)
+    assert rec.values == list(range(10))
+    assert rec.ends == ["error ValueError: boom"]  # rule 1.4: after its elements
+    assert up.cancelled
+
+
+def test_an_inner_on_error_none_raises_rule_2_13() -> None:
+    up = PushPublisher()
+    inner = PushPublisher()
+    rec = Recorder()
+    Flow(up).flat_map(lambda _: inner).subscribe(rec)
+    up.push(0)
+    assert inner.subscriber is not None
+    with pytest.raises(TypeError) as raised:
+        inner.subscriber.on_error(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 2.13: on_error(None)"
+
+
+class _Items:
+    """A synchronous source answering ``items``: its elements are ``value``, so flat_map
+    never needs its iterator (``factories`` counts the iterators asked for)."""
+
+    def __init__(self, *items: int) -> None:
+        self.items = items
+        self.factories = 0
+
+    def __rs_sync__(self) -> SyncSource:
+        return SyncSource(self._factory, "items", self.items, nulls=None)
+
+    def _factory(self) -> Iterator[int]:
+        self.factories += 1
+        return iter(self.items)
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        Flow.from_iterable(self.items).subscribe(subscriber)
+
+
+def test_an_items_answer_as_long_as_prefetch_is_taken_without_its_iterator() -> None:
+    up = PushPublisher()
+    inner = _Items(1, 2, 3)
+    rec = Recorder()
+    with fusion(True):
+        Flow(up).flat_map(lambda _: inner, 4, 3).subscribe(rec)
+    up.push(0)
+    up.complete()
+    assert (rec.values, rec.ends) == ([1, 2, 3], ["complete"])
+    assert inner.factories == 0
+
+
+# ------------------------------------------------- the direct path (whole inners)
+
+
+def test_a_cancel_from_on_next_on_the_direct_path_reaches_upstream() -> None:
+    up = PushPublisher()
+    rec = Recorder(10, act=lambda _: rec.subscription.cancel())
+    with fusion(True):
+        Flow(up).flat_map(lambda _: Flow.range(0, 3)).subscribe(rec)
+    up.push(0)
+    assert rec.values == [0]  # rule 3.12: emission stops
+    assert up.cancelled  # rule 3.13
+    assert rec.ends == []
+
+
+def test_upstream_completing_from_on_next_on_the_direct_path_completes() -> None:
+    up = PushPublisher()
+    rec = Recorder(10, act=lambda _: up.complete())
+    with fusion(True):
+        Flow(up).flat_map(lambda _: Flow.just(7)).subscribe(rec)
+    up.push(0)
+    assert (rec.values, rec.ends) == ([7], ["complete"])  # rule 1.5
+
+
+# ------------------------------------------------------ another thread's window
+
+
+class _WindowLock:
+    """The drain's lock; once, where the ``with`` in a function named like ``frames[0]``
+    (called from one named like ``frames[1]``...) enters or exits it, runs ``action``: the
+    call another thread could make just then, made deterministic."""
+
+    def __init__(
+        self, lock: Any, at: str, frames: tuple[str, ...], action: Callable[[], None]
+    ) -> None:
+        self._lock = lock
+        self._at = at
+        self._frames = frames
+        self._action: Callable[[], None] | None = action
+        self.hit = False
+
+    def _window(self, at: str) -> None:
+        action = self._action
+        if action is None or at != self._at:
+            return
+        for depth, name in enumerate(self._frames, start=2):
+            if name not in sys._getframe(depth).f_code.co_name:
+                return
+        self._action = None
+        self.hit = True
+        action()
+
+    def __enter__(self) -> bool:
+        self._window("enter")
+        return bool(self._lock.__enter__())
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.__exit__(*exc)
+        self._window("exit")
+
+
+def _just_flow(up: PushPublisher, rec: Recorder) -> Any:
+    with fusion(True):
+        Flow(up).flat_map(Flow.just).subscribe(rec)
+    parent = rec.subscription  # the flat_map hop is its subscriber's Subscription
+    assert isinstance(parent._lock, type(threading.Lock()))
+    return parent
+
+
+def _window(
+    parent: Any, at: str, frames: tuple[str, ...], action: Callable[[], None]
+) -> _WindowLock:
+    lock = _WindowLock(parent._lock, at, frames, action)
+    parent._lock = lock
+    return lock
+
+
+def test_a_bad_request_as_a_whole_inner_takes_the_drain_stops_it_before_its_element() -> None:
+    up = PushPublisher()
+    rec = Recorder(5)
+    parent = _just_flow(up, rec)
+    window = _window(parent, "exit", ("_enter", "_on_whole"), lambda: rec.subscription.request(-1))
+    up.push(1)
+    assert window.hit
+    assert rec.values == []  # rule 3.9: its error is due, not the element
+    assert len(rec.ends) == 1
+    assert rec.ends[0].startswith("error ValueError: rule 3.9")
+    assert up.cancelled
+
+
+def test_a_cancel_as_a_whole_inner_takes_the_drain_stops_it_before_its_element() -> None:
+    up = PushPublisher()
+    rec = Recorder(5)
+    parent = _just_flow(up, rec)
+    window = _window(parent, "exit", ("_enter", "_on_whole"), lambda: rec.subscription.cancel())
+    up.push(1)
+    assert window.hit
+    assert (rec.values, rec.ends) == ([], [])  # rule 3.12
+    assert up.cancelled  # rule 3.13
+
+
+@pytest.mark.parametrize("at", ["enter", "exit"])
+def test_an_inner_joining_a_run_as_it_is_spent_is_delivered(at: str) -> None:
+    up = PushPublisher()
+    rec = Recorder(0)
+    parent = _just_flow(up, rec)
+    up.push(1)  # no demand: queued as a run
+    window = _window(parent, at, ("_run_delivered",), lambda: up.push(2))
+    rec.subscription.request(5)
+    assert window.hit
+    up.complete()
+    assert (rec.values, rec.ends) == ([1, 2], ["complete"])
