@@ -27,15 +27,23 @@ MAX = 2**63 - 1
 class Recorder:
     """Requests ``initial``; ``act(item)`` runs inside each ``on_next``."""
 
-    def __init__(self, initial: int = MAX, act: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        initial: int = MAX,
+        act: Callable[[int], None] | None = None,
+        opened: Callable[[Any], None] | None = None,
+    ) -> None:
         self.initial = initial
         self.act = act
+        self.opened = opened
         self.values: list[int] = []
         self.ends: list[str] = []
         self.subscription: Any = None
 
     def on_subscribe(self, subscription: Subscription) -> None:
         self.subscription = subscription
+        if self.opened is not None:
+            self.opened(subscription)
         if self.initial:
             subscription.request(self.initial)
 
@@ -262,3 +270,67 @@ def test_an_inner_joining_a_run_as_it_is_spent_is_delivered(at: str) -> None:
     assert window.hit
     up.complete()
     assert (rec.values, rec.ends) == ([1, 2], ["complete"])
+
+
+# ------------------------------------------- a fused upstream's batch (_direct)
+
+
+def _batched(n: int, fn: Callable[[int], Any], rec: Recorder) -> None:
+    with fusion(True):
+        Flow.range(0, n).flat_map(fn).subscribe(rec)
+
+
+class _Plain:
+    """A publisher outside the fusion protocol (no ``__rs_sync__``)."""
+
+    def __init__(self, *items: int) -> None:
+        self.items = items
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        Flow.from_iterable(self.items).subscribe(subscriber)
+
+
+def test_an_inner_outside_the_fusion_protocol_mid_batch_is_subscribed() -> None:
+    rec = Recorder()
+    _batched(2, lambda x: _Plain(x, x), rec)
+    assert (rec.values, rec.ends) == ([0, 0, 1, 1], ["complete"])
+
+
+class _Asked(_Items):
+    """``_Items`` counting the fusion protocol's questions."""
+
+    asked = 0
+
+    def __rs_sync__(self) -> SyncSource:
+        self.asked += 1
+        return super().__rs_sync__()
+
+
+def test_an_inner_mid_batch_is_asked_the_fusion_protocol_once() -> None:
+    rec = Recorder()
+    inners = [_Asked(x) for x in range(3)]
+    _batched(3, inners.__getitem__, rec)
+    assert (rec.values, rec.ends) == ([0, 1, 2], ["complete"])
+    assert [inner.asked for inner in inners] == [1, 1, 1]
+
+
+def test_a_bad_request_from_on_next_mid_batch_stops_the_batch() -> None:
+    rec = Recorder(act=lambda _: rec.subscription.request(0))
+    _batched(10, Flow.just, rec)
+    assert rec.values == [0]  # rule 3.9: its error is due, not the next element
+    assert len(rec.ends) == 1
+    assert rec.ends[0].startswith("error ValueError: rule 3.9")
+
+
+def test_a_cancel_as_a_batch_takes_the_drain_stops_it_before_its_first_element() -> None:
+    windows: list[_WindowLock] = []
+
+    def opened(parent: Any) -> None:
+        windows.append(_window(parent, "exit", ("_enter", "on_next_batch"), parent.cancel))
+
+    rec = Recorder(5, opened=opened)
+    pulled: list[int] = []
+    with fusion(True):
+        Flow.from_iterable(_counted(10, pulled)).flat_map(Flow.just).subscribe(rec)
+    assert windows[0].hit
+    assert (rec.values, rec.ends) == ([], [])  # rule 3.12
