@@ -116,27 +116,47 @@ def test_an_inner_failing_in_a_replenishing_pull_signals_its_own_error() -> None
     assert up.cancelled
 
 
-def test_an_inner_on_error_none_raises_rule_2_13() -> None:
+@pytest.mark.parametrize("side", ["upstream", "inner"])
+def test_an_on_error_none_raises_rule_2_13(side: str) -> None:
     up = PushPublisher()
     inner = PushPublisher()
     rec = Recorder()
     Flow(up).flat_map(lambda _: inner).subscribe(rec)
     up.push(0)
-    assert inner.subscriber is not None
+    source = up if side == "upstream" else inner
+    assert source.subscriber is not None
     with pytest.raises(TypeError) as raised:
-        inner.subscriber.on_error(None)  # type: ignore[arg-type]
+        source.subscriber.on_error(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 2.13: on_error(None)"
 
 
+def test_a_subscribed_inner_is_replenished_after_three_quarters_of_prefetch() -> None:
+    up = PushPublisher()
+    inner = PushPublisher()
+    rec = Recorder(2)
+    Flow(up).flat_map(lambda _: inner, 1, 4).subscribe(rec)
+    up.push(0)
+    inner.push(10, 11)
+    assert (rec.values, inner.requested) == ([10, 11], [4])
+    rec.subscription.request(1)
+    inner.push(12)
+    assert (rec.values, inner.requested) == ([10, 11, 12], [4, 3])  # rule 3.17: 75 % of 4
+
+
 class _Items:
-    """A synchronous source answering ``items``: its elements are ``value``, so flat_map
-    never needs its iterator (``factories`` counts the iterators asked for)."""
+    """A synchronous source answering ``items`` (or ``scalar`` for one element): its
+    elements are ``value``, so flat_map never needs its iterator (``factories`` counts the
+    iterators asked for)."""
+
+    kind = "items"
 
     def __init__(self, *items: int) -> None:
         self.items = items
         self.factories = 0
 
     def __rs_sync__(self) -> SyncSource:
+        if self.kind == "scalar":
+            return SyncSource(self._factory, "scalar", self.items[0], nulls=None)
         return SyncSource(self._factory, "items", self.items, nulls=None)
 
     def _factory(self) -> Iterator[int]:
@@ -156,6 +176,22 @@ def test_an_items_answer_as_long_as_prefetch_is_taken_without_its_iterator() -> 
     up.push(0)
     up.complete()
     assert (rec.values, rec.ends) == ([1, 2, 3], ["complete"])
+    assert inner.factories == 0
+
+
+class _Scalar(_Items):
+    kind = "scalar"
+
+
+def test_a_scalar_answer_is_taken_without_its_iterator() -> None:
+    up = PushPublisher()
+    inner = _Scalar(5)
+    rec = Recorder()
+    with fusion(True):
+        Flow(up).flat_map(lambda _: inner).subscribe(rec)
+    up.push(0)
+    up.complete()
+    assert (rec.values, rec.ends) == ([5], ["complete"])
     assert inner.factories == 0
 
 
