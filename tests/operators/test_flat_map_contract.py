@@ -370,3 +370,55 @@ def test_a_cancel_as_a_batch_takes_the_drain_stops_it_before_its_first_element()
         Flow.from_iterable(_counted(10, pulled)).flat_map(Flow.just).subscribe(rec)
     assert windows[0].hit
     assert (rec.values, rec.ends) == ([], [])  # rule 3.12
+
+
+# ------------------------------------------------------ the drain's round
+
+
+def _subscribed(rec: Recorder) -> tuple[PushPublisher, PushPublisher]:
+    up = PushPublisher()
+    inner = PushPublisher()
+    Flow(up).flat_map(lambda _: inner).subscribe(rec)
+    up.push(0)
+    return up, inner
+
+
+def test_a_cancel_from_on_next_of_a_queued_element_releases_upstream_and_inners() -> None:
+    rec = Recorder(act=lambda _: rec.subscription.cancel())
+    up, inner = _subscribed(rec)
+    inner.push(1, 2)
+    assert (rec.values, rec.ends) == ([1], [])  # rule 3.12
+    assert (up.cancelled, inner.cancelled) == (True, True)  # rule 3.13
+
+
+def test_a_cancel_as_the_round_takes_the_demand_releases_upstream_and_inners() -> None:
+    rec = Recorder()
+    up, inner = _subscribed(rec)
+    window = _window(rec.subscription, "exit", ("_delivered", "_round"), rec.subscription.cancel)
+    inner.push(1)
+    assert window.hit
+    assert (rec.values, rec.ends) == ([1], [])
+    assert (up.cancelled, inner.cancelled) == (True, True)  # rule 3.13
+
+
+def test_an_inner_failing_from_on_next_of_the_last_element_is_on_error_not_complete() -> None:
+    rec = Recorder(act=lambda _: inner.fail(ValueError("late")))
+    up, inner = _subscribed(rec)
+    up.complete()
+    inner.push(1)
+    assert (rec.values, rec.ends) == ([1], ["error ValueError: late"])  # rule 1.4
+
+
+def test_a_cancel_from_the_mapper_cancels_the_inner_it_returns() -> None:
+    up = PushPublisher()
+    inner = PushPublisher()
+    rec = Recorder()
+
+    def mapper(item: int) -> PushPublisher:
+        rec.subscription.cancel()
+        return inner
+
+    Flow(up).flat_map(mapper).subscribe(rec)
+    up.push(0)
+    assert up.cancelled
+    assert inner.cancelled  # rule 3.13: subscribed after the release, cancelled at once
