@@ -422,3 +422,53 @@ def test_a_cancel_from_the_mapper_cancels_the_inner_it_returns() -> None:
     up.push(0)
     assert up.cancelled
     assert inner.cancelled  # rule 3.13: subscribed after the release, cancelled at once
+
+
+def test_a_spent_run_is_followed_by_the_next_inner_in_the_same_round() -> None:
+    up = PushPublisher()
+    inner = PushPublisher()
+    rec = Recorder(0)
+    Flow(up).flat_map(lambda x: inner if x else Flow.just(1)).subscribe(rec)
+    up.push(0, 1)  # a run (1), then a subscribed inner
+    inner.push(2)
+    rec.subscription.request(10)
+    assert rec.values == [1, 2]
+
+
+def test_every_inner_is_visited_in_a_round() -> None:
+    up = PushPublisher()
+    inners = [PushPublisher(), PushPublisher()]
+    rec = Recorder()
+    Flow(up).flat_map(inners.__getitem__).subscribe(rec)
+    up.push(0, 1)
+    inners[1].push(5)
+    assert rec.values == [5]
+
+
+def test_signals_of_an_inner_after_its_completion_are_ignored() -> None:
+    up = PushPublisher()
+    inner = PushPublisher()
+    rec = Recorder()
+    Flow(up).flat_map(lambda _: inner).subscribe(rec)
+    up.push(0)
+    inner.push(1)
+    inner.complete()
+    inner.push(2)  # breaks rule 1.7: dropped, nothing raised back
+    inner.fail(ValueError("late"))
+    up.complete()
+    assert (rec.values, rec.ends) == ([1], ["complete"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((0, 32), "rule 3.9: max_concurrency requires n > 0, got 0"),
+        ((1, -1), "rule 3.9: prefetch requires n > 0, got -1"),
+    ],
+)
+def test_a_bad_max_concurrency_or_prefetch_names_the_argument(
+    arguments: tuple[int, int], message: str
+) -> None:
+    with pytest.raises(ValueError, match=r"^rule 3\.9: ") as raised:
+        Flow.range(0, 3).flat_map(Flow.just, *arguments)
+    assert str(raised.value) == message
