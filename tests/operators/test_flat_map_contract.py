@@ -472,3 +472,10 @@ def test_a_bad_max_concurrency_or_prefetch_names_the_argument(
     with pytest.raises(ValueError, match=r"^rule 3\.9: ") as raised:
         Flow.range(0, 3).flat_map(Flow.just, *arguments)
     assert str(raised.value) == message
+
+
+def test_the_publisher_refuses_a_none_subscriber_naming_rule_1_9() -> None:
+    publisher = Flow.range(0, 3).flat_map(Flow.just).source  # the operator's own Publisher
+    with pytest.raises(TypeError) as raised:
+        publisher.subscribe(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
