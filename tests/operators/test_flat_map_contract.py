@@ -479,3 +479,16 @@ def test_the_publisher_refuses_a_none_subscriber_naming_rule_1_9() -> None:
     with pytest.raises(TypeError) as raised:
         publisher.subscribe(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
+
+
+class _Refusing:
+    """A publisher whose ``subscribe`` raises (it breaks rule 1.9)."""
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        raise RuntimeError("refused")
+
+
+def test_an_upstream_whose_subscribe_raises_is_on_error() -> None:
+    rec = Recorder()
+    Flow(_Refusing()).flat_map(Flow.just).subscribe(rec)
+    assert (rec.values, rec.ends) == ([], ["error RuntimeError: refused"])  # rules 1.9, 1.4
