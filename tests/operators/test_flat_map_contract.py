@@ -6,8 +6,10 @@ thread, by a lock that runs the other thread's call at the point it names)."""
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -492,3 +494,73 @@ def test_an_upstream_whose_subscribe_raises_is_on_error() -> None:
     rec = Recorder()
     Flow(_Refusing()).flat_map(Flow.just).subscribe(rec)
     assert (rec.values, rec.ends) == ([], ["error RuntimeError: refused"])  # rules 1.9, 1.4
+
+
+def test_an_upstream_error_is_signalled_once_its_inners_are_cancelled() -> None:
+    rec = Recorder()
+    up, inner = _subscribed(rec)
+    up.fail(ValueError("upstream"))
+    assert (rec.values, rec.ends) == ([], ["error ValueError: upstream"])  # rule 1.4
+    assert inner.cancelled  # rule 3.13
+
+
+def test_an_inner_whose_subscribe_raises_is_on_error() -> None:
+    up = PushPublisher()
+    rec = Recorder()
+    Flow(up).flat_map(lambda _: _Refusing()).subscribe(rec)
+    up.push(0)
+    assert (rec.values, rec.ends) == ([], ["error RuntimeError: refused"])  # rules 1.9, 1.4
+    assert up.cancelled
+
+
+def test_an_on_next_raising_on_a_queued_element_is_logged_with_its_exception(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    boom = ValueError("boom")
+
+    def act(item: int) -> None:
+        raise boom
+
+    rec = Recorder(act=act)
+    up, inner = _subscribed(rec)
+    with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+        inner.push(1, 2)
+    assert (rec.values, rec.ends) == ([1], [])  # rule 2.13: cancelled, no terminal
+    assert (up.cancelled, inner.cancelled) == (True, True)
+    faults = [r for r in caplog.records if "rule 2.13: on_next raised" in r.getMessage()]
+    assert len(faults) == 1
+    assert faults[0].exc_info is not None
+    assert faults[0].exc_info[1] is boom
+
+
+class _Iterator:
+    """An iterator that can be weakly referenced: whether its pulled source let it go."""
+
+    def __init__(self, n: int) -> None:
+        self._it = iter(range(n))
+
+    def __iter__(self) -> _Iterator:
+        return self
+
+    def __next__(self) -> int:
+        return next(self._it)
+
+
+def test_a_cancel_from_on_next_mid_batch_releases_the_pulled_upstream() -> None:
+    iterators: list[weakref.ref[_Iterator]] = []
+
+    def factory() -> _Iterator:
+        it = _Iterator(20)
+        iterators.append(weakref.ref(it))
+        return it
+
+    class Source:
+        def __iter__(self) -> _Iterator:
+            return factory()
+
+    rec = Recorder(act=lambda _: rec.subscription.cancel())
+    with fusion(True):
+        Flow.from_iterable(Source()).flat_map(Flow.just, 8).subscribe(rec)
+    assert (rec.values, rec.ends) == ([0], [])  # rule 3.12
+    assert len(iterators) == 1
+    assert iterators[0]() is None  # rule 3.13: upstream cancelled, its iterator dropped
