@@ -1,18 +1,21 @@
 """SparkSink's contract as its caller sees it, without Spark (in-memory writer,
 ManualExecutor): where the first batch is cut by the byte estimate of its first record
-(the estimate stops descending below nine levels of nesting), and what a
-SparkSinkError reports."""
+(the estimate stops descending below nine levels of nesting), what a SparkSinkError
+reports, a lane that runs one task at a time, and the defaults (demand, latency, retry
+backoff, lease)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from reactive_streams.executors import ManualExecutor
-from reactive_streams.spark.memory import MemoryStorage
-from reactive_streams.spark.sink import SparkSinkError
+from reactive_streams.spark import sink as sink_module
+from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
+from reactive_streams.spark.sink import SparkSink, SparkSinkError
 
 from .test_sink_unit import FakeSubscription, memory_sink
 from .test_sink_units import AnyWriter, any_sink
@@ -100,3 +103,90 @@ def test_an_upstream_error_reports_no_dropped_records() -> None:
     assert (error.last_committed_batch_id, error.committed_offset) == (0, 2)
     assert error.uncommitted_records == 0
     assert str(error) == ("upstream failed: boom; last committed batch id 0, committed offset 2")
+
+
+# ------------------------------------------------------------ the lanes
+def test_a_lane_rearmed_by_its_own_task_still_runs_one_task_at_a_time() -> None:
+    ex = ManualExecutor()
+    lane = sink_module._SerialLane(ex)
+    ran: list[str] = []
+
+    def first() -> None:
+        ran.append("a")
+        lane.submit(lambda: ran.append("b"))  # queued behind the running task
+
+    lane.submit(first)
+    ex.run()  # a runs, b is queued: the lane re-arms itself once
+    assert len(ex.pending) == 1
+    lane.submit(lambda: ran.append("c"))  # the lane is busy: c waits its turn
+    assert len(ex.pending) == 1
+    ex.run_all()
+    assert ran == ["a", "b", "c"]
+    assert ex.executed == 3
+
+
+# ------------------------------------------------------------ the defaults
+class RecordingTimer:
+    armed: ClassVar[list[float]] = []
+
+    def __init__(self, interval: float, function: Any) -> None:
+        RecordingTimer.armed.append(interval)
+        self.daemon = False
+
+    def start(self) -> None:
+        pass
+
+
+def test_the_defaults_request_two_batches_and_seal_a_partial_one_after_two_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(threading, "Timer", RecordingTimer)  # the latency timer
+    RecordingTimer.armed = []
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    sink = SparkSink(writer=writer, sink_id="u", executor=ManualExecutor(), progress=False)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    assert sub.requested == 2 * 262_144  # demand is the free buffer: two batches of rows
+    sink.on_next((0, "a"))
+    assert RecordingTimer.armed == [2.0]  # max_latency: a partial batch waits 2 s at most
+    sink.cancel()
+
+
+def test_the_default_retries_back_off_from_a_fifth_of_a_second() -> None:
+    storage, ex = MemoryStorage(), ManualExecutor()
+    writer = MemoryBatchWriter(storage, "u")
+    writer.inject("stage", "fail")
+    writer.inject("stage", "fail")
+    slept: list[float] = []
+    sink = SparkSink(
+        writer=writer,
+        sink_id="u",
+        executor=ex,
+        progress=False,
+        sleep=slept.append,
+        batch_rows=1,
+        max_latency=None,
+    )
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).metrics.records == 1  # the third attempt of three succeeds
+    assert slept == [0.2, 0.4]
+    assert [c for c in writer.calls if c[0] == "stage"] == [("stage", 0)] * 3
+
+
+def test_the_spark_writer_gets_a_thirty_second_lease_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[dict[str, Any]] = []
+
+    def fake(*args: Any, **kw: Any) -> MemoryBatchWriter:
+        made.append(kw)
+        return MemoryBatchWriter(MemoryStorage(), "u")
+
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", fake)
+    SparkSink(object(), "/t", progress=False).cancel()
+    # a holder whose heartbeat is 30 s old may be taken over (spark/lease.py)
+    assert made[0]["lease_ttl_s"] == 30.0
+    assert (made[0]["takeover"], made[0]["mode"], made[0]["format"]) == (False, "append", "parquet")
