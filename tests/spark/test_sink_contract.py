@@ -6,6 +6,7 @@ backoff, lease)."""
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -190,3 +191,19 @@ def test_the_spark_writer_gets_a_thirty_second_lease_by_default(
     # a holder whose heartbeat is 30 s old may be taken over (spark/lease.py)
     assert made[0]["lease_ttl_s"] == 30.0
     assert (made[0]["takeover"], made[0]["mode"], made[0]["format"]) == (False, "append", "parquet")
+
+
+def test_an_empty_path_is_no_path_when_the_writer_cannot_be_created(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = OSError("mkdirs refused")
+
+    def refused(*args: Any, **kw: Any) -> Any:
+        raise plain
+
+    monkeypatch.setattr(sink_module, "SparkBatchWriter", refused)
+    monkeypatch.setattr(os, "access", lambda *_a, **_k: False)  # nothing looks writable
+    for path in (None, ""):
+        with pytest.raises(OSError, match="mkdirs") as caught:
+            SparkSink(object(), path, progress=False)
+        assert caught.value is plain  # not blamed on the working directory
