@@ -207,3 +207,70 @@ def test_an_empty_path_is_no_path_when_the_writer_cannot_be_created(
         with pytest.raises(OSError, match="mkdirs") as caught:
             SparkSink(object(), path, progress=False)
         assert caught.value is plain  # not blamed on the working directory
+
+
+# ------------------------------------------------------------ the metrics
+class Clock:
+    """The sink's ``time`` module: a monotonic clock moved by hand."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class SlowStage(MemoryBatchWriter):
+    """Staging a batch takes 1.5 s on ``clock``."""
+
+    def __init__(self, storage: MemoryStorage, clock: Clock) -> None:
+        super().__init__(storage, "u")
+        self.clock = clock
+
+    def stage(self, batch_id: int, attempt: int, payload: Any) -> Any:
+        self.clock.now += 1.5
+        return super().stage(batch_id, attempt, payload)
+
+
+def test_the_metrics_count_pending_records_their_lag_and_the_time_in_flush(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock(100.0)
+    monkeypatch.setattr(sink_module, "time", clock)
+    ex = ManualExecutor()
+    sink = SparkSink(
+        writer=SlowStage(MemoryStorage(), clock),
+        sink_id="u",
+        executor=ex,
+        progress=False,
+        batch_rows=2,
+        max_latency=None,
+    )
+    idle = sink.metrics
+    assert (idle.elapsed_s, idle.lag_s, idle.pending) == (0.0, 0.0, 0)  # not started
+    sink.on_subscribe(FakeSubscription())  # started at 100
+    clock.now = 103.0
+    sink.on_next((0, "a"))  # the oldest record arrives at 103
+    clock.now = 105.0
+    m = sink.metrics
+    assert (m.elapsed_s, m.pending, m.lag_s, m.records) == (5.0, 1, 2.0, 0)
+    clock.now = 106.0
+    sink.on_next((1, "b"))  # batch 0 sealed: its first record still waits since 103
+    clock.now = 107.0
+    sink.on_next((2, "c"))  # the next batch's first record
+    clock.now = 108.0
+    m = sink.metrics
+    assert (m.elapsed_s, m.pending, m.lag_s) == (8.0, 3, 5.0)
+    ex.run_all()  # batch 0 staged in 1.5 s and committed
+    m = sink.metrics
+    assert clock.now == 109.5
+    assert (m.records, m.batches, m.committed_offset, m.last_committed_batch_id) == (2, 1, 2, 0)
+    assert (m.elapsed_s, m.pending, m.lag_s, m.flush_s) == (9.5, 1, 2.5, 1.5)
+    sink.on_complete()
+    ex.run_all()  # batch 1 staged at 109.5 .. 111, the sink ends at 111
+    clock.now = 200.0
+    final = sink.result(0).metrics
+    assert (final.records, final.batches, final.pending, final.lag_s) == (3, 2, 0, 0.0)
+    assert (final.elapsed_s, final.flush_s) == (11.0, 3.0)
+    later = sink.metrics
+    assert (later.elapsed_s, later.lag_s) == (11.0, 0.0)  # the clock stopped at the end
