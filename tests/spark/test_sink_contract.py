@@ -274,3 +274,52 @@ def test_the_metrics_count_pending_records_their_lag_and_the_time_in_flush(
     assert (final.elapsed_s, final.flush_s) == (11.0, 3.0)
     later = sink.metrics
     assert (later.elapsed_s, later.lag_s) == (11.0, 0.0)  # the clock stopped at the end
+
+
+# ------------------------------------------------------------ the quarantine
+class RecordingFS:
+    """A writer's filesystem that keeps what is created in memory."""
+
+    def __init__(self) -> None:
+        self.dirs: list[str] = []
+        self.created: dict[str, bytes] = {}
+
+    def mkdirs(self, uri: str) -> None:
+        self.dirs.append(uri)
+
+    def create_exclusive(self, uri: str, data: bytes) -> bool:
+        if uri in self.created:
+            return False
+        self.created[uri] = data
+        return True
+
+
+class WriterWithFS(MemoryBatchWriter):
+    def __init__(self, storage: MemoryStorage) -> None:
+        super().__init__(storage, "u")
+        self.fs = RecordingFS()
+
+
+def test_the_quarantine_is_kept_on_the_writers_filesystem(tmp_path: Any) -> None:
+    storage, ex = MemoryStorage(), ManualExecutor()
+    writer = WriterWithFS(storage)
+    where = tmp_path / "q"
+    sink = SparkSink(
+        writer=writer,
+        sink_id="u",
+        executor=ex,
+        progress=False,
+        batch_rows=10,
+        max_latency=None,
+        bad_records=str(where),
+    )
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    sink.on_next("bad")
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).status == "completed"
+    assert storage.reader_view("u") == [(0, "a")]
+    assert writer.fs.dirs == [f"file://{where}"]
+    assert list(writer.fs.created) == [f"file://{where}/u-000000000001.json"]
+    assert not where.exists()  # not on the local disk beside the writer's filesystem
