@@ -323,3 +323,22 @@ def test_the_quarantine_is_kept_on_the_writers_filesystem(tmp_path: Any) -> None
     assert writer.fs.dirs == [f"file://{where}"]
     assert list(writer.fs.created) == [f"file://{where}/u-000000000001.json"]
     assert not where.exists()  # not on the local disk beside the writer's filesystem
+
+
+# ------------------------------------------------------------ the default executor
+def test_the_default_executor_is_two_threads_named_after_the_sink() -> None:
+    storage = MemoryStorage()
+    sink = SparkSink(
+        writer=MemoryBatchWriter(storage, "pool7"),
+        sink_id="pool7",
+        progress=False,
+        sleep=lambda _s: None,
+        max_latency=None,
+    )
+    names = sorted(t.name for t in threading.enumerate() if "pool7" in t.name)
+    assert names == ["spark-sink-pool7-0", "spark-sink-pool7-1"]  # one per lane
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    sink.on_complete()
+    assert sink.result(30).metrics.records == 1
+    assert storage.reader_view("pool7") == [(0, "a")]
