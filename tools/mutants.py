@@ -2054,6 +2054,21 @@ OPERATOR_MUTANTS = (
         "tests/test_multicast_edges.py",
         "complete",
     ),
+    Mutant(
+        "spark-empty-first-batch-estimated",
+        "an empty batch of records (a list, an empty Arrow table) as the first element is "
+        "budgeted by a record it lacks: on_next raises IndexError",
+        "2.13",
+        (
+            Patch(
+                "spark/sink.py",
+                "                if was_empty and size and not self._measured:",
+                "                if was_empty and not self._measured:",
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "empty_batch",
+    ),
 )
 
 

@@ -342,3 +342,21 @@ def test_the_default_executor_is_two_threads_named_after_the_sink() -> None:
     sink.on_complete()
     assert sink.result(30).metrics.records == 1
     assert storage.reader_view("pool7") == [(0, "a")]
+
+
+# ------------------------------------------------------------ empty batches of records
+def test_an_empty_batch_of_records_first_takes_a_slot_and_writes_nothing() -> None:
+    # rule 2.13: on_next returns normally; the byte budget waits for a first record
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=2)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    sink.on_next([])  # an empty list (or an empty Arrow table, a DataFrame) first
+    assert sink.outstanding == sub.requested - 1
+    assert sink.buffered == 0
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).metrics.records == 2
+    assert storage.reader_view("u") == [(0, "a"), (1, "b")]
