@@ -272,6 +272,7 @@ def test_the_metrics_count_pending_records_their_lag_and_the_time_in_flush(
     final = sink.result(0).metrics
     assert (final.records, final.batches, final.pending, final.lag_s) == (3, 2, 0, 0.0)
     assert (final.elapsed_s, final.flush_s) == (11.0, 3.0)
+    assert (final.bytes, final.retries) == (3 * 16, 0)  # the memory writer's 16 per row
     later = sink.metrics
     assert (later.elapsed_s, later.lag_s) == (11.0, 0.0)  # the clock stopped at the end
 
