@@ -361,3 +361,18 @@ def test_an_empty_batch_of_records_first_takes_a_slot_and_writes_nothing() -> No
     ex.run_all()
     assert sink.result(0).metrics.records == 2
     assert storage.reader_view("u") == [(0, "a"), (1, "b")]
+
+
+def test_no_lag_while_nothing_is_pending(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock(100.0)
+    monkeypatch.setattr(sink_module, "time", clock)
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=1)
+    sink.on_subscribe(FakeSubscription())
+    clock.now = 103.0
+    sink.on_next((0, "a"))  # sealed at once
+    ex.run_all()
+    clock.now = 110.0
+    m = sink.metrics
+    assert (m.records, m.pending, m.lag_s, m.elapsed_s) == (1, 0, 0.0, 10.0)
+    sink.cancel()
