@@ -6,6 +6,7 @@ backoff, lease)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -376,3 +377,33 @@ def test_no_lag_while_nothing_is_pending(monkeypatch: pytest.MonkeyPatch) -> Non
     m = sink.metrics
     assert (m.records, m.pending, m.lag_s, m.elapsed_s) == (1, 0, 0.0, 10.0)
     sink.cancel()
+
+
+# ------------------------------------------------------------ the progress report
+def sink_lines(progress: bool, caplog: pytest.LogCaptureFixture) -> list[str]:
+    ex = ManualExecutor()
+    sink = SparkSink(
+        writer=MemoryBatchWriter(MemoryStorage(), "u"),
+        sink_id="u",
+        executor=ex,
+        progress=progress,
+        batch_rows=1,
+        max_latency=None,
+    )
+    caplog.clear()
+    with caplog.at_level(logging.INFO, "reactive_streams.spark"):
+        sink.on_subscribe(FakeSubscription())
+        sink.on_next((0, "a"))
+        sink.on_complete()
+        ex.run_all()
+    assert sink.result(0).metrics.records == 1
+    return [r.getMessage() for r in caplog.records]
+
+
+def test_the_progress_report_names_the_sink_and_is_off_when_asked(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    assert sink_lines(False, caplog) == []  # progress=False: silent, even off a terminal
+    lines = sink_lines(True, caplog)
+    assert len(lines) == 1
+    assert lines[0].startswith("sink u done: 1 records, 1 batches, 16 bytes, 0 retries")
