@@ -407,3 +407,16 @@ def test_the_progress_report_names_the_sink_and_is_off_when_asked(
     lines = sink_lines(True, caplog)
     assert len(lines) == 1
     assert lines[0].startswith("sink u done: 1 records, 1 batches, 16 bytes, 0 retries")
+
+
+# ------------------------------------------------------------ rule 2.13
+def test_on_next_none_is_refused_by_rule_2_13_and_takes_no_slot() -> None:
+    sink = memory_sink(MemoryStorage(), ManualExecutor(), batch_rows=2)
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    with pytest.raises(TypeError) as caught:
+        sink.on_next(None)
+    assert str(caught.value) == "rule 2.13: on_next(None)"
+    assert sink.outstanding == sub.requested
+    assert sink.buffered == 0
+    sink.cancel()
