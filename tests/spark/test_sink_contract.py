@@ -420,3 +420,23 @@ def test_on_next_none_is_refused_by_rule_2_13_and_takes_no_slot() -> None:
     assert sink.outstanding == sub.requested
     assert sink.buffered == 0
     sink.cancel()
+
+
+# ------------------------------------------------------------ a batch of records first
+def test_a_list_first_is_budgeted_by_its_first_record_and_arms_the_latency_timer_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(threading, "Timer", RecordingTimer)
+    RecordingTimer.armed = []
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = any_sink(storage, ex, batch_rows=100, batch_bytes=2008, max_latency=5.0)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next([in_dicts(1)])  # 1004 estimated bytes: batches of two
+    sink.on_next([in_dicts(1)])  # the buffer was not empty: no new timer
+    assert RecordingTimer.armed == [5.0]
+    sink.on_complete()
+    ex.run_all()
+    writer = sink.writer
+    assert isinstance(writer, AnyWriter)
+    assert [c for c in writer.calls if c[0] == "convert"] == [("convert", 0)]
+    assert sink.result(0).metrics.batches == 1
