@@ -44,11 +44,11 @@ def in_boxes(levels: int) -> Any:
     return value
 
 
-def first_batches(record: Any) -> list[tuple[str, int]]:
+def first_batches(record: Any, batch_bytes: int = 2008) -> list[tuple[str, int]]:
     """The converts a sink asks for after five copies of ``record``: a first record of
     1004 estimated bytes cuts batches of two (batch_bytes 2008); one of 8 does not."""
     storage, ex = MemoryStorage(), ManualExecutor()
-    sink = any_sink(storage, ex, batch_rows=100, batch_bytes=2008)
+    sink = any_sink(storage, ex, batch_rows=100, batch_bytes=batch_bytes)
     sink.on_subscribe(FakeSubscription())
     for _ in range(5):
         sink.on_next(record)
@@ -440,3 +440,8 @@ def test_a_list_first_is_budgeted_by_its_first_record_and_arms_the_latency_timer
     assert isinstance(writer, AnyWriter)
     assert [c for c in writer.calls if c[0] == "convert"] == [("convert", 0)]
     assert sink.result(0).metrics.batches == 1
+
+
+def test_a_first_record_of_one_estimated_byte_budgets_one_byte_a_row() -> None:
+    # {"a": None} estimates 1 byte: batch_bytes=3 seals batches of three rows
+    assert first_batches({"a": None}, batch_bytes=3) == [("convert", 0), ("convert", 3)]
