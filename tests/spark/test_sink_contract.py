@@ -445,3 +445,17 @@ def test_a_list_first_is_budgeted_by_its_first_record_and_arms_the_latency_timer
 def test_a_first_record_of_one_estimated_byte_budgets_one_byte_a_row() -> None:
     # {"a": None} estimates 1 byte: batch_bytes=3 seals batches of three rows
     assert first_batches({"a": None}, batch_bytes=3) == [("convert", 0), ("convert", 3)]
+
+
+# ------------------------------------------------------------ the end
+def test_an_error_after_on_complete_is_ignored() -> None:
+    # rule 1.7: no signal follows a terminal one; a sink still writing ignores it
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = memory_sink(storage, ex, batch_rows=2)
+    sink.on_subscribe(FakeSubscription())
+    sink.on_next((0, "a"))
+    sink.on_complete()  # batch 0 is sealed, not yet written
+    sink.on_error(ValueError("late"))
+    ex.run_all()
+    assert sink.result(0).status == "completed"
+    assert storage.reader_view("u") == [(0, "a")]
