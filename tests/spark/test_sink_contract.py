@@ -459,3 +459,30 @@ def test_an_error_after_on_complete_is_ignored() -> None:
     ex.run_all()
     assert sink.result(0).status == "completed"
     assert storage.reader_view("u") == [(0, "a")]
+
+
+def test_a_failure_after_on_complete_cancels_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    # rule 2.4: after on_complete the subscription is gone; a failing write has none to cancel
+    storage, ex = MemoryStorage(), ManualExecutor()
+    writer = MemoryBatchWriter(storage, "u")
+    for _ in range(3):
+        writer.inject("stage", "fail")
+    sink = SparkSink(
+        writer=writer,
+        sink_id="u",
+        executor=ex,
+        progress=False,
+        sleep=lambda _s: None,
+        batch_rows=2,
+        max_latency=None,
+    )
+    sub = FakeSubscription()
+    sink.on_subscribe(sub)
+    sink.on_next((0, "a"))
+    sink.on_complete()
+    with caplog.at_level(logging.DEBUG, "reactive_streams.spark"):
+        ex.run_all()
+    with pytest.raises(SparkSinkError):
+        sink.result(0)
+    assert not sub.cancelled
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
