@@ -2072,6 +2072,21 @@ OPERATOR_MUTANTS = (
         ),
         "tests/operators/test_refused_subscription.py",
     ),
+    Mutant(
+        "spark-empty-first-batch-estimated",
+        "an empty batch of records (a list, an empty Arrow table) as the first element is "
+        "budgeted by a record it lacks: on_next raises IndexError",
+        "2.13",
+        (
+            Patch(
+                "spark/sink.py",
+                "                if was_empty and size and not self._measured:",
+                "                if was_empty and not self._measured:",
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "empty_batch",
+    ),
 )
 
 

@@ -453,7 +453,7 @@ class SparkSink:
                     if size > 1 and size < self._seal_rows:
                         return  # the hot path: one lock, one append
                     was_empty = size == 1
-                if was_empty and not self._measured:  # budget the batch by its first record
+                if was_empty and size and not self._measured:  # budget by its first record
                     per_row = max(1, _estimate(filling[-size]))
                     self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
                 if was_empty and size:
