@@ -639,7 +639,7 @@ MUTANTS = (
         (
             Patch(
                 "spark/sink.py",
-                "                if was_empty and not self._measured:  # budget the batch by its first record\n",
+                "                if was_empty and size and not self._measured:  # budget by its first record\n",
                 "                if False:\n",
             ),
         ),
