@@ -27,24 +27,31 @@ class Probe:
         self.cancelled += 1
 
 
-class PushPublisher:
-    """A Publisher driven by the test: ``push``/``complete``/``fail`` ignore demand
-    (for backpressure operators, which request unbounded)."""
+class RecordingSubscription:
+    """A subscription that records what it is asked: every ``request(n)``, and a cancel."""
 
     def __init__(self) -> None:
-        self.subscriber: Subscriber[Any] | None = None
         self.requested: list[int] = []
         self.cancelled = False
-
-    def subscribe(self, subscriber: Subscriber[Any]) -> None:
-        self.subscriber = subscriber
-        subscriber.on_subscribe(self)
 
     def request(self, n: int) -> None:
         self.requested.append(n)
 
     def cancel(self) -> None:
         self.cancelled = True
+
+
+class PushPublisher(RecordingSubscription):
+    """A Publisher driven by the test: ``push``/``complete``/``fail`` ignore demand
+    (for backpressure operators, which request unbounded)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.subscriber: Subscriber[Any] | None = None
+
+    def subscribe(self, subscriber: Subscriber[Any]) -> None:
+        self.subscriber = subscriber
+        subscriber.on_subscribe(self)
 
     def push(self, *items: Any) -> None:
         assert self.subscriber is not None

@@ -14,7 +14,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from ._util import PushPublisher, RecordingSubscription
 
 
 class Boom(Exception):
@@ -60,20 +60,6 @@ def test_spec213_drained_on_next_raising_cancels_and_logs_the_fault(
 MAX = 2**63 - 1
 
 
-class _Sub:
-    """A subscription that records what it is asked."""
-
-    def __init__(self) -> None:
-        self.requested: list[int] = []
-        self.cancelled = False
-
-    def request(self, n: int) -> None:
-        self.requested.append(n)
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
 def test_spec213_drained_hop_on_subscribe_none_names_the_rule() -> None:
     pub = PushPublisher()
     Flow(pub).on_backpressure_buffer(4).subscribe(_Raising())
@@ -88,7 +74,7 @@ def test_spec205_drained_hop_refuses_a_second_on_subscribe() -> None:
     ts: TestSubscriber[Any] = TestSubscriber(0)
     Flow(pub).on_backpressure_buffer(4).subscribe(ts)
     assert pub.subscriber is not None
-    second = _Sub()
+    second = RecordingSubscription()
     pub.subscriber.on_subscribe(second)
     assert second.cancelled  # rule 2.5
     assert second.requested == []
@@ -132,7 +118,7 @@ def test_spec213_zip_inner_on_subscribe_none_names_the_rule_and_second_is_refuse
     with pytest.raises(TypeError) as info:
         a.subscriber.on_subscribe(None)  # type: ignore[arg-type]
     assert str(info.value) == "rule 2.13: on_subscribe(None)"
-    second = _Sub()
+    second = RecordingSubscription()
     a.subscriber.on_subscribe(second)
     assert second.cancelled  # rule 2.5
     assert second.requested == []
@@ -161,7 +147,7 @@ def test_spec205_a_second_on_subscribe_before_the_drain_ran_is_refused() -> None
     ts: TestSubscriber[Any] = TestSubscriber(1)
     Flow(pub).observe_on(ex, prefetch=4).subscribe(ts)
     assert pub.subscriber is not None
-    second = _Sub()
+    second = RecordingSubscription()
     pub.subscriber.on_subscribe(second)
     assert second.cancelled  # rule 2.5
     ex.run_all()

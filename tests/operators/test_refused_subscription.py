@@ -13,20 +13,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
-
-
-class _Second:
-    def __init__(self) -> None:
-        self.requested: list[int] = []
-        self.cancelled = False
-
-    def request(self, n: int) -> None:
-        self.requested.append(n)
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
+from ._util import PushPublisher, RecordingSubscription
 
 HOPS: dict[str, Callable[[Flow[Any]], Flow[Any]]] = {
     "skip": lambda f: f.skip(2),
@@ -44,7 +31,7 @@ def test_spec205_a_second_on_subscribe_is_cancelled_and_asks_nothing(name: str) 
     ts: TestSubscriber[Any] = TestSubscriber(0)
     HOPS[name](Flow(pub)).subscribe(ts)
     asked = list(pub.requested)
-    second = _Second()
+    second = RecordingSubscription()
     assert pub.subscriber is not None
     pub.subscriber.on_subscribe(second)
     assert second.cancelled  # rule 2.5
@@ -58,6 +45,6 @@ def test_spec101_skip_after_a_refused_on_subscribe_sends_nothing_unrequested() -
     ts: TestSubscriber[Any] = TestSubscriber(0)
     Flow(pub).skip(2).subscribe(ts)
     assert pub.subscriber is not None
-    pub.subscriber.on_subscribe(_Second())
+    pub.subscriber.on_subscribe(RecordingSubscription())
     pub.push(*range(min(sum(pub.requested), 10)))  # what upstream was asked for
     ts.assert_values().assert_no_violations()
