@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from reactive_streams.api import Subscriber
 from reactive_streams.flow import Flow
+from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.sources import from_iterable
 
 
@@ -65,3 +68,20 @@ class PushPublisher(RecordingSubscription):
     def fail(self, error: BaseException) -> None:
         assert self.subscriber is not None
         self.subscriber.on_error(error)
+
+
+def inject_on_leave(monkeypatch: pytest.MonkeyPatch, upstream: PushPublisher) -> list[int]:
+    """An element that arrives while the drain is leaving (it does not wake the drain)."""
+    subscriber = upstream.subscriber
+    assert subscriber is not None
+    injected: list[int] = []
+    leave = _ObserveOn._leave
+
+    def leave_after_a_late_element(self: _ObserveOn[int], missed: int) -> int:
+        if not injected:
+            injected.append(2)
+            subscriber.on_next(2)
+        return leave(self, missed)
+
+    monkeypatch.setattr(_ObserveOn, "_leave", leave_after_a_late_element)
+    return injected

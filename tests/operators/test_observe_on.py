@@ -9,10 +9,9 @@ import pytest
 
 from reactive_streams.executors import ManualExecutor, SingleThreadExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe, PushPublisher
+from ._util import Probe, PushPublisher, inject_on_leave
 
 
 def test_observe_on_prefetch_bound_and_replenish_at_75_percent(manual: ManualExecutor) -> None:
@@ -174,18 +173,9 @@ def test_an_element_arriving_while_the_drain_leaves_is_delivered(
     ts: TestSubscriber[int] = TestSubscriber(10)
     Flow(upstream).observe_on(manual, 8).subscribe(ts)
     manual.run_all()
+    injected = inject_on_leave(monkeypatch, upstream)  # the drain, still held, is not woken
     subscriber = upstream.subscriber
     assert subscriber is not None
-    injected: list[int] = []
-    leave = _ObserveOn._leave
-
-    def leave_after_a_late_element(self: _ObserveOn[int], missed: int) -> int:
-        if not injected:
-            injected.append(2)
-            subscriber.on_next(2)  # the drain is still held: on_next does not wake it
-        return leave(self, missed)
-
-    monkeypatch.setattr(_ObserveOn, "_leave", leave_after_a_late_element)
     subscriber.on_next(1)
     manual.run_all()
     assert injected == [2]

@@ -18,7 +18,7 @@ from reactive_streams.flow import Flow, set_fusion
 from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from ._util import PushPublisher, inject_on_leave
 
 
 class _Refusing:
@@ -133,23 +133,6 @@ def test_observe_on_delivers_a_synchronous_refill_in_the_same_task(
     assert len(manual) == 0
 
 
-def _inject_on_leave(monkeypatch: pytest.MonkeyPatch, upstream: PushPublisher) -> list[int]:
-    """An element that arrives while the drain is leaving (it does not wake the drain)."""
-    subscriber = upstream.subscriber
-    assert subscriber is not None
-    injected: list[int] = []
-    leave = _ObserveOn._leave
-
-    def leave_after_a_late_element(self: _ObserveOn[int], missed: int) -> int:
-        if not injected:
-            injected.append(2)
-            subscriber.on_next(2)
-        return leave(self, missed)
-
-    monkeypatch.setattr(_ObserveOn, "_leave", leave_after_a_late_element)
-    return injected
-
-
 def test_observe_on_delivers_an_element_arriving_as_the_drain_leaves_in_a_new_task(
     manual: ManualExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,7 +140,7 @@ def test_observe_on_delivers_an_element_arriving_as_the_drain_leaves_in_a_new_ta
     ts: TestSubscriber[int] = TestSubscriber(10)
     Flow(upstream).observe_on(manual, 8).subscribe(ts)
     manual.run_all()
-    injected = _inject_on_leave(monkeypatch, upstream)
+    injected = inject_on_leave(monkeypatch, upstream)
     upstream.push(1)
     manual.run_next()
     assert injected == [2]
@@ -173,7 +156,7 @@ def test_limit_rate_delivers_an_element_arriving_as_the_drain_leaves_at_once(
     upstream = PushPublisher()
     ts: TestSubscriber[int] = TestSubscriber(10)
     Flow(upstream).limit_rate(8).subscribe(ts)
-    injected = _inject_on_leave(monkeypatch, upstream)
+    injected = inject_on_leave(monkeypatch, upstream)
     upstream.push(1)  # limit_rate drains on the caller's thread: the late element too
     assert injected == [2]
     ts.assert_values(1, 2).assert_no_terminal().assert_no_violations()
