@@ -300,15 +300,17 @@ def restage_tests(directory: Path) -> None:
 
 
 def survivors_of(directory: Path, modules: list[str], unrun: bool = False) -> list[str]:
-    """The mutants of a staged run that are neither killed, timed out nor triaged, then
-    the timed-out ones (a CPU limit hit on a loaded machine, or a hang that a new fast
-    test may now catch), then (``unrun``) those an interrupted run never ran."""
-    names = [name for row in rows_for(directory, modules, 0.0) for name, _, _ in row.survivors]
+    """(``unrun``) The mutants an interrupted run never ran, first: they have no verdict
+    at all; then those that are neither killed, timed out nor triaged; then the timed-out
+    ones (a CPU limit hit on a loaded machine, or a hang that a new fast test may catch)."""
+    never: list[str] = []
+    timed_out: list[str] = []
     for pattern in modules:
         for _, codes in metas(directory, pattern):
-            names += [name for name, code in codes.items() if code in TIMEOUT]
-            names += [name for name, code in codes.items() if unrun and code is None]
-    return names
+            timed_out += [name for name, code in codes.items() if code in TIMEOUT]
+            never += [name for name, code in codes.items() if unrun and code is None]
+    survived = [n for row in rows_for(directory, modules, 0.0) for n, _, _ in row.survivors]
+    return never + survived + timed_out
 
 
 _NICE = ("nice", "-n", "10")
