@@ -269,8 +269,12 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
     directory.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "impl" / PACKAGE, directory / PACKAGE, ignore=ignore)
-    for name in ("tests", "stateful", "docs"):  # docs: the tests that run its examples
+    for name in ("tests", "stateful", "docs", "spec"):  # docs, spec: read by tests
         shutil.copytree(ROOT / name, directory / name, ignore=ignore)
+    # the edge suites read TLC's graphs (cached by the specs' digest) and, without one, the jar
+    shutil.copytree(ROOT / ".tools", directory / ".tools", ignore=shutil.ignore_patterns("dl"))
+    if (ROOT / "build" / "model-edges").is_dir():
+        shutil.copytree(ROOT / "build" / "model-edges", directory / "build" / "model-edges")
     only = [f"{PACKAGE}/{module}" for module in modules]
     directory.joinpath("pyproject.toml").write_text(
         "[tool.pytest.ini_options]\n"
@@ -280,7 +284,7 @@ def stage(directory: Path, modules: list[str], tests: tuple[str, ...]) -> None:
         "[tool.mutmut]\n"
         f'source_paths = ["{PACKAGE}"]\n'
         f"only_mutate = {json.dumps(only)}\n"
-        'also_copy = ["stateful/", "docs/"]\n'
+        'also_copy = ["stateful/", "docs/", "spec/", ".tools/", "build/"]\n'
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
         "timeout_multiplier = 5.0\n"
         # no test runs in the process the workers fork from: a test that starts a shared
