@@ -575,9 +575,15 @@ def main() -> int:
 
     rows: list[Row] = []
     times_file = WORK / "seconds.json"
-    seconds_by_group: dict[str, float] = (
-        json.loads(times_file.read_text()) if times_file.exists() else {}
-    )
+
+    def seconds_of() -> dict[str, float]:
+        return json.loads(times_file.read_text()) if times_file.exists() else {}
+
+    def keep_seconds(key: str, seconds: float) -> None:
+        # read again: two groups may run at once, each keeps the other's figure
+        WORK.mkdir(parents=True, exist_ok=True)
+        times_file.write_text(json.dumps({**seconds_of(), key: seconds}, indent=1))
+
     for (tests, extra), modules in groups(args.only).items():
         directory = WORK / slug(modules)
         if args.record and (directory / "mutants").exists():
@@ -585,18 +591,15 @@ def main() -> int:
         elif args.recheck and (directory / "mutants").exists():
             files = list(RECHECK.get(slug(modules), tests))
             seconds = recheck(directory, modules, extra, files, args.unrun)
-            seconds_by_group[slug(modules) + " recheck"] = seconds
-            times_file.write_text(json.dumps(seconds_by_group, indent=1))
+            keep_seconds(slug(modules) + " recheck", seconds)
         elif not (args.report or args.recheck or args.record):  # never a mutmut run
             stage(directory, modules, tests)
             print(f"mutmut over {', '.join(modules)} ...", flush=True)
-            seconds_by_group[slug(modules)] = run_group(directory, extra, args.max_children)
-            WORK.mkdir(parents=True, exist_ok=True)
-            times_file.write_text(json.dumps(seconds_by_group, indent=1))
+            keep_seconds(slug(modules), run_group(directory, extra, args.max_children))
         if not (directory / "mutants").exists():
             print(f"not measured: {', '.join(modules)}")
             continue
-        rows += rows_for(directory, modules, seconds_by_group.get(slug(modules), 0.0))
+        rows += rows_for(directory, modules, seconds_of().get(slug(modules), 0.0))
     print(table(rows))
     for row in rows:
         if row.blind:
