@@ -17,10 +17,11 @@ import pytest
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.spark import sink as sink_module
 from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
+from reactive_streams.spark.positions import Positioned
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
 
 from .test_sink_unit import FakeSubscription, memory_sink
-from .test_sink_units import AnyWriter, any_sink
+from .test_sink_units import AnyWriter, any_sink, failure
 
 TEXT = "x" * 1000  # a leaf that estimates 1004 bytes
 
@@ -486,3 +487,220 @@ def test_a_failure_after_on_complete_cancels_nothing(caplog: pytest.LogCaptureFi
         sink.result(0)
     assert not sub.cancelled
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+# ------------------------------------------------------------ round 4: the state machine
+class StrictExecutor(ManualExecutor):
+    """A ManualExecutor that keeps what its tasks raise (ManualExecutor only logs it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raised: list[BaseException] = []
+
+    def execute(self, task: Any, label: str | None = None) -> None:
+        def guarded() -> None:
+            try:
+                task()
+            except Exception as e:
+                self.raised.append(e)
+                raise
+
+        super().execute(guarded, "task")
+
+
+class BoundedSubscription(FakeSubscription):
+    """Checks at every request that demand stays within the free buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sink: SparkSink | None = None
+
+    def request(self, n: int) -> None:
+        super().request(n)
+        sink = self.sink
+        assert sink is not None
+        # the sink counts the demand before it asks: buffered + outstanding <= capacity
+        assert sink.buffered + sink.outstanding <= sink.capacity
+
+
+def subscribed(sink: SparkSink) -> BoundedSubscription:
+    sub = BoundedSubscription()
+    sub.sink = sink
+    sink.on_subscribe(sub)
+    return sub
+
+
+def strict_sink(
+    ex: StrictExecutor, writer: MemoryBatchWriter | None = None, **kw: Any
+) -> SparkSink:
+    kw.setdefault("max_latency", None)
+    kw.setdefault("sleep", lambda _s: None)
+    return SparkSink(
+        writer=writer if writer is not None else MemoryBatchWriter(MemoryStorage(), "u"),
+        sink_id="u",
+        executor=ex,
+        progress=False,
+        **kw,
+    )
+
+
+def memory_of(sink: SparkSink) -> MemoryBatchWriter:
+    writer = sink.writer
+    assert isinstance(writer, MemoryBatchWriter)
+    return writer
+
+
+def test_a_cancel_drops_the_sealed_batches_unconverted_and_frees_them() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    sub = subscribed(sink)
+    for i in range(4):
+        sink.on_next((i, "x"))  # batches 0 and 1 sealed, neither converted yet
+    assert sink.buffered == 4
+    sink.cancel()
+    ex.run_all()
+    assert sub.cancelled
+    assert memory_of(sink).calls == []  # a dead batch is neither converted nor written
+    assert (sink.buffered, sink.metrics.pending) == (0, 0)
+    assert sink.result(0).status == "cancelled"
+    assert ex.raised == []
+
+
+def test_a_batch_sealed_after_a_failing_one_is_never_converted() -> None:
+    ex = StrictExecutor()
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    writer.inject("convert", "fail")  # batch 0's convert fails
+    sink = strict_sink(ex, writer, batch_rows=2)
+    sub = subscribed(sink)
+    for i in range(4):
+        sink.on_next((i, "x"))
+    ex.run_all()
+    assert writer.calls == [("convert", 0)]  # batch 1 is dropped unconverted
+    assert writer.storage.committed("u") == []
+    error = failure(sink)
+    assert (error.committed_offset, error.uncommitted_records) == (0, 4)
+    assert str(error.__cause__) == "injected failure at convert"
+    assert sub.cancelled
+    assert ex.raised == []
+
+
+class CancelInStage(MemoryBatchWriter):
+    """The sink is cancelled while it stages batch ``at``, whose stage then fails."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.at = at
+        self.sink: SparkSink | None = None
+
+    def stage(self, batch_id: int, attempt: int, payload: Any) -> Any:
+        if batch_id == self.at:
+            assert self.sink is not None
+            self.sink.cancel()
+            raise OSError("disk gone")
+        return super().stage(batch_id, attempt, payload)
+
+
+def test_a_write_running_when_the_sink_is_cancelled_still_reports_its_failure() -> None:
+    # the records the cancel dropped count as uncommitted with the failing batch's
+    ex = StrictExecutor()
+    writer = CancelInStage(at=0)
+    sink = strict_sink(ex, writer, batch_rows=2, max_attempts=1)
+    writer.sink = sink
+    sub = subscribed(sink)
+    for i in range(3):
+        sink.on_next((i, "x"))  # batch 0 sealed, one record buffered
+    ex.run_all()
+    assert sub.cancelled
+    error = failure(sink)
+    assert (error.last_committed_batch_id, error.committed_offset) == (-1, 0)
+    assert error.uncommitted_records == 3
+    assert ex.raised == []
+
+
+def test_records_a_close_drops_mid_input_count_when_a_later_write_fails() -> None:
+    # batches of two envelopes (batch_bytes: 34 estimated bytes); capacity 8
+    ex = StrictExecutor()
+    writer = CancelInStage(at=1)
+    sink = strict_sink(ex, writer, batch_rows=4, batch_bytes=34, max_attempts=1)
+    writer.sink = sink
+    subscribed(sink)
+    for i in range(4):
+        sink.on_next(Positioned(i + 1, (i, "x")))  # batches 0 and 1, two in flight
+    sink.on_next(Positioned(None, (4, "x")))  # the first output of an input
+    sink.close()  # nothing follows: that input is dropped once batch 0 is written
+    ex.run_all()  # batch 1's stage is cancelled and fails
+    error = failure(sink)
+    assert (error.last_committed_batch_id, error.committed_offset) == (0, 2)
+    assert error.uncommitted_records == 3  # batch 1 and the dropped output
+    assert writer.storage.reader_view("u") == [(0, "x"), (1, "x")]
+    assert ex.raised == []
+
+
+def test_an_input_split_across_batches_is_cut_at_the_batch_size() -> None:
+    # one list of three outputs of one input; batches of two slots: a split batch
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    subscribed(sink)
+    sink.on_next([Positioned(None, (0, "a")), Positioned(None, (1, "b")), Positioned(7, (2, "c"))])
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).metrics.records == 3
+    storage = memory_of(sink).storage
+    assert [r.position for r in storage.committed("u")] == [
+        {"rs_partial": {"after": None, "outputs": 2}},
+        7,
+    ]
+    assert storage.reader_view("u") == [(0, "a"), (1, "b"), (2, "c")]
+
+
+def run_newest_first(ex: ManualExecutor) -> None:
+    """A scheduler that favours the lane that submitted last (the convert lane)."""
+    while ex.pending:
+        ex.run(len(ex.pending) - 1)
+
+
+class InFlight(MemoryBatchWriter):
+    """Records the most batches converted and not yet published at once."""
+
+    def __init__(self) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.converted = self.published = self.most = 0
+
+    def convert(self, records: Any, first_offset: int) -> Any:
+        self.converted += 1
+        self.most = max(self.most, self.converted - self.published)
+        return super().convert(records, first_offset)
+
+    def publish(self, record: Any) -> None:
+        super().publish(record)
+        self.published += 1
+
+
+def test_at_most_two_batches_are_in_flight_and_the_third_is_sealed_after_the_first() -> None:
+    # batches of one row (17 estimated bytes, 16 measured), capacity four rows
+    ex = StrictExecutor()
+    writer = InFlight()
+    sink = strict_sink(ex, writer, batch_rows=2, batch_bytes=17)
+    sub = subscribed(sink)
+    assert sub.requested == 4
+    for i in range(3):
+        sink.on_next((i, "x"))  # batches 0 and 1 sealed; the third row waits
+    assert (sink.buffered, sink.outstanding) == (3, 1)
+    run_newest_first(ex)
+    assert writer.most == 2  # the memory bound: two sealed batches in flight at most
+    # the third row was sealed when batch 0 was written, with no new element
+    assert writer.storage.committed_offset("u") == 3
+    assert [r.rows for r in writer.storage.committed("u")] == [1, 1, 1]
+    assert sub.requested == 4 + 3  # every committed row is requested again
+    assert ex.raised == []
+
+
+def test_demand_after_a_write_is_the_free_buffer() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    sub = subscribed(sink)
+    for i in range(3):
+        sink.on_next((i, "x"))  # batch 0 sealed, one row buffered, one outstanding
+    ex.run_all()
+    assert sub.requested == 4 + 2  # capacity 4 - 1 buffered - 1 outstanding
+    assert (sink.buffered, sink.outstanding) == (1, 3)
