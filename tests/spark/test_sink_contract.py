@@ -704,3 +704,225 @@ def test_demand_after_a_write_is_the_free_buffer() -> None:
     ex.run_all()
     assert sub.requested == 4 + 2  # capacity 4 - 1 buffered - 1 outstanding
     assert (sink.buffered, sink.outstanding) == (1, 3)
+
+
+def test_the_lag_of_a_rest_left_by_a_seal_runs_from_the_seal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock(100.0)
+    monkeypatch.setattr(sink_module, "time", clock)
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    subscribed(sink)
+    sink.on_next([(0, "a"), (1, "b"), (2, "c")])  # batch 0 sealed, (2, "c") left over
+    clock.now = 104.0
+    ex.run_all()  # batch 0 committed
+    clock.now = 105.0
+    m = sink.metrics
+    assert (m.records, m.pending, m.lag_s) == (2, 1, 5.0)
+    sink.cancel()
+
+
+class CapturingTimer:
+    """threading.Timer for the latency bound: armed, never started; fired by hand."""
+
+    armed: ClassVar[list[Any]] = []
+
+    def __init__(self, interval: float, function: Any) -> None:
+        CapturingTimer.armed.append(function)
+        self.daemon = False
+
+    def start(self) -> None:
+        pass
+
+
+def test_the_latency_timer_seals_a_partial_batch_once_max_latency_has_passed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock(100.0)
+    monkeypatch.setattr(sink_module, "time", clock)
+    monkeypatch.setattr(threading, "Timer", CapturingTimer)
+    CapturingTimer.armed = []
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=10, max_latency=5.0)
+    subscribed(sink)
+    sink.on_next((0, "a"))  # the timer is armed at 100
+    (fire,) = CapturingTimer.armed
+    clock.now = 104.5
+    fire()  # early (a timer may fire early): the batch keeps filling
+    ex.run_all()
+    assert memory_of(sink).calls == []
+    clock.now = 105.0
+    fire()  # exactly max_latency after the first record: sealed
+    ex.run_all()
+    assert memory_of(sink).storage.committed_offset("u") == 1
+    sink.cancel()
+
+
+def test_a_write_acknowledged_while_close_cancels_upstream_requests_nothing() -> None:
+    # close() cancels upstream before it marks the upstream done; a write that ends in
+    # between finds no subscription and asks nothing of it
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+
+    class WritesOnCancel(BoundedSubscription):
+        def cancel(self) -> None:
+            super().cancel()
+            ex.run_all()  # batch 0 written and acknowledged right now
+
+    sub = WritesOnCancel()
+    sub.sink = sink
+    sink.on_subscribe(sub)
+    for i in range(3):
+        sink.on_next((i, "x"))
+    sink.close()
+    ex.run_all()
+    assert sub.requested == 4
+    assert sink.result(0).status == "closed"
+    assert memory_of(sink).storage.committed_offset("u") == 3
+    assert ex.raised == []
+
+
+def test_a_write_acknowledged_while_a_failure_cancels_upstream_requests_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # batch 1's convert fails; batch 0, before it, is still written, and its write ends
+    # after the sink failed and before the upstream is cancelled: no new demand
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    sub = subscribed(sink)
+    for item in [(0, "a"), (1, "b"), (2, "c"), "bad"]:
+        sink.on_next(item)
+    cancel_upstream = sink._cancel_upstream
+
+    def write_first() -> None:
+        ex.run_all()
+        cancel_upstream()
+
+    monkeypatch.setattr(sink, "_cancel_upstream", write_first)
+    ex.run()  # batch 0 converted; its write waits
+    ex.run(1)  # batch 1's convert fails
+    ex.run_all()
+    assert sub.cancelled
+    assert sub.requested == 4
+    error = failure(sink)
+    assert (error.last_committed_batch_id, error.committed_offset) == (0, 2)
+    assert ex.raised == []
+
+
+class SchemaList(list[Any]):
+    """Converted rows whose data has a ``schema`` attribute, as an Arrow table has."""
+
+    schema = "schema"
+
+
+class SchemaRows(MemoryBatchWriter):
+    def convert(self, records: Any, first_offset: int) -> Any:
+        payload = super().convert(records, first_offset)
+        return sink_module.Payload(SchemaList(payload.data), payload.rows, payload.nbytes)
+
+
+def test_a_writer_with_no_table_checks_no_schema() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, SchemaRows(MemoryStorage(), "u"), batch_rows=2)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).metrics.records == 1
+    assert ex.raised == []
+
+
+def test_a_position_that_is_not_json_fails_the_batch_before_it_is_written() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=1)
+    subscribed(sink)
+    sink.on_next(Positioned((1, 2), (0, "a")))  # a tuple comes back as a list
+    ex.run_all()
+    error = failure(sink)
+    assert str(error.__cause__) == (
+        "a source position must survive a JSON round trip, got (1, 2) -> [1, 2]"
+    )
+    assert memory_of(sink).storage.committed("u") == []
+
+
+class BytesPerRow(MemoryBatchWriter):
+    """Reports ``per_row`` bytes for each converted row."""
+
+    def __init__(self, per_row: int) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.per_row = per_row
+
+    def convert(self, records: Any, first_offset: int) -> Any:
+        payload = super().convert(records, first_offset)
+        return sink_module.Payload(payload.data, payload.rows, self.per_row * payload.rows)
+
+
+def batch_sizes(per_row: int, batch_bytes: int) -> list[int]:
+    ex = StrictExecutor()
+    writer = BytesPerRow(per_row)
+    sink = strict_sink(ex, writer, batch_rows=10, batch_bytes=batch_bytes)
+    subscribed(sink)
+    for i in range(9):
+        sink.on_next((i, "x"))
+        ex.run_all()
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).metrics.records == 9
+    return [r.rows for r in writer.storage.committed("u")]
+
+
+def test_measured_batches_are_budgeted_down_to_one_byte_and_one_row() -> None:
+    # the first batch by the estimate (17 bytes: one row), then as measured
+    assert batch_sizes(per_row=1, batch_bytes=4) == [1, 4, 4]
+    assert batch_sizes(per_row=16, batch_bytes=10) == [1] * 9  # a row above the budget
+
+
+class RefusesOnce(MemoryBatchWriter):
+    """The first convert refuses the batch with ``error``; later ones convert."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.error: Exception | None = error
+
+    def convert(self, records: Any, first_offset: int) -> Any:
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+        return super().convert(records, first_offset)
+
+
+@pytest.mark.parametrize("index", [None, 2], ids=["no-index", "past-the-batch"])
+def test_a_schema_error_naming_no_record_of_the_batch_fails_the_sink(
+    index: int | None, tmp_path: Any
+) -> None:
+    # with a quarantine, a refusal that names no record of the batch is not quarantined
+    from reactive_streams.spark.records import SchemaError
+
+    refusal = SchemaError("field 'id': refused", "id", index)
+    ex = StrictExecutor()
+    sink = strict_sink(ex, RefusesOnce(refusal), batch_rows=2, bad_records=str(tmp_path / "q"))
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))
+    ex.run_all()
+    error = failure(sink)
+    assert error.__cause__ is refusal
+    assert sink.quarantined == 0
+    assert list((tmp_path / "q").iterdir()) == []
+    assert ex.raised == []
+
+
+def test_a_refused_record_of_a_later_batch_is_quarantined_by_its_offset() -> None:
+    ex = StrictExecutor()
+    writer = WriterWithFS(MemoryStorage())
+    sink = strict_sink(ex, writer, batch_rows=2, bad_records="/q")
+    subscribed(sink)
+    for item in [(0, "a"), (1, "b"), (2, "c"), "bad"]:
+        sink.on_next(item)
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).status == "completed"
+    assert writer.storage.reader_view("u") == [(0, "a"), (1, "b"), (2, "c")]
+    assert list(writer.fs.created) == ["file:///q/u-000000000003.json"]
+    assert sink.quarantined == 1
