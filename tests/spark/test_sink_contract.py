@@ -18,7 +18,9 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.spark import sink as sink_module
 from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
 from reactive_streams.spark.positions import Positioned
+from reactive_streams.spark.quarantine import LocalFS
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
+from reactive_streams.spark.writer import Payload
 
 from .test_sink_unit import FakeSubscription, memory_sink
 from .test_sink_units import AnyWriter, any_sink, failure
@@ -819,7 +821,7 @@ class SchemaList(list[Any]):
 class SchemaRows(MemoryBatchWriter):
     def convert(self, records: Any, first_offset: int) -> Any:
         payload = super().convert(records, first_offset)
-        return sink_module.Payload(SchemaList(payload.data), payload.rows, payload.nbytes)
+        return Payload(SchemaList(payload.data), payload.rows, payload.nbytes)
 
 
 def test_a_writer_with_no_table_checks_no_schema() -> None:
@@ -855,7 +857,7 @@ class BytesPerRow(MemoryBatchWriter):
 
     def convert(self, records: Any, first_offset: int) -> Any:
         payload = super().convert(records, first_offset)
-        return sink_module.Payload(payload.data, payload.rows, self.per_row * payload.rows)
+        return Payload(payload.data, payload.rows, self.per_row * payload.rows)
 
 
 def batch_sizes(per_row: int, batch_bytes: int) -> list[int]:
@@ -926,3 +928,98 @@ def test_a_refused_record_of_a_later_batch_is_quarantined_by_its_offset() -> Non
     assert writer.storage.reader_view("u") == [(0, "a"), (1, "b"), (2, "c")]
     assert list(writer.fs.created) == ["file:///q/u-000000000003.json"]
     assert sink.quarantined == 1
+
+
+# ------------------------------------------------------------ round 4: retries
+def test_a_retried_stage_is_counted_logged_and_committed_with_its_attempt(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ex = StrictExecutor()
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    writer.inject("stage", "fail")
+    writer.inject("stage", "fail")
+    sink = strict_sink(ex, writer, batch_rows=1)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_complete()
+    with caplog.at_level(logging.WARNING, "reactive_streams.spark"):
+        ex.run_all()
+    assert sink.result(0).metrics.retries == 2
+    (record,) = writer.storage.committed("u")
+    assert (record.attempt, record.staging) == (3, "u/000000000000-3")  # the third attempt's
+    assert [r.getMessage() for r in caplog.records] == [
+        f"stage of batch 0 failed (attempt {n}): OSError('injected failure at stage')"
+        for n in (1, 2)
+    ]
+    assert ex.raised == []
+
+
+def test_a_step_that_keeps_failing_names_its_last_error() -> None:
+    ex = StrictExecutor()
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    for _ in range(3):
+        writer.inject("stage", "fail")
+    sink = strict_sink(ex, writer, batch_rows=1)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    ex.run_all()
+    error = failure(sink)
+    assert str(error.__cause__) == (
+        "stage of batch 0 failed after 3 attempt(s): OSError('injected failure at stage')"
+    )
+    assert sink.metrics.retries == 2
+
+
+# ------------------------------------------------------------ round 4: the table's schema
+class TableWriter(MemoryBatchWriter):
+    """The memory writer with a table on the local disk and Arrow-like rows; no
+    ``converter`` attribute unless ``declared`` is given."""
+
+    def __init__(self, path: Any, declared: Any = None) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.fs = LocalFS()
+        self.path = f"file://{path}"
+        if declared is not None:
+            self.converter = type("Converter", (), {"schema": declared})()
+
+    def convert(self, records: Any, first_offset: int) -> Any:
+        import pyarrow as pa
+
+        payload = super().convert(records, first_offset)
+        table = pa.table({"id": [r[0] for r in records], "v": [r[1] for r in records]})
+        return Payload(table, payload.rows, payload.nbytes)
+
+    def stage(self, batch_id: int, attempt: int, payload: Any) -> Any:
+        rows = list(zip(*payload.data.to_pydict().values(), strict=True))
+        return super().stage(batch_id, attempt, Payload(rows, len(rows), 16))
+
+
+def test_an_inferred_schema_is_stored_by_the_first_batch_only(tmp_path: Any) -> None:
+    pytest.importorskip("pyarrow")
+    ex = StrictExecutor()
+    writer = TableWriter(tmp_path)  # a writer with a table and no converter
+    sink = strict_sink(ex, writer, batch_rows=1)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))
+    sink.on_complete()
+    ex.run_all()
+    assert sink.result(0).metrics.records == 2
+    assert writer.storage.reader_view("u") == [(0, "a"), (1, "b")]
+    assert [p.name for p in (tmp_path / "_rs_sink" / "_schema").iterdir()] == ["000000000000.json"]
+    assert ex.raised == []
+
+
+def test_a_declared_schema_adding_a_column_is_stored_as_the_next_version(tmp_path: Any) -> None:
+    pa = pytest.importorskip("pyarrow")
+    from reactive_streams.spark.table_schema import SchemaStore
+
+    v0 = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    SchemaStore(LocalFS(), f"file://{tmp_path}").check(v0)
+    v1 = v0.append(pa.field("note", pa.string()))
+    sink = strict_sink(StrictExecutor(), TableWriter(tmp_path, v1), schema_evolution="add_columns")
+    assert sorted(p.name for p in (tmp_path / "_rs_sink" / "_schema").iterdir()) == [
+        "000000000000.json",
+        "000000000001.json",
+    ]
+    sink.cancel()
