@@ -864,6 +864,27 @@ MUTANTS = (
         "tests/operators/test_observe_on.py",
         "limit_rate",
     ),
+    # issue 27 (round 4, the Spark sink): a failing batch leaves the in-flight count in
+    # the step that fails the sink
+    Mutant(
+        "spark-failure-lost-to-on-complete",
+        "a failing batch leaves the in-flight count before the sink fails: an on_complete "
+        "in between finds it idle, finishes it done and the failure is lost",
+        "issue 27",
+        (
+            Patch(
+                "spark/sink.py",
+                "        with self._lock:\n"
+                "            if failed is not None:\n"
+                "                self._drop_locked(failed)\n",
+                "        if failed is not None:\n"
+                "            self._drop(failed)\n"
+                "        with self._lock:\n",
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "lost_to_an_on_complete",
+    ),
 )
 
 

@@ -1023,3 +1023,54 @@ def test_a_declared_schema_adding_a_column_is_stored_as_the_next_version(tmp_pat
         "000000000001.json",
     ]
     sink.cancel()
+
+
+# ------------------------------------------------------------ round 4: a failure racing on_complete
+class CompletesWhenIdle:
+    """The sink's lock: after a release that leaves nothing buffered once the writer
+    has failed, the upstream completes (the earliest moment on_complete can land)."""
+
+    def __init__(self, writer: MemoryBatchWriter) -> None:
+        self._lock = threading.Lock()
+        self.writer = writer
+        self.sink: SparkSink | None = None
+        self.completed_at: int | None = None
+        self._inside = False
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+        sink = self.sink
+        if self._inside or sink is None or self.completed_at is not None:
+            return
+        self._inside = True
+        try:
+            if not self.writer.faults and sink.buffered == 0:
+                self.completed_at = len(self.writer.calls)
+                sink.on_complete()
+        finally:
+            self._inside = False
+
+
+@pytest.mark.parametrize("step", ["convert", "stage", "publish"])
+def test_a_failure_is_not_lost_to_an_on_complete_that_lands_as_its_batch_leaves(
+    step: str,
+) -> None:
+    # the failing batch leaves the in-flight count in the same step as the sink fails:
+    # an on_complete seeing nothing in flight must not finish the sink "done"
+    ex = StrictExecutor()
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    writer.inject(step, "fail")
+    sink = strict_sink(ex, writer, batch_rows=1, max_attempts=1)
+    lock = CompletesWhenIdle(writer)
+    lock.sink = sink
+    sink._lock = lock  # type: ignore[assignment]
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    ex.run_all()
+    assert lock.completed_at is not None  # the upstream completed once the step had failed
+    error = failure(sink)
+    assert f"injected failure at {step}" in str(error.__cause__)
+    assert ex.raised == []
