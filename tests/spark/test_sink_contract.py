@@ -16,8 +16,9 @@ import pytest
 
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.spark import sink as sink_module
+from reactive_streams.spark.commit_log import CommitRecord
 from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
-from reactive_streams.spark.positions import Positioned
+from reactive_streams.spark.positions import SKIP, Positioned
 from reactive_streams.spark.quarantine import LocalFS
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
 from reactive_streams.spark.writer import Payload
@@ -946,7 +947,17 @@ def test_a_retried_stage_is_counted_logged_and_committed_with_its_attempt(
         ex.run_all()
     assert sink.result(0).metrics.retries == 2
     (record,) = writer.storage.committed("u")
-    assert (record.attempt, record.staging) == (3, "u/000000000000-3")  # the third attempt's
+    assert record == CommitRecord(  # the third attempt's files
+        sink_id="u",
+        batch_id=0,
+        attempt=3,
+        offset_before=0,
+        offset_after=1,
+        staging="u/000000000000-3",
+        files=(("part-0", "part-u-000000000000-000"),),
+        bytes=16,
+        position=None,
+    )
     assert [r.getMessage() for r in caplog.records] == [
         f"stage of batch 0 failed (attempt {n}): OSError('injected failure at stage')"
         for n in (1, 2)
@@ -1073,4 +1084,37 @@ def test_a_failure_is_not_lost_to_an_on_complete_that_lands_as_its_batch_leaves(
     assert lock.completed_at is not None  # the upstream completed once the step had failed
     error = failure(sink)
     assert f"injected failure at {step}" in str(error.__cause__)
+    assert ex.raised == []
+
+
+def test_a_batch_of_skips_commits_its_position_with_no_files_and_no_attempt() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    subscribed(sink)
+    sink.on_next(Positioned(1, SKIP))
+    sink.on_next(Positioned(2, SKIP))  # every record filtered out: nothing to stage
+    ex.run_all()
+    writer = memory_of(sink)
+    assert writer.storage.committed("u") == [
+        CommitRecord(
+            sink_id="u", batch_id=0, attempt=0, offset_before=0, offset_after=2, position=2
+        )
+    ]
+    assert [c[0] for c in writer.calls] == ["commit", "publish"]
+    assert sink.metrics.committed_offset == 2
+    sink.cancel()
+
+
+def test_a_batch_converted_before_a_cancel_is_not_written() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))
+    ex.run()  # batch 0 converted; its write waits
+    sink.cancel()
+    ex.run_all()
+    assert memory_of(sink).calls == [("convert", 0)]
+    assert (sink.buffered, sink.metrics.pending) == (0, 0)
+    assert sink.result(0).status == "cancelled"
     assert ex.raised == []
