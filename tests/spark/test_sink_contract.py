@@ -569,20 +569,21 @@ def test_a_cancel_drops_the_sealed_batches_unconverted_and_frees_them() -> None:
     assert ex.raised == []
 
 
-def test_a_batch_sealed_after_a_failing_one_is_never_converted() -> None:
+@pytest.mark.parametrize("step", ["convert", "stage", "commit"])
+def test_a_batch_sealed_after_a_failing_one_is_never_written(step: str) -> None:
     ex = StrictExecutor()
     writer = MemoryBatchWriter(MemoryStorage(), "u")
-    writer.inject("convert", "fail")  # batch 0's convert fails
-    sink = strict_sink(ex, writer, batch_rows=2)
+    writer.inject(step, "fail")  # batch 0's step fails
+    sink = strict_sink(ex, writer, batch_rows=2, max_attempts=1)
     sub = subscribed(sink)
     for i in range(4):
         sink.on_next((i, "x"))
     ex.run_all()
-    assert writer.calls == [("convert", 0)]  # batch 1 is dropped unconverted
+    assert [c for c in writer.calls if c[1] == 1] == []  # batch 1 is dropped unconverted
     assert writer.storage.committed("u") == []
     error = failure(sink)
     assert (error.committed_offset, error.uncommitted_records) == (0, 4)
-    assert str(error.__cause__) == "injected failure at convert"
+    assert f"injected failure at {step}" in str(error.__cause__)
     assert sub.cancelled
     assert ex.raised == []
 
@@ -965,18 +966,19 @@ def test_a_retried_stage_is_counted_logged_and_committed_with_its_attempt(
     assert ex.raised == []
 
 
-def test_a_step_that_keeps_failing_names_its_last_error() -> None:
+@pytest.mark.parametrize("step", ["stage", "commit", "publish"])
+def test_a_step_that_keeps_failing_names_itself_and_its_last_error(step: str) -> None:
     ex = StrictExecutor()
     writer = MemoryBatchWriter(MemoryStorage(), "u")
     for _ in range(3):
-        writer.inject("stage", "fail")
+        writer.inject(step, "fail")
     sink = strict_sink(ex, writer, batch_rows=1)
     subscribed(sink)
     sink.on_next((0, "a"))
     ex.run_all()
     error = failure(sink)
     assert str(error.__cause__) == (
-        "stage of batch 0 failed after 3 attempt(s): OSError('injected failure at stage')"
+        f"{step} of batch 0 failed after 3 attempt(s): OSError('injected failure at {step}')"
     )
     assert sink.metrics.retries == 2
 
