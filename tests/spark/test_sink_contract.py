@@ -588,6 +588,28 @@ def test_a_batch_sealed_after_a_failing_one_is_never_written(step: str) -> None:
     assert ex.raised == []
 
 
+def test_a_batch_sealed_after_one_whose_publish_failed_is_never_written() -> None:
+    # batch 0 is committed (a restart publishes it); batch 1, sealed, is dropped
+    ex = StrictExecutor()
+    writer = MemoryBatchWriter(MemoryStorage(), "u")
+    writer.inject("publish", "fail")
+    sink = strict_sink(ex, writer, batch_rows=2, max_attempts=1)
+    subscribed(sink)
+    for i in range(4):
+        sink.on_next((i, "x"))
+    ex.run_all()
+    assert [c for c in writer.calls if c[0] != "convert"] == [
+        ("stage", 0),
+        ("commit", 0),
+        ("publish", 0),
+    ]
+    assert [r.batch_id for r in writer.storage.committed("u")] == [0]
+    error = failure(sink)
+    assert (error.last_committed_batch_id, error.committed_offset) == (0, 2)
+    assert error.uncommitted_records == 2
+    assert ex.raised == []
+
+
 class CancelInStage(MemoryBatchWriter):
     """The sink is cancelled while it stages batch ``at``, whose stage then fails."""
 
