@@ -885,6 +885,21 @@ MUTANTS = (
         "tests/spark/test_sink_contract.py",
         "lost_to_an_on_complete",
     ),
+    Mutant(
+        "spark-finalized-before-sealed-batches",
+        "a failure finalizes on the write lane before the batches still converting queue "
+        "their writes: they are written after the result said they were not",
+        "issue 27",
+        (
+            Patch(
+                "spark/sink.py",
+                "        self._convert_lane.submit(lambda: self._write_lane.submit(self._finalize))\n",
+                "        self._write_lane.submit(self._finalize)\n",
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "rule_1_1_violation_still",
+    ),
 )
 
 

@@ -565,7 +565,8 @@ def test_a_cancel_drops_the_sealed_batches_unconverted_and_frees_them() -> None:
     assert sub.cancelled
     assert memory_of(sink).calls == []  # a dead batch is neither converted nor written
     assert (sink.buffered, sink.metrics.pending) == (0, 0)
-    assert sink.result(0).status == "cancelled"
+    result = sink.result(0)
+    assert (result.status, result.metrics.pending) == ("cancelled", 0)  # after the drops
     assert ex.raised == []
 
 
@@ -1141,4 +1142,64 @@ def test_a_batch_converted_before_a_cancel_is_not_written() -> None:
     assert memory_of(sink).calls == [("convert", 0)]
     assert (sink.buffered, sink.metrics.pending) == (0, 0)
     assert sink.result(0).status == "cancelled"
+    assert ex.raised == []
+
+
+# ------------------------------------------------------------ round 4: rule 1.1 violations
+def test_a_rule_1_1_violation_still_writes_the_batches_sealed_before_it() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=1)  # capacity 2
+    sub = subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))  # two batches sealed, no demand left
+    sink.on_next((2, "c"))  # one more than requested
+    ex.run_all()
+    assert sub.cancelled
+    error = failure(sink)
+    assert str(error.__cause__) == "rule 1.1: the publisher sent more elements than requested"
+    assert (error.last_committed_batch_id, error.committed_offset) == (1, 2)
+    storage = memory_of(sink).storage
+    assert storage.committed_offset("u") == error.committed_offset  # nothing written after
+    assert storage.reader_view("u") == [(0, "a"), (1, "b")]
+    assert ex.raised == []
+
+
+class HookedLock:
+    """The sink's lock; ``hook`` runs once, after the first release once armed."""
+
+    def __init__(self, hook: Any) -> None:
+        self._lock = threading.Lock()
+        self.hook = hook
+        self.armed = False
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+        if self.armed:
+            self.armed = False
+            self.hook()
+
+
+def test_a_violation_noticed_after_a_close_has_finished_the_sink_is_ignored() -> None:
+    # close() lands between on_next's check and its failure: the sink, already done
+    # (everything written), resolves "closed"; the late failure changes nothing
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=1)
+
+    def close_now() -> None:
+        ex.run_all()  # both batches written
+        sink.close()
+
+    lock = HookedLock(close_now)
+    sink._lock = lock  # type: ignore[assignment]
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))
+    lock.armed = True
+    sink.on_next((2, "c"))  # more than requested: noticed, then the close lands
+    ex.run_all()
+    result = sink.result(0)
+    assert (result.status, result.metrics.committed_offset) == ("closed", 2)
     assert ex.raised == []

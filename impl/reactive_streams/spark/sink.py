@@ -529,7 +529,7 @@ class SparkSink:
             self._dropped += len(self._filling)
             self._filling = []
         self._cancel_upstream()
-        self._write_lane.submit(self._finalize)
+        self._finalize_later()
 
     # ----------------------------------------------------------------- internals
     def _upstream_finished(self, error: BaseException | None) -> None:
@@ -830,7 +830,7 @@ class SparkSink:
         if publish_error is not None:
             if failing:
                 self._cancel_upstream()
-                self._write_lane.submit(self._finalize)
+                self._finalize_later()
             return
         if nxt is not None:
             self._convert_lane.submit(lambda: self._convert(nxt))
@@ -851,7 +851,7 @@ class SparkSink:
             if not self._fail_locked(error, from_batch):
                 return
         self._cancel_upstream()
-        self._write_lane.submit(self._finalize)
+        self._finalize_later()
 
     def _fail_locked(self, error: BaseException, from_batch: int | None) -> bool:
         """Enter the failed state; False if the sink had already failed or finished."""
@@ -863,6 +863,11 @@ class SparkSink:
         self._dropped += len(self._filling)
         self._filling = []
         return True
+
+    def _finalize_later(self) -> None:
+        """Finalize once every batch sealed so far has left both lanes: a batch still
+        converting queues its write (or its drop) before this reaches the write lane."""
+        self._convert_lane.submit(lambda: self._write_lane.submit(self._finalize))
 
     def _finalize(self) -> None:
         """Runs on the write lane after the last write: resolves :attr:`completion`."""
