@@ -898,7 +898,7 @@ MUTANTS = (
             ),
         ),
         "tests/spark/test_sink_contract.py",
-        "rule_1_1_violation_still",
+        "resolves_after_the_batches",
     ),
 )
 
@@ -1617,10 +1617,14 @@ OPERATOR_MUTANTS = (
         "a publish failing on the last batch marks the stream done: the result never resolves",
         "issue 26.4",
         (
-            Patch(
+            Patch(  # the failure is recorded after the done check (issue 27 moved it first)
                 "spark/sink.py",
-                "finished = publish_error is None and self._finished_locked()",
-                "finished = self._finished_locked()",
+                "            failing = publish_error is not None and self._fail_locked(publish_error, bid + 1)\n"
+                "            nxt = self._seal_locked() if self._should_seal_locked() else None\n"
+                "            finished = publish_error is None and self._finished_locked()\n",
+                "            nxt = self._seal_locked() if self._should_seal_locked() else None\n"
+                "            finished = self._finished_locked()\n"
+                "            failing = publish_error is not None and self._fail_locked(publish_error, bid + 1)\n",
             ),
         ),
         "tests/spark/test_sink_publish.py",

@@ -1146,22 +1146,34 @@ def test_a_batch_converted_before_a_cancel_is_not_written() -> None:
 
 
 # ------------------------------------------------------------ round 4: rule 1.1 violations
-def test_a_rule_1_1_violation_still_writes_the_batches_sealed_before_it() -> None:
+def violating_sink() -> tuple[SparkSink, StrictExecutor, BoundedSubscription]:
+    """Two batches sealed (capacity 2), then one element more than requested."""
     ex = StrictExecutor()
-    sink = strict_sink(ex, batch_rows=1)  # capacity 2
+    sink = strict_sink(ex, batch_rows=1)
     sub = subscribed(sink)
     sink.on_next((0, "a"))
     sink.on_next((1, "b"))  # two batches sealed, no demand left
     sink.on_next((2, "c"))  # one more than requested
     ex.run_all()
+    return sink, ex, sub
+
+
+def test_a_rule_1_1_violation_still_writes_the_batches_sealed_before_it() -> None:
+    sink, ex, sub = violating_sink()
     assert sub.cancelled
     error = failure(sink)
     assert str(error.__cause__) == "rule 1.1: the publisher sent more elements than requested"
-    assert (error.last_committed_batch_id, error.committed_offset) == (1, 2)
-    storage = memory_of(sink).storage
-    assert storage.committed_offset("u") == error.committed_offset  # nothing written after
-    assert storage.reader_view("u") == [(0, "a"), (1, "b")]
+    assert memory_of(sink).storage.reader_view("u") == [(0, "a"), (1, "b")]
     assert ex.raised == []
+
+
+def test_a_failed_sink_resolves_after_the_batches_it_still_writes() -> None:
+    # the result comes after the sealed batches' writes: it names what they committed
+    sink = violating_sink()[0]
+    error = failure(sink)
+    assert (error.last_committed_batch_id, error.committed_offset) == (1, 2)
+    assert memory_of(sink).storage.committed_offset("u") == error.committed_offset
+    assert error.uncommitted_records == 0  # the element beyond demand was never taken
 
 
 class HookedLock:
