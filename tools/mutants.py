@@ -900,6 +900,21 @@ MUTANTS = (
         "tests/spark/test_sink_contract.py",
         "resolves_after_the_batches",
     ),
+    Mutant(
+        "spark-upstream-error-hides-dropped-records",
+        "an upstream error followed by a cancel reports no uncommitted records, though the "
+        "cancel dropped the batches the sink held",
+        "issue 27",
+        (
+            Patch(
+                "spark/sink.py",
+                "                uncommitted_records=uncommitted,  # 0 unless the sink dropped some (a cancel)\n",
+                '                uncommitted_records=uncommitted if state == "failed" else 0,\n',
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "upstream_error_then_a_cancel",
+    ),
 )
 
 

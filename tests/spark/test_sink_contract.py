@@ -1226,3 +1226,53 @@ def test_a_violation_noticed_after_a_close_has_finished_the_sink_is_ignored() ->
     result = sink.result(0)
     assert (result.status, result.metrics.committed_offset) == ("closed", 2)
     assert ex.raised == []
+
+
+# ------------------------------------------------------------ round 4: the end
+def test_a_failure_counts_the_buffered_records_it_drops() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next("bad")  # batch 0, which its convert refuses
+    sink.on_next((2, "c"))  # buffered when the sink fails
+    ex.run_all()
+    error = failure(sink)
+    assert error.uncommitted_records == 3
+    assert str(error).endswith("committed offset 0, 3 records dropped uncommitted")
+
+
+class Finishing(MemoryBatchWriter):
+    def __init__(self) -> None:
+        super().__init__(MemoryStorage(), "u")
+        self.finished = 0
+
+    def finish(self) -> None:
+        self.finished += 1
+
+
+def test_a_closed_sink_finishes_its_writer_once() -> None:
+    ex = StrictExecutor()
+    writer = Finishing()
+    sink = strict_sink(ex, writer, batch_rows=2)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.close()
+    ex.run_all()
+    assert sink.result(0).status == "closed"
+    assert writer.finished == 1
+    assert writer.storage.reader_view("u") == [(0, "a")]
+
+
+def test_an_upstream_error_then_a_cancel_counts_what_the_cancel_dropped() -> None:
+    ex = StrictExecutor()
+    sink = strict_sink(ex, batch_rows=2)
+    subscribed(sink)
+    sink.on_next((0, "a"))
+    sink.on_next((1, "b"))  # batch 0 sealed, not written
+    sink.on_error(ValueError("boom"))
+    sink.cancel()  # batch 0 is dropped
+    ex.run_all()
+    error = failure(sink)
+    assert str(error) == "upstream failed: boom; last committed batch id -1, committed offset 0"
+    assert error.uncommitted_records == 2  # the records the sink held and dropped

@@ -905,7 +905,7 @@ class SparkSink:
                 + (f", {uncommitted} records dropped uncommitted" if state == "failed" else ""),
                 last_committed_batch_id=metrics.last_committed_batch_id,
                 committed_offset=metrics.committed_offset,
-                uncommitted_records=uncommitted if state == "failed" else 0,
+                uncommitted_records=uncommitted,  # 0 unless the sink dropped some (a cancel)
             )
             err.__cause__ = cause
             self.completion.set_exception(err)
