@@ -885,20 +885,21 @@ def test_a_position_that_is_not_json_fails_the_batch_before_it_is_written() -> N
 
 
 class BytesPerRow(MemoryBatchWriter):
-    """Reports ``per_row`` bytes for each converted row."""
+    """Reports ``per_row`` bytes for each converted row, and ``extra`` per batch."""
 
-    def __init__(self, per_row: int) -> None:
+    def __init__(self, per_row: int, extra: int = 0) -> None:
         super().__init__(MemoryStorage(), "u")
         self.per_row = per_row
+        self.extra = extra
 
     def convert(self, records: Any, first_offset: int) -> Any:
         payload = super().convert(records, first_offset)
-        return Payload(payload.data, payload.rows, self.per_row * payload.rows)
+        return Payload(payload.data, payload.rows, self.per_row * payload.rows + self.extra)
 
 
-def batch_sizes(per_row: int, batch_bytes: int) -> list[int]:
+def batch_sizes(per_row: int, batch_bytes: int, extra: int = 0) -> list[int]:
     ex = StrictExecutor()
-    writer = BytesPerRow(per_row)
+    writer = BytesPerRow(per_row, extra)
     sink = strict_sink(ex, writer, batch_rows=10, batch_bytes=batch_bytes)
     subscribed(sink)
     for i in range(9):
@@ -914,6 +915,8 @@ def test_measured_batches_are_budgeted_down_to_one_byte_and_one_row() -> None:
     # the first batch by the estimate (17 bytes: one row), then as measured
     assert batch_sizes(per_row=1, batch_bytes=4) == [1, 4, 4]
     assert batch_sizes(per_row=16, batch_bytes=10) == [1] * 9  # a row above the budget
+    # whole bytes per row: 17 bytes for two rows measure 8 a row, so 24 bytes hold 3
+    assert batch_sizes(per_row=8, batch_bytes=24, extra=1) == [1, 2, 3, 3]
 
 
 class RefusesOnce(MemoryBatchWriter):
