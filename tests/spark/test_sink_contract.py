@@ -2,7 +2,9 @@
 ManualExecutor): where the first batch is cut by the byte estimate of its first record
 (the estimate stops descending below nine levels of nesting), what a SparkSinkError
 reports, a lane that runs one task at a time, and the defaults (demand, latency, retry
-backoff, lease)."""
+backoff, lease). Round 4 drives the state machine through the writer and clock seams:
+batches dead after a cancel or a failure, two batches in flight at most, demand as the
+free buffer, retries, the table's schema, and races forced through a hooked lock."""
 
 from __future__ import annotations
 
