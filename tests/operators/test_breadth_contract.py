@@ -12,8 +12,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
-from .test_flat_map_contract import MAX, Recorder
+from ._util import MAX, PushPublisher, Recorder
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,8 +11,7 @@ import pytest
 from reactive_streams.api import Subscriber
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
-from .test_flat_map_contract import Recorder
+from ._util import PushPublisher, Recorder
 
 pytestmark = pytest.mark.timeout(60)
 
