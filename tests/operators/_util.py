@@ -11,6 +11,7 @@ from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.flow import Flow
 from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.sources import from_iterable
+from reactive_streams.tracing import tracing
 
 
 class Probe:
@@ -124,3 +125,10 @@ class Recorder:
 
     def on_complete(self) -> None:
         self.ends.append("complete")
+
+
+def traced_hops(run: Callable[[], object]) -> list[str]:
+    """The hop names a traced ``run()`` subscribes, in order (what a trace shows)."""
+    with tracing() as tracer:
+        run()
+    return [e["hop"] for e in tracer.events if e["sig"] == "subscribe"]
