@@ -118,3 +118,16 @@ def test_retry_with_a_scheduler_refusing_the_timer_ends_with_its_error() -> None
     ts.assert_values().assert_no_violations()
     assert ts.errors == [refused]  # rules 1.9, 1.4: the scheduler's error, once
     assert subscribed == [1]  # no resubscription
+
+
+def test_on_error_resume_hands_the_error_to_its_function() -> None:
+    seen: list[BaseException] = []
+
+    def fallback(error: BaseException) -> Flow[int]:
+        seen.append(error)
+        return Flow.just(7)
+
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    _fails().on_error_resume(fallback).subscribe(ts)
+    ts.assert_values(7).assert_complete()
+    assert [str(e) for e in seen] == ["source failed"]
