@@ -10,7 +10,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from ._util import PushPublisher, traced_hops
 
 
 def test_element_at_past_the_end_names_how_many_were_missing() -> None:
@@ -105,3 +105,14 @@ def test_an_error_drops_the_queue() -> None:
     pub.push(1, 2)
     pub.fail(RuntimeError("x"))
     ts.assert_values().assert_error(RuntimeError)
+
+
+@pytest.mark.parametrize(
+    ("name", "build"),
+    [("count", lambda f: f.count()), ("take_last", lambda f: f.take_last(1))],
+)
+def test_the_hop_names_itself_in_the_trace(name: str, build: Any) -> None:
+    def run() -> None:
+        build(Flow.just(1)).subscribe(TestSubscriber(1))
+
+    assert traced_hops(run) == [name, "just"]
