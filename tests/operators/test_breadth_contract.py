@@ -235,6 +235,13 @@ def test_ignore_elements_asks_for_everything_and_forwards_only_a_bad_request() -
     assert rec.values == []
 
 
+def test_ignore_elements_forwards_a_request_of_0_for_upstream_to_answer() -> None:
+    rec = Recorder(0)
+    up = _hop(lambda f: f.ignore_elements(), rec)
+    rec.subscription.request(0)
+    assert up.requested == [MAX, 0]  # rule 3.9: 0 is no valid request either
+
+
 def test_skip_last_asks_for_the_held_ones_and_passes_all_but_the_last() -> None:
     rec = Recorder(2)
     up = _hop(lambda f: f.skip_last(2), rec)
