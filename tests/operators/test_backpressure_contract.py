@@ -12,7 +12,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from ._util import PushPublisher, traced_hops
 
 
 def test_buffer_overflow_error_names_the_operator_and_bound_after_the_buffered() -> None:
@@ -103,3 +103,41 @@ def test_on_backpressure_error_fails_with_its_message_when_no_demand() -> None:
     assert pub.cancelled
     ts.assert_values(1).assert_error(BufferOverflowError)
     assert str(ts.errors[0]) == "an element arrived without downstream demand"
+
+
+class _DrainedAtTheCheck(str):
+    """``"drop_oldest"`` whose comparison runs ``armed`` once: the window between the
+    buffer's bound check and its drop, where a drain on another thread (forced here, on
+    one thread) can take the queue empty."""
+
+    armed: Any = None
+
+    def __eq__(self, other: object) -> bool:
+        armed, self.armed = self.armed, None
+        if armed is not None:
+            armed()
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_drop_oldest_finding_the_queue_taken_meanwhile_keeps_the_element() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    drops: list[int] = []
+    overflow = _DrainedAtTheCheck("drop_oldest")
+    Flow(pub).on_backpressure_buffer(1, overflow, drops.append).subscribe(ts)
+    pub.push(1)  # the buffer is full
+    overflow.armed = lambda: ts.request(1)  # the drain delivers 1 inside the window
+    pub.push(2)  # nothing left to drop: 2 is buffered, nothing raised
+    ts.assert_values(1)
+    ts.request(1)
+    ts.assert_values(1, 2)
+    assert drops == []
+
+
+def test_on_backpressure_buffer_names_itself_in_the_trace() -> None:
+    def run() -> None:
+        Flow.just(1).on_backpressure_buffer(4).subscribe(TestSubscriber(1))
+
+    assert traced_hops(run) == ["on_backpressure_buffer", "just"]
