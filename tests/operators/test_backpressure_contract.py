@@ -136,8 +136,35 @@ def test_drop_oldest_finding_the_queue_taken_meanwhile_keeps_the_element() -> No
     assert drops == []
 
 
-def test_on_backpressure_buffer_names_itself_in_the_trace() -> None:
+@pytest.mark.parametrize(
+    ("name", "build"),
+    [
+        ("on_backpressure_buffer", lambda f: f.on_backpressure_buffer(4)),
+        ("on_backpressure_latest", lambda f: f.on_backpressure_latest()),
+    ],
+)
+def test_the_hop_names_itself_in_the_trace(name: str, build: Any) -> None:
     def run() -> None:
-        Flow.just(1).on_backpressure_buffer(4).subscribe(TestSubscriber(1))
+        build(Flow.just(1)).subscribe(TestSubscriber(1))
 
-    assert traced_hops(run) == ["on_backpressure_buffer", "just"]
+    assert traced_hops(run) == [name, "just"]
+
+
+def test_on_backpressure_buffer_delivers_what_waits_only_as_far_as_the_demand() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(pub).on_backpressure_buffer(8).subscribe(ts)
+    pub.push(1, 2, 3)
+    ts.request(2)
+    ts.assert_values(1, 2)  # rule 1.1: one drain round, two of three
+    ts.request(1)
+    ts.assert_values(1, 2, 3)
+
+
+def test_on_backpressure_latest_of_nothing_completes_empty() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow(pub).on_backpressure_latest().subscribe(ts)
+    ts.assert_values()  # nothing arrived: nothing to deliver
+    pub.complete()
+    ts.assert_values().assert_complete()
