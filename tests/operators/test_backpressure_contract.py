@@ -168,3 +168,16 @@ def test_on_backpressure_latest_of_nothing_completes_empty() -> None:
     ts.assert_values()  # nothing arrived: nothing to deliver
     pub.complete()
     ts.assert_values().assert_complete()
+
+
+def test_on_backpressure_latest_takes_one_demand_per_element_delivered() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(2)
+    Flow(pub).on_backpressure_latest().subscribe(ts)
+    pub.push(1)
+    pub.push(2)
+    ts.assert_values(1, 2)  # rule 1.1: two asked, two sent, none taken for nothing
+    pub.push(3)
+    ts.assert_values(1, 2)  # no demand: 3 waits as the latest
+    ts.request(1)
+    ts.assert_values(1, 2, 3)
