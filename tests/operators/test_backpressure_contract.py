@@ -181,3 +181,24 @@ def test_on_backpressure_latest_takes_one_demand_per_element_delivered() -> None
     ts.assert_values(1, 2)  # no demand: 3 waits as the latest
     ts.request(1)
     ts.assert_values(1, 2, 3)
+
+
+def test_spec309_on_backpressure_drop_forwards_a_bad_request_and_passes_nothing_more() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow(pub).on_backpressure_drop().subscribe(ts)
+    ts.request(-1)
+    assert pub.requested == [2**63 - 1, -1]  # rule 3.9: upstream signals it too
+    pub.push(1)  # the hop's own rule 3.9 error instead of the element
+    ts.assert_values().assert_error(ValueError)
+    assert str(ts.errors[0]) == "rule 3.9: request(n) requires n > 0, got -1"
+
+
+def test_on_backpressure_drop_under_unbounded_demand_drops_nothing() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(2**63 - 1)
+    drops: list[int] = []
+    Flow(pub).on_backpressure_drop(drops.append).subscribe(ts)
+    pub.push(1, 2, 3)
+    ts.assert_values(1, 2, 3)  # rule 3.17: unbounded demand is never used up
+    assert drops == []
