@@ -11,7 +11,7 @@ import pytest
 from reactive_streams.api import Subscriber
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher, Recorder
+from ._util import PushPublisher, Recorder, traced_hops
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -189,3 +189,12 @@ def test_a_cancel_releases_every_source() -> None:
     a, b, c = _combined(rec, 3)
     rec.subscription.cancel()
     assert [s.cancelled for s in (a, b, c)] == [True, True, True]  # rule 3.13
+
+
+def test_the_hops_name_themselves_in_the_trace() -> None:
+    def run() -> None:
+        Flow.combine_latest(Flow.just(1), Flow.just(2)).subscribe(Recorder())
+        Flow.just(1).with_latest_from(Flow.just(2)).subscribe(Recorder())
+
+    hops = traced_hops(run)
+    assert [h for h in hops if h != "just"] == ["combine_latest", "with_latest_from"]
