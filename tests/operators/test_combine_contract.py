@@ -198,3 +198,17 @@ def test_the_hops_name_themselves_in_the_trace() -> None:
 
     hops = traced_hops(run)
     assert [h for h in hops if h != "just"] == ["combine_latest", "with_latest_from"]
+
+
+def test_an_arrival_left_waiting_for_demand_is_not_sent_without_it() -> None:
+    rec = Recorder(0)
+    a, b = _combined(rec)
+    a.push(1)
+    b.push(10)
+    a.push(2)  # two arrivals can emit: (1, 10) and (2, 10)
+    rec.subscription.request(1)
+    assert rec.values == [(1, 10)]  # type: ignore[comparison-overlap]
+    b.push(11)  # a round with no demand left: (2, 10) still waits
+    assert rec.values == [(1, 10)]  # type: ignore[comparison-overlap]  # rule 1.1
+    rec.subscription.request(2)
+    assert rec.values == [(1, 10), (2, 10), (2, 11)]  # type: ignore[comparison-overlap]
