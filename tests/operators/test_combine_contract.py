@@ -212,3 +212,16 @@ def test_an_arrival_left_waiting_for_demand_is_not_sent_without_it() -> None:
     assert rec.values == [(1, 10)]  # type: ignore[comparison-overlap]  # rule 1.1
     rec.subscription.request(2)
     assert rec.values == [(1, 10), (2, 10), (2, 11)]  # type: ignore[comparison-overlap]
+    a.push(3)  # the two asked for were sent: (3, 11) waits
+    assert len(rec.values) == 3
+
+
+def test_with_latest_from_goes_on_past_an_other_sources_arrival_in_one_round() -> None:
+    rec = Recorder(0)
+    main, other = _with_latest(rec)
+    other.push(10)
+    main.push(1)  # waits for demand
+    other.push(20)  # queued behind it
+    main.push(2)
+    rec.subscription.request(2)  # one round: (1, 10), 20 taken as the latest, (2, 20)
+    assert rec.values == [(1, 10), (2, 20)]  # type: ignore[comparison-overlap]
