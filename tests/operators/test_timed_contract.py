@@ -220,3 +220,16 @@ def test_a_timed_hop_without_a_scheduler_runs_on_the_shared_pool() -> None:
     ts: TestSubscriber[int] = TestSubscriber(1)
     Flow.just(1).delay(0.0).subscribe(ts)
     ts.await_terminal(10.0).assert_values(1).assert_complete()
+
+
+@pytest.mark.parametrize("op", ["delay", "timeout"])
+def test_an_upstream_error_is_signalled_at_once(ex: ManualExecutor, op: str) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    flow = Flow(upstream)
+    hop = flow.delay(1.0, scheduler=ex) if op == "delay" else flow.timeout(1.0, scheduler=ex)
+    hop.subscribe(ts)
+    upstream.push(1)
+    upstream.fail(ValueError("up"))  # rule 1.4: at once, the waiting element dropped
+    assert [repr(e) for e in ts.errors] == ["ValueError('up')"]
+    assert ex.scheduled == 0  # the timer is cancelled (rule 3.13)
