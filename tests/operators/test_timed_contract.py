@@ -233,3 +233,17 @@ def test_an_upstream_error_is_signalled_at_once(ex: ManualExecutor, op: str) -> 
     upstream.fail(ValueError("up"))  # rule 1.4: at once, the waiting element dropped
     assert [repr(e) for e in ts.errors] == ["ValueError('up')"]
     assert ex.scheduled == 0  # the timer is cancelled (rule 3.13)
+
+
+def test_an_element_delivered_takes_its_demand_for_the_next_rounds(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow(upstream).delay(1.0, scheduler=ex).subscribe(ts)
+    upstream.push(1)
+    ex.advance_by(1.0)
+    ts.assert_values(1)
+    upstream.push(2)  # a PushPublisher ignores demand; delay holds it
+    ex.advance_by(1.0)
+    ts.assert_values(1).assert_no_violations()  # rule 1.1: the one asked for was sent
+    ts.request(1)
+    ts.assert_values(1, 2)
