@@ -1,15 +1,17 @@
-"""A recording upstream for operator tests: counts requests, sees cancel."""
+"""Recording upstreams and subscribers for operator tests: requests, cancel, signals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from reactive_streams.api import Subscriber
+from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.flow import Flow
 from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.sources import from_iterable
+from reactive_streams.tracing import tracing
 
 
 class Probe:
@@ -85,3 +87,48 @@ def inject_on_leave(monkeypatch: pytest.MonkeyPatch, upstream: PushPublisher) ->
 
     monkeypatch.setattr(_ObserveOn, "_leave", leave_after_a_late_element)
     return injected
+
+
+MAX = 2**63 - 1
+
+
+class Recorder:
+    """Requests ``initial``; ``act(item)`` runs inside each ``on_next``."""
+
+    def __init__(
+        self,
+        initial: int = MAX,
+        act: Callable[[int], None] | None = None,
+        opened: Callable[[Any], None] | None = None,
+    ) -> None:
+        self.initial = initial
+        self.act = act
+        self.opened = opened
+        self.values: list[int] = []
+        self.ends: list[str] = []
+        self.subscription: Any = None
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.subscription = subscription
+        if self.opened is not None:
+            self.opened(subscription)
+        if self.initial:
+            subscription.request(self.initial)
+
+    def on_next(self, item: int) -> None:
+        self.values.append(item)
+        if self.act is not None:
+            self.act(item)
+
+    def on_error(self, error: BaseException) -> None:
+        self.ends.append(f"error {type(error).__name__}: {error}")
+
+    def on_complete(self) -> None:
+        self.ends.append("complete")
+
+
+def traced_hops(run: Callable[[], object]) -> list[str]:
+    """The hop names a traced ``run()`` subscribes, in order (what a trace shows)."""
+    with tracing() as tracer:
+        run()
+    return [e["hop"] for e in tracer.events if e["sig"] == "subscribe"]

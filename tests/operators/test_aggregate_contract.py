@@ -9,7 +9,7 @@ from typing import Any
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from ._util import PushPublisher, traced_hops
 
 MAX = 2**63 - 1
 
@@ -110,3 +110,11 @@ def test_reduce_of_nothing_completes_empty_and_fold_gives_its_initial() -> None:
     ts2: TestSubscriber[int] = TestSubscriber(1)
     Flow.from_iterable([]).fold(lambda a, b: a + b, 7).subscribe(ts2)
     ts2.assert_values(7).assert_complete()
+
+
+def test_reduce_and_fold_name_themselves_in_the_trace() -> None:
+    def run() -> None:
+        Flow.just(1, 2).reduce(lambda a, b: a + b).subscribe(TestSubscriber(1))
+        Flow.just(1, 2).fold(lambda a, b: a + b, 0).subscribe(TestSubscriber(1))
+
+    assert traced_hops(run) == ["reduce", "just", "fold", "just"]

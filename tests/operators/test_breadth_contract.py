@@ -12,8 +12,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
-from .test_flat_map_contract import MAX, Recorder
+from ._util import MAX, PushPublisher, Recorder
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -234,6 +233,13 @@ def test_ignore_elements_asks_for_everything_and_forwards_only_a_bad_request() -
     assert up.requested == [MAX, -1]  # rule 3.9: upstream signals it
     up.complete()
     assert rec.values == []
+
+
+def test_ignore_elements_forwards_a_request_of_0_for_upstream_to_answer() -> None:
+    rec = Recorder(0)
+    up = _hop(lambda f: f.ignore_elements(), rec)
+    rec.subscription.request(0)
+    assert up.requested == [MAX, 0]  # rule 3.9: 0 is no valid request either
 
 
 def test_skip_last_asks_for_the_held_ones_and_passes_all_but_the_last() -> None:

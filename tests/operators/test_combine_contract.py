@@ -11,8 +11,7 @@ import pytest
 from reactive_streams.api import Subscriber
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
-from .test_flat_map_contract import Recorder
+from ._util import PushPublisher, Recorder, traced_hops
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -190,3 +189,39 @@ def test_a_cancel_releases_every_source() -> None:
     a, b, c = _combined(rec, 3)
     rec.subscription.cancel()
     assert [s.cancelled for s in (a, b, c)] == [True, True, True]  # rule 3.13
+
+
+def test_the_hops_name_themselves_in_the_trace() -> None:
+    def run() -> None:
+        Flow.combine_latest(Flow.just(1), Flow.just(2)).subscribe(Recorder())
+        Flow.just(1).with_latest_from(Flow.just(2)).subscribe(Recorder())
+
+    hops = traced_hops(run)
+    assert [h for h in hops if h != "just"] == ["combine_latest", "with_latest_from"]
+
+
+def test_an_arrival_left_waiting_for_demand_is_not_sent_without_it() -> None:
+    rec = Recorder(0)
+    a, b = _combined(rec)
+    a.push(1)
+    b.push(10)
+    a.push(2)  # two arrivals can emit: (1, 10) and (2, 10)
+    rec.subscription.request(1)
+    assert rec.values == [(1, 10)]  # type: ignore[comparison-overlap]
+    b.push(11)  # a round with no demand left: (2, 10) still waits
+    assert rec.values == [(1, 10)]  # type: ignore[comparison-overlap]  # rule 1.1
+    rec.subscription.request(2)
+    assert rec.values == [(1, 10), (2, 10), (2, 11)]  # type: ignore[comparison-overlap]
+    a.push(3)  # the two asked for were sent: (3, 11) waits
+    assert len(rec.values) == 3
+
+
+def test_with_latest_from_goes_on_past_an_other_sources_arrival_in_one_round() -> None:
+    rec = Recorder(0)
+    main, other = _with_latest(rec)
+    other.push(10)
+    main.push(1)  # waits for demand
+    other.push(20)  # queued behind it
+    main.push(2)
+    rec.subscription.request(2)  # one round: (1, 10), 20 taken as the latest, (2, 20)
+    assert rec.values == [(1, 10), (2, 20)]  # type: ignore[comparison-overlap]

@@ -15,50 +15,13 @@ from typing import Any
 
 import pytest
 
-from reactive_streams.api import Subscriber, Subscription
+from reactive_streams.api import Subscriber
 from reactive_streams.flow import Flow
 from reactive_streams.operators import SyncSource, fusion
 
-from ._util import PushPublisher
+from ._util import PushPublisher, Recorder
 
 pytestmark = pytest.mark.timeout(60)
-
-MAX = 2**63 - 1
-
-
-class Recorder:
-    """Requests ``initial``; ``act(item)`` runs inside each ``on_next``."""
-
-    def __init__(
-        self,
-        initial: int = MAX,
-        act: Callable[[int], None] | None = None,
-        opened: Callable[[Any], None] | None = None,
-    ) -> None:
-        self.initial = initial
-        self.act = act
-        self.opened = opened
-        self.values: list[int] = []
-        self.ends: list[str] = []
-        self.subscription: Any = None
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.subscription = subscription
-        if self.opened is not None:
-            self.opened(subscription)
-        if self.initial:
-            subscription.request(self.initial)
-
-    def on_next(self, item: int) -> None:
-        self.values.append(item)
-        if self.act is not None:
-            self.act(item)
-
-    def on_error(self, error: BaseException) -> None:
-        self.ends.append(f"error {type(error).__name__}: {error}")
-
-    def on_complete(self) -> None:
-        self.ends.append("complete")
 
 
 def _counted(n: int, pulled: list[int], fail: bool = False) -> Iterator[int]:

@@ -82,3 +82,9 @@ def test_spec213_a_none_from_the_source_fails_the_fused_stage(stage: str) -> Non
     ts.assert_values(1).assert_error(TypeError)
     assert str(ts.errors[0]) == "rule 2.13: a publisher must not signal on_next(None)"
     assert seen == [1]  # the function never sees the None
+
+
+def test_a_stage_over_a_fused_filter_carries_the_whole_name() -> None:
+    ts, hops = _run(lambda: Flow.range(0, 4).filter(lambda x: x > 1).map(lambda x: -x), 2)
+    ts.assert_values(-2, -3).assert_complete()
+    assert hops == ["range+filter+map"]

@@ -10,8 +10,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
-from .test_flat_map_contract import Recorder
+from ._util import PushPublisher, Recorder, traced_hops
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -159,3 +158,67 @@ def test_on_error_none_raises_rule_2_13() -> None:
     with pytest.raises(TypeError) as raised:
         up.subscriber.on_error(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 2.13: on_error(None)"
+
+
+def test_the_hop_and_its_groups_name_themselves_in_the_trace() -> None:
+    def run() -> None:
+        Flow.just(1, 2).group_by(lambda x: x % 2).subscribe(Groups())
+
+    assert traced_hops(run) == ["group_by", "just", "group_by.group", "group_by.group"]
+
+
+def test_a_group_delivers_only_as_far_as_its_subscribers_demand() -> None:
+    groups = Groups(group_initial=2)
+    up = _grouped(groups)
+    up.push(1)  # each push drains the group's queue empty
+    up.push(11)
+    up.push(21)
+    one = groups.members[1]
+    assert one.values == [1, 11]  # rule 1.1: two asked, two sent
+    one.subscription.request(1)
+    assert one.values == [1, 11, 21]
+
+
+def test_upstream_is_not_replenished_before_75_percent_were_consumed() -> None:
+    groups = Groups()
+    up = _grouped(groups, prefetch=4)
+    up.push(1, 11)
+    assert up.requested == [4]  # 2 of 4 consumed: below the replenish size 3
+    up.push(21)
+    assert up.requested == [4, 3]
+
+
+def test_waiting_groups_are_emitted_only_as_far_as_the_demand() -> None:
+    groups = Groups(initial=0)
+    up = _grouped(groups)
+    up.push(1, 2, 3)  # three groups wait for demand
+    groups.subscription.request(2)
+    assert [g.key for g in groups.groups] == [1, 2]  # rule 1.1
+    groups.subscription.request(1)
+    assert [g.key for g in groups.groups] == [1, 2, 3]
+
+
+def test_completion_waits_for_the_groups_not_yet_emitted() -> None:
+    groups = Groups(initial=0)
+    up = _grouped(groups)
+    up.push(1)
+    up.complete()
+    assert groups.ends == []  # rule 1.5: the group first
+    groups.subscription.request(1)
+    assert ([g.key for g in groups.groups], groups.ends) == ([1], ["complete"])
+    assert (groups.members[1].values, groups.members[1].ends) == ([1], ["complete"])
+
+
+def test_an_error_does_not_wait_for_the_groups_not_yet_emitted() -> None:
+    groups = Groups(initial=0)
+    up = _grouped(groups)
+    up.push(1)
+    up.fail(ValueError("up"))
+    assert (groups.groups, groups.ends) == ([], ["error ValueError: up"])  # at once
+
+
+def test_a_main_cancel_with_no_group_at_all_cancels_upstream() -> None:
+    groups = Groups()
+    up = _grouped(groups)
+    groups.subscription.cancel()
+    assert up.cancelled  # rule 3.12: no group is open either

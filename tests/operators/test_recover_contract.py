@@ -11,6 +11,8 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff
 from reactive_streams.testing import TestSubscriber
 
+from ._util import PushPublisher, Recorder
+
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
@@ -118,3 +120,82 @@ def test_retry_with_a_scheduler_refusing_the_timer_ends_with_its_error() -> None
     ts.assert_values().assert_no_violations()
     assert ts.errors == [refused]  # rules 1.9, 1.4: the scheduler's error, once
     assert subscribed == [1]  # no resubscription
+
+
+def test_on_error_resume_hands_the_error_to_its_function() -> None:
+    seen: list[BaseException] = []
+
+    def fallback(error: BaseException) -> Flow[int]:
+        seen.append(error)
+        return Flow.just(7)
+
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    _fails().on_error_resume(fallback).subscribe(ts)
+    ts.assert_values(7).assert_complete()
+    assert [str(e) for e in seen] == ["source failed"]
+
+
+def test_retry_resubscribes_times_times_then_passes_the_error() -> None:
+    subscribed: list[int] = []
+
+    def source() -> Flow[int]:
+        subscribed.append(1)
+        return _fails()
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow.defer(source).retry(2).subscribe(ts)
+    assert len(subscribed) == 3  # the first subscription and two retries
+    assert [str(e) for e in ts.errors] == ["source failed"]
+
+
+def test_retry_when_counts_the_attempts_from_1() -> None:
+    attempts: list[int] = []
+
+    def again(error: BaseException, attempt: int) -> bool:
+        attempts.append(attempt)
+        return attempt < 3
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    _fails().retry_when(again).subscribe(ts)
+    assert attempts == [1, 2, 3]
+    ts.assert_error(RuntimeError)
+
+
+def test_on_error_resume_passes_the_fallbacks_own_error() -> None:
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    _fails().on_error_resume(lambda e: Flow.error(KeyError("fallback"))).subscribe(ts)
+    assert [repr(e) for e in ts.errors] == ["KeyError('fallback')"]  # not resumed again
+
+
+def test_concat_subscribes_each_source_in_turn_at_the_previous_completion() -> None:
+    rec = Recorder()
+    a, b, c = PushPublisher(), PushPublisher(), PushPublisher()
+    Flow.concat(a, b, c).subscribe(rec)
+    assert (a.subscriber is not None, b.subscriber, c.subscriber) == (True, None, None)
+    a.push(1)
+    a.complete()
+    assert (b.subscriber is not None, c.subscriber) == (True, None)
+    b.push(2)
+    b.complete()
+    assert c.subscriber is not None
+    c.push(3)
+    c.complete()
+    assert (rec.values, rec.ends) == ([1, 2, 3], ["complete"])
+
+
+def test_switch_if_empty_switches_only_for_an_empty_source() -> None:
+    fallback = PushPublisher()
+    rec = Recorder()
+    up = PushPublisher()
+    Flow(up).switch_if_empty(fallback).subscribe(rec)
+    up.push(1)
+    up.complete()
+    assert (rec.values, rec.ends, fallback.subscriber) == ([1], ["complete"], None)
+    empty = PushPublisher()
+    rec = Recorder()
+    Flow(empty).switch_if_empty(fallback).subscribe(rec)
+    empty.complete()
+    assert fallback.subscriber is not None
+    fallback.push(7)
+    fallback.complete()
+    assert (rec.values, rec.ends) == ([7], ["complete"])

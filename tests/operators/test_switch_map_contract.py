@@ -10,8 +10,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
-from .test_flat_map_contract import Recorder
+from ._util import PushPublisher, Recorder, traced_hops
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -129,3 +128,35 @@ def test_the_repr_and_a_none_subscriber() -> None:
     with pytest.raises(TypeError) as raised:
         publisher.subscribe(None)  # type: ignore[arg-type]
     assert str(raised.value) == "rule 1.9: subscribe(subscriber) requires a Subscriber, got None"
+
+
+def test_the_hop_names_itself_in_the_trace() -> None:
+    def run() -> None:
+        Flow.just(1).switch_map(lambda x: Flow.just(x)).subscribe(Recorder())
+
+    assert traced_hops(run) == ["switch_map", "just", "just"]
+
+
+def test_an_inner_whose_subscribe_raises_is_on_error() -> None:
+    class Refusing:
+        def subscribe(self, subscriber: Any) -> None:
+            raise RuntimeError("refused")
+
+    rec = Recorder()
+    up = PushPublisher()
+    Flow(up).switch_map(lambda x: Refusing()).subscribe(rec)
+    up.push(0)  # rule 1.9: the refusal reaches the subscriber as on_error
+    assert rec.ends == ["error RuntimeError: refused"]
+    assert up.cancelled  # rule 3.13
+
+
+def test_queued_elements_are_delivered_only_as_far_as_the_demand() -> None:
+    inner = PushPublisher()
+    rec = Recorder(0)
+    up = _switched(rec, inner)
+    up.push(0)
+    inner.push(1, 2, 3)  # queued: no demand
+    rec.subscription.request(2)
+    assert rec.values == [1, 2]  # rule 1.1: one drain round, two of three
+    rec.subscription.request(1)
+    assert rec.values == [1, 2, 3]

@@ -10,7 +10,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from ._util import PushPublisher, traced_hops
 
 
 def test_element_at_past_the_end_names_how_many_were_missing() -> None:
@@ -105,3 +105,56 @@ def test_an_error_drops_the_queue() -> None:
     pub.push(1, 2)
     pub.fail(RuntimeError("x"))
     ts.assert_values().assert_error(RuntimeError)
+
+
+@pytest.mark.parametrize(
+    ("name", "build"),
+    [
+        ("count", lambda f: f.count()),
+        ("take_last", lambda f: f.take_last(1)),
+        ("all", lambda f: f.all(bool)),
+        ("any", lambda f: f.any(bool)),
+        ("element_at", lambda f: f.element_at(0)),
+    ],
+)
+def test_the_hop_names_itself_in_the_trace(name: str, build: Any) -> None:
+    def run() -> None:
+        build(Flow.just(1)).subscribe(TestSubscriber(1))
+
+    assert traced_hops(run) == [name, "just"]
+
+
+def test_take_last_emits_nothing_before_the_completion_even_with_demand() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(pub).take_last(2).subscribe(ts)
+    pub.push(1, 2, 3)
+    ts.request(5)
+    ts.assert_values()  # which are the last is known only at the end
+    pub.complete()
+    ts.assert_values(2, 3).assert_complete()
+
+
+def test_take_last_sends_only_as_many_as_requested_in_one_round() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(pub).take_last(3).subscribe(ts)
+    pub.push(1, 2, 3, 4, 5)
+    pub.complete()
+    ts.request(2)
+    ts.assert_values(3, 4).assert_no_terminal()  # rule 1.1
+    ts.request(1)
+    ts.assert_values(3, 4, 5).assert_complete()
+
+
+@pytest.mark.parametrize("name", ["all", "any"])
+def test_a_raising_predicate_is_the_error_and_cancels_upstream(name: str) -> None:
+    def predicate(x: int) -> bool:
+        raise KeyError(x)
+
+    pub = PushPublisher()
+    ts: TestSubscriber[bool] = TestSubscriber(1)
+    (Flow(pub).all(predicate) if name == "all" else Flow(pub).any(predicate)).subscribe(ts)
+    pub.push(4)
+    assert pub.cancelled
+    assert [repr(e) for e in ts.errors] == ["KeyError(4)"]

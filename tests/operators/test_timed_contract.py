@@ -170,3 +170,80 @@ def test_spec309_a_timed_hop_answers_request_none_without_raising(ex: ManualExec
     ts.subscription.request(None)  # type: ignore[arg-type]
     ts.assert_error(ValueError, "rule 3.9").assert_no_violations()
     assert upstream.requested == []
+
+
+def test_delay_asks_upstream_what_downstream_asks_and_completes_after_the_last(
+    ex: ManualExecutor,
+) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flow(upstream).delay(1.0, scheduler=ex).subscribe(ts)
+    ts.request(2)
+    assert upstream.requested == [2]  # one upstream element per requested output
+    upstream.push(1)
+    upstream.complete()
+    assert upstream.requested == [2]  # nothing more owed
+    ts.assert_values().assert_no_terminal()
+    ex.advance_by(1.0)
+    ts.assert_values(1).assert_complete()
+
+
+def test_delay_over_a_real_source_asks_it_with_a_valid_count(ex: ManualExecutor) -> None:
+    ts: TestSubscriber[int] = TestSubscriber(2)
+    Flow.range(0, 5).delay(1.0, scheduler=ex).subscribe(ts)
+    ex.advance_by(1.0)
+    ts.assert_values(0, 1).assert_no_terminal().assert_no_violations()  # rule 3.9 holds
+
+
+def test_a_dropping_timed_hop_asks_upstream_for_everything_once(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow(upstream).debounce(1.0, scheduler=ex).subscribe(ts)
+    upstream.push(1, 2)
+    ex.advance_by(1.0)
+    ts.assert_values(2)
+    assert upstream.requested == [2**63 - 1]  # rule 3.17: the hop drops, upstream runs free
+
+
+def test_upstream_signals_count_as_the_main_source(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    Flow(upstream).timeout(1.0, scheduler=ex).subscribe(ts)
+    upstream.push(1)  # source 0: the main upstream, not a fallback
+    ts.assert_values(1)
+    ex.advance_by(1.0)
+    ts.assert_error(TimeoutError)
+    assert str(ts.errors[0]) == "timeout(1.0): no element within 1.0 s"
+
+
+def test_a_timed_hop_without_a_scheduler_runs_on_the_shared_pool() -> None:
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow.just(1).delay(0.0).subscribe(ts)
+    ts.await_terminal(10.0).assert_values(1).assert_complete()
+
+
+@pytest.mark.parametrize("op", ["delay", "timeout"])
+def test_an_upstream_error_is_signalled_at_once(ex: ManualExecutor, op: str) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(5)
+    flow = Flow(upstream)
+    hop = flow.delay(1.0, scheduler=ex) if op == "delay" else flow.timeout(1.0, scheduler=ex)
+    hop.subscribe(ts)
+    upstream.push(1)
+    upstream.fail(ValueError("up"))  # rule 1.4: at once, the waiting element dropped
+    assert [repr(e) for e in ts.errors] == ["ValueError('up')"]
+    assert ex.scheduled == 0  # the timer is cancelled (rule 3.13)
+
+
+def test_an_element_delivered_takes_its_demand_for_the_next_rounds(ex: ManualExecutor) -> None:
+    upstream = PushPublisher()
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flow(upstream).delay(1.0, scheduler=ex).subscribe(ts)
+    upstream.push(1)
+    ex.advance_by(1.0)
+    ts.assert_values(1)
+    upstream.push(2)  # a PushPublisher ignores demand; delay holds it
+    ex.advance_by(1.0)
+    ts.assert_values(1).assert_no_violations()  # rule 1.1: the one asked for was sent
+    ts.request(1)
+    ts.assert_values(1, 2)
