@@ -142,6 +142,10 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "_core/factory.py": (CORE, INLINE_OFF),
     "_core/demand.py": (CORE, INLINE_OFF),
     "_core/serial.py": (CORE, INLINE_OFF),
+    "_core/pump.py": (CORE, INLINE_OFF),  # the sources' iterator pump
+    "_core/exact.py": (CORE, INLINE_OFF),
+    "_core/executing.py": (CORE, INLINE_OFF),
+    "_core/tracer.py": (CORE, INLINE_OFF),  # _core/schedpoints.py: test-only, None in use
     "sources.py": (CORE, INLINE_OFF),
     "_core/inline.py": (("tests/operators/test_inline.py", *CORE), INLINE_ON),
     "operators/*.py": (OPERATORS, INLINE_OFF),
