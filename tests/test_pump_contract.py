@@ -4,6 +4,7 @@ sources: synchronously, and on a ``ManualExecutor`` (one task at a time)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -145,3 +146,35 @@ def test_an_element_after_an_exact_length_of_zero_is_an_error_naming_rule_1_1() 
     assert ended is True
     assert isinstance(error, RuntimeError)
     assert str(error) == "_Lying: an element after length 0 (rule 1.1)"
+
+
+# ------------------------------------------------- calls from inside on_next
+@pytest.mark.parametrize("traced", [False, True])
+@pytest.mark.parametrize("asynchronous", [False, True])
+@pytest.mark.parametrize("call", ["request(-1)", "cancel"])
+def test_a_call_from_inside_on_next_stops_the_batch(
+    call: str, asynchronous: bool, traced: bool
+) -> None:
+    """Rule 3.9: an invalid request from on_next ends the stream with its error (no later
+    element when synchronous; queued, the batch may run on); rule 3.12: a cancel from
+    on_next stops emission at once, with no terminal signal."""
+
+    def hook(ts: TestSubscriber[int], item: int) -> None:
+        if item == 1:
+            ts.request(-1) if call == "request(-1)" else ts.cancel()
+
+    manual = ManualExecutor() if asynchronous else None
+    with contextlib.ExitStack() as stack:
+        if traced:
+            stack.enter_context(tracing())
+        ts = TestSubscriber[int](5, on_next_hook=hook)
+        sources.range(0, 10, executor=manual, batch_size=3).subscribe(ts)
+        if manual is not None:
+            manual.run_all()
+    if call == "cancel":
+        ts.assert_values(0, 1).assert_no_terminal()
+        return
+    assert ts.values[:2] == [0, 1]
+    if not asynchronous:
+        ts.assert_values(0, 1)
+    assert [str(e) for e in ts.errors] == ["rule 3.9: request(n) requires n > 0, got -1"]
