@@ -12,6 +12,7 @@ import pytest
 
 from reactive_streams import sources
 from reactive_streams._core.exact import exact_end
+from reactive_streams._core.pump import ScalarSubscription
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
@@ -178,3 +179,24 @@ def test_a_call_from_inside_on_next_stops_the_batch(
     if not asynchronous:
         ts.assert_values(0, 1)
     assert [str(e) for e in ts.errors] == ["rule 3.9: request(n) requires n > 0, got -1"]
+
+
+def test_a_scalar_cancelled_after_its_activity_check_sends_nothing(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cancel from another thread that lands right after the round found the
+    subscription active (forced here at the end of ``_deliver_subscribe``): the round
+    sends nothing (rule 3.12), and nothing is logged as a subscriber fault."""
+    deliver = ScalarSubscription._deliver_subscribe
+
+    def then_cancelled(self: ScalarSubscription[int], subscription: Any = None) -> bool:
+        active = deliver(self, subscription)
+        self.cancel()  # the other thread's cancel, after the check
+        return active
+
+    monkeypatch.setattr(ScalarSubscription, "_deliver_subscribe", then_cancelled)
+    with caplog.at_level(logging.ERROR, logger="reactive_streams"):
+        ts = TestSubscriber[int](1)
+        sources.just(1).subscribe(ts)
+    ts.assert_values().assert_no_terminal()
+    assert caplog.records == []
