@@ -66,6 +66,7 @@ def contract_files(pattern: str) -> tuple[str, ...]:
 _CORE_UNIT = (
     *contract_files("tests/test_core_contract.py"),
     *contract_files("tests/test_core_floor_contract.py"),
+    *contract_files("tests/test_pump_contract.py"),
     "tests/test_demand.py",
     "tests/test_serial.py",
     "tests/test_sources.py",
