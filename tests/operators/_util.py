@@ -11,6 +11,7 @@ from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.flow import Flow
 from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.sources import from_iterable
+from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
 
 
@@ -132,3 +133,8 @@ def traced_hops(run: Callable[[], object]) -> list[str]:
     with tracing() as tracer:
         run()
     return [e["hop"] for e in tracer.events if e["sig"] == "subscribe"]
+
+
+def hops_over_just(build: Callable[[Flow[int]], Flow[Any]]) -> list[str]:
+    """The hop names a traced ``build(Flow.just(1))`` subscribes when one element is asked."""
+    return traced_hops(lambda: build(Flow.just(1)).subscribe(TestSubscriber(1)))

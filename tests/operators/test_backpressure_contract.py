@@ -12,7 +12,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, traced_hops
+from ._util import PushPublisher, hops_over_just
 
 
 def test_buffer_overflow_error_names_the_operator_and_bound_after_the_buffered() -> None:
@@ -144,10 +144,7 @@ def test_drop_oldest_finding_the_queue_taken_meanwhile_keeps_the_element() -> No
     ],
 )
 def test_the_hop_names_itself_in_the_trace(name: str, build: Any) -> None:
-    def run() -> None:
-        build(Flow.just(1)).subscribe(TestSubscriber(1))
-
-    assert traced_hops(run) == [name, "just"]
+    assert hops_over_just(build) == [name, "just"]
 
 
 def test_on_backpressure_buffer_delivers_what_waits_only_as_far_as_the_demand() -> None:

@@ -10,7 +10,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, traced_hops
+from ._util import PushPublisher, hops_over_just
 
 
 def test_element_at_past_the_end_names_how_many_were_missing() -> None:
@@ -118,10 +118,7 @@ def test_an_error_drops_the_queue() -> None:
     ],
 )
 def test_the_hop_names_itself_in_the_trace(name: str, build: Any) -> None:
-    def run() -> None:
-        build(Flow.just(1)).subscribe(TestSubscriber(1))
-
-    assert traced_hops(run) == [name, "just"]
+    assert hops_over_just(build) == [name, "just"]
 
 
 def test_take_last_emits_nothing_before_the_completion_even_with_demand() -> None:
