@@ -864,6 +864,57 @@ MUTANTS = (
         "tests/operators/test_observe_on.py",
         "limit_rate",
     ),
+    # issue 27 (round 4, the Spark sink): a failing batch leaves the in-flight count in
+    # the step that fails the sink
+    Mutant(
+        "spark-failure-lost-to-on-complete",
+        "a failing batch leaves the in-flight count before the sink fails: an on_complete "
+        "in between finds it idle, finishes it done and the failure is lost",
+        "issue 27",
+        (
+            Patch(
+                "spark/sink.py",
+                "        with self._lock:\n"
+                "            if failed is not None:\n"
+                "                self._drop_locked(failed)\n",
+                "        if failed is not None:\n"
+                "            self._drop(failed)\n"
+                "        with self._lock:\n",
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "lost_to_an_on_complete",
+    ),
+    Mutant(
+        "spark-finalized-before-sealed-batches",
+        "a failure finalizes on the write lane before the batches still converting queue "
+        "their writes: they are written after the result said they were not",
+        "issue 27",
+        (
+            Patch(
+                "spark/sink.py",
+                "        self._convert_lane.submit(lambda: self._write_lane.submit(self._finalize))\n",
+                "        self._write_lane.submit(self._finalize)\n",
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "resolves_after_the_batches",
+    ),
+    Mutant(
+        "spark-upstream-error-hides-dropped-records",
+        "an upstream error followed by a cancel reports no uncommitted records, though the "
+        "cancel dropped the batches the sink held",
+        "issue 27",
+        (
+            Patch(
+                "spark/sink.py",
+                "                uncommitted_records=uncommitted,  # 0 unless the sink dropped some (a cancel)\n",
+                '                uncommitted_records=uncommitted if state == "failed" else 0,\n',
+            ),
+        ),
+        "tests/spark/test_sink_contract.py",
+        "upstream_error_then_a_cancel",
+    ),
 )
 
 
@@ -1581,10 +1632,14 @@ OPERATOR_MUTANTS = (
         "a publish failing on the last batch marks the stream done: the result never resolves",
         "issue 26.4",
         (
-            Patch(
+            Patch(  # the failure is recorded after the done check (issue 27 moved it first)
                 "spark/sink.py",
-                "finished = publish_error is None and self._finished_locked()",
-                "finished = self._finished_locked()",
+                "            failing = publish_error is not None and self._fail_locked(publish_error, bid + 1)\n"
+                "            nxt = self._seal_locked() if self._should_seal_locked() else None\n"
+                "            finished = publish_error is None and self._finished_locked()\n",
+                "            nxt = self._seal_locked() if self._should_seal_locked() else None\n"
+                "            finished = self._finished_locked()\n"
+                "            failing = publish_error is not None and self._fail_locked(publish_error, bid + 1)\n",
             ),
         ),
         "tests/spark/test_sink_publish.py",

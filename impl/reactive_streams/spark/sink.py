@@ -529,7 +529,7 @@ class SparkSink:
             self._dropped += len(self._filling)
             self._filling = []
         self._cancel_upstream()
-        self._write_lane.submit(self._finalize)
+        self._finalize_later()
 
     # ----------------------------------------------------------------- internals
     def _upstream_finished(self, error: BaseException | None) -> None:
@@ -682,8 +682,7 @@ class SparkSink:
             if batch.position is not None:
                 check_position(batch.position)
         except Exception as e:
-            self._drop(batch)
-            self._fail(_locate(e, batch.records, batch.offset_before), batch.batch_id)
+            self._fail(_locate(e, batch.records, batch.offset_before), batch.batch_id, batch)
             return
         batch.payload = payload
         batch.records = None  # the payload holds the data now
@@ -750,10 +749,13 @@ class SparkSink:
 
     def _drop(self, batch: _Batch) -> None:
         with self._lock:
-            if self._waiting:
-                self._waiting.popleft()
-            self._in_flight_batches -= 1
-            self._in_flight_rows -= batch.slots
+            self._drop_locked(batch)
+
+    def _drop_locked(self, batch: _Batch) -> None:
+        if self._waiting:
+            self._waiting.popleft()
+        self._in_flight_batches -= 1
+        self._in_flight_rows -= batch.slots
 
     def _retry(self, step: str, batch_id: int, action: Callable[[int], R]) -> R:
         first: Exception | None = None
@@ -800,8 +802,7 @@ class SparkSink:
             )
             self._retry("commit", bid, lambda _: self.writer.commit(record))
         except _StepFailed as e:
-            self._drop(batch)
-            self._fail(e, bid)
+            self._fail(e, bid, batch)
             return
         publish_error: _StepFailed | None = None
         try:
@@ -820,12 +821,16 @@ class SparkSink:
             self._batches += 1
             self._bytes += staged.nbytes
             metrics = self._metrics_locked()
+            # a failed publish fails the stream in this step: an on_complete finding the
+            # sink idle in between would finish it "done" (and lose the failure)
+            failing = publish_error is not None and self._fail_locked(publish_error, bid + 1)
             nxt = self._seal_locked() if self._should_seal_locked() else None
-            # a failed publish fails the stream below: not "done", or nothing finalizes
             finished = publish_error is None and self._finished_locked()
         self._progress.update(payload.rows, metrics)
         if publish_error is not None:
-            self._fail(publish_error, bid + 1)
+            if failing:
+                self._cancel_upstream()
+                self._finalize_later()
             return
         if nxt is not None:
             self._convert_lane.submit(lambda: self._convert(nxt))
@@ -833,19 +838,36 @@ class SparkSink:
         if finished:
             self._finalize()
 
-    def _fail(self, error: BaseException, from_batch: int | None = None) -> None:
+    def _fail(
+        self, error: BaseException, from_batch: int | None = None, failed: _Batch | None = None
+    ) -> None:
         """Stop on ``error``: batches before ``from_batch`` (default: all sealed ones)
-        are still written, later ones dropped; the upstream is cancelled."""
+        are still written, later ones dropped; the upstream is cancelled. The batch that
+        ``failed`` leaves the in-flight count in the same step: an on_complete finding
+        the sink idle in between would finish it "done" and lose the failure."""
         with self._lock:
-            if self._state in ("failed", "done") or self._finalized:
+            if failed is not None:
+                self._drop_locked(failed)
+            if not self._fail_locked(error, from_batch):
                 return
-            self._state = "failed"
-            self._fail_from = self._next_batch_id if from_batch is None else from_batch
-            self._error = error
-            self._dropped += len(self._filling)
-            self._filling = []
         self._cancel_upstream()
-        self._write_lane.submit(self._finalize)
+        self._finalize_later()
+
+    def _fail_locked(self, error: BaseException, from_batch: int | None) -> bool:
+        """Enter the failed state; False if the sink had already failed or finished."""
+        if self._state in ("failed", "done") or self._finalized:
+            return False
+        self._state = "failed"
+        self._fail_from = self._next_batch_id if from_batch is None else from_batch
+        self._error = error
+        self._dropped += len(self._filling)
+        self._filling = []
+        return True
+
+    def _finalize_later(self) -> None:
+        """Finalize once every batch sealed so far has left both lanes: a batch still
+        converting queues its write (or its drop) before this reaches the write lane."""
+        self._convert_lane.submit(lambda: self._write_lane.submit(self._finalize))
 
     def _finalize(self) -> None:
         """Runs on the write lane after the last write: resolves :attr:`completion`."""
@@ -883,7 +905,7 @@ class SparkSink:
                 + (f", {uncommitted} records dropped uncommitted" if state == "failed" else ""),
                 last_committed_batch_id=metrics.last_committed_batch_id,
                 committed_offset=metrics.committed_offset,
-                uncommitted_records=uncommitted if state == "failed" else 0,
+                uncommitted_records=uncommitted,  # 0 unless the sink dropped some (a cancel)
             )
             err.__cause__ = cause
             self.completion.set_exception(err)
