@@ -61,6 +61,11 @@ class ReplaySource:
         self.cancelled = True
 
     @property
+    def live(self) -> bool:
+        """May still signal: not cancelled (rule 3.6) and not completed (rule 1.7)."""
+        return not self.cancelled and not self.completed
+
+    @property
     def demand(self) -> int:
         return self.requested - self.delivered
 
@@ -120,7 +125,7 @@ class SparkSinkMachine(RuleBasedStateMachine):
     @precondition(lambda self: not self.sink.completion.done())
     @rule()
     def deliver_bad_record(self) -> None:
-        if self.source.demand > 0 and not self.source.cancelled:
+        if self.source.live and self.source.demand > 0:
             self.source.delivered += 1
             self.sink.on_next(("not-an-offset", None))
 
@@ -277,7 +282,7 @@ class PositionedSinkMachine(SparkSinkMachine):
     @precondition(lambda self: not self.sink.completion.done())
     @rule()
     def deliver_bad_record(self) -> None:
-        if self.source.demand > 0 and not self.source.cancelled:
+        if self.source.live and self.source.demand > 0:
             self.source.delivered += 1
             self.sink.on_next(Positioned(self.source.next, ("not-an-offset", None)))
 
