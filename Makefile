@@ -64,7 +64,7 @@ mutation: $(SETUP)
 ## interleave: the interleaving machine in depth (RS_SLOW=1): every scenario at one more
 ## preemption, 200 drawn schedules per cell (not CI; see docs/verification.md)
 interleave: $(SETUP)
-	RS_SLOW=1 nice -n 5 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 \
+	RS_SLOW=1 nice -n 5 $(PY) -m pytest -q -s -p no:cacheprovider \
 		--timeout 3600 stateful/test_interleaved.py
 
 ## test: ruff, mypy strict, pytest (unit, conformance kit, stateful machines, Spark)
@@ -84,7 +84,7 @@ unit: $(SETUP)
 ## ignored cancel vs its control, 20 runs each, with every core busy (CPU burners started
 ## and stopped by the test); slow, not in CI
 kit-load: $(SETUP)
-	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider -o faulthandler_timeout=0 tests/tck/test_load.py tests/tck/test_load_subscriber.py
+	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/tck/test_load.py tests/tck/test_load_subscriber.py
 	RS_SLOW=1 $(PY) -m pytest -q -p no:cacheprovider tests/tck/test_subscriber_fixture.py
 
 ## kit-operators: the conformance kit's publisher checks on every operator, fusion on and
