@@ -170,10 +170,6 @@ class _Batch:
         self.position = position
         self.payload: Payload | None = None
 
-    @property
-    def rows(self) -> int:
-        return self.payload.rows if self.payload is not None else 0
-
 
 class _SerialLane:
     """Runs submitted tasks one at a time, in order, on an executor."""
