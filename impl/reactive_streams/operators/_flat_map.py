@@ -60,12 +60,6 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
         self.pull: Pull[R] | None = None
         self.sizes: deque[int] | None = None
 
-    def on_next_batch(self, items: list[R]) -> None:
-        parent = self._parent
-        if parent is not None:
-            self.queue.extend(items)
-            parent._signal()
-
     def fill(self, n: int) -> tuple[bool, BaseException | None]:
         """A pulled inner's ``request(n)``: up to ``n`` elements into the queue, as the
         subscribed source would emit them; (ended, error)."""
