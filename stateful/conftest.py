@@ -1,7 +1,9 @@
 """Hypothesis profiles for the state machines.
 
 ``ci`` (the default): a fixed number of examples, derandomized, no deadline, so
-``make test`` is reproducible and bounded. ``long``: many more examples with fresh
+``make test`` is reproducible and bounded. (Hypothesis also draws constants from the
+project modules loaded, so one file run alone may explore other examples than the full
+suite does; ``long`` with fresh randomness explores more.) ``long``: many more examples with fresh
 randomness (``HYPOTHESIS_PROFILE=long``), for runs outside CI. ``mutants``: used by
 ``tools/mutants.py`` to hunt planted bugs. ``mutation``: few examples, for ``make mutation``
 (tools/mutation.py), which runs the machines once per mutmut mutant.
