@@ -84,6 +84,7 @@ def test_timeout_fires_on_a_tick_the_clock_calls_early() -> None:
     ts: TestSubscriber[Any] = TestSubscriber(MAX)
     Flow(source).timeout(2.0, scheduler=clock).subscribe(ts)
     clock.advance_by(2.0)  # the timer runs; the clock reads 1.995
+    assert ts.errors, "rule 1.4: timeout's early tick was dropped, it never fires"
     [error] = ts.errors
     assert isinstance(error, TimeoutError), error
     assert source.cancelled  # rule 3.12: the late source stops
@@ -98,6 +99,7 @@ def test_timeout_rearmed_per_element_fires_on_an_early_tick() -> None:
     source.push("a")  # re-armed: due at 3.0
     clock.advance_by(2.0)
     assert ts.values == ["a"]
+    assert ts.errors, "rule 1.4: the re-armed timeout's early tick was dropped"
     [error] = ts.errors
     assert isinstance(error, TimeoutError), error
 
@@ -130,7 +132,7 @@ def test_a_timed_operator_fires_on_a_tick_the_clock_calls_early(name: str) -> No
         source.push(*items)
     clock.advance_by(1.0)  # the one due timer runs with the clock at 0.995
     got = _window_values(ts) if name == "window_timeout" else ts.values
-    assert got == expected, f"{name}: the early tick of its live timer was dropped"
+    assert got == expected, f"rule 1.4: {name}: its live timer's early tick was dropped"
     assert not ts.violations, ts.violations
 
 
