@@ -915,6 +915,22 @@ MUTANTS = (
         "tests/spark/test_sink_contract.py",
         "upstream_error_then_a_cancel",
     ),
+    # timed hops: a tick is stale by its arming, not by the clock
+    Mutant(
+        "timed-stale-by-the-clock",
+        "a timed hop tells a stale tick by its scheduler's clock: the live timer's tick, run "
+        "a little early by now() (asyncio's call_at), is dropped and nothing fires again",
+        "1.4",
+        (
+            Patch(
+                "operators/_timed.py",
+                "        return self._timer is None or arming != self._armed\n",
+                "        return self._timer is None or self._scheduler.now() < self._due - 1e-9\n",
+            ),
+        ),
+        "tests/operators/test_timed_stale_ticks.py",
+        "early",
+    ),
 )
 
 

@@ -45,10 +45,10 @@ class Marbles(TimedDrain[Any]):
             self._due = due
 
     def _handle(self, kind: int, value: Any, source: int) -> None:
-        if kind != TICK or self._stale():
+        if kind != TICK or self._stale(value):
             return
         self._timer = None
-        now = self._scheduler.now()
+        now = max(self._scheduler.now(), self._due)  # the tick may come early by the clock
         todo = self._todo
         while self._at < len(todo) and self._start + todo[self._at][0] <= now:
             c = todo[self._at][1]

@@ -7,8 +7,11 @@ demand allows from ``_ready``. So a tick and an element never overlap downstream
 
 A hop holds at most one timer (``_timer``); re-arming cancels the previous one, and the
 end or the cancel cancels it (rules 3.12, 3.13: no timer keeps the subscriber). A tick
-handed to the executor just before its cancel may still arrive: ``_stale`` tells it by
-the scheduler's clock (the tick of the timer armed now is never early).
+handed to the executor just before its cancel may still arrive: each tick carries the
+arming it belongs to (``_armed``, a count every arm and cancel moves on), and ``_stale``
+drops a tick of an arming no longer current. Never the clock: a scheduler may run a timer
+a little before its due time by its own ``now()`` (asyncio's ``call_at``, within the
+clock's resolution), and the current timer's tick must fire (rule 1.4: eventually).
 
 Upstream demand: ``forward = k`` asks upstream for ``k`` elements per requested output
 (delay, timeout: 1; buffer_timeout: n); ``forward = 0`` asks for everything at once (the
@@ -17,6 +20,7 @@ operators that drop: debounce, sample, throttle_first).
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -64,13 +68,20 @@ def scheduler_of(scheduler: object) -> Scheduler:
     return as_scheduler(default_executor() if scheduler is None else scheduler)
 
 
-_EPSILON = 1e-9  # an event loop may run a timer within its clock resolution
-
-
 class TimedDrain(DemandDrain[R]):
     """A drained hop whose upstream signals and timer ticks are events of one drain."""
 
-    __slots__ = ("_done", "_due", "_events", "_k", "_owed", "_ready", "_scheduler", "_timer")
+    __slots__ = (
+        "_armed",
+        "_done",
+        "_due",
+        "_events",
+        "_k",
+        "_owed",
+        "_ready",
+        "_scheduler",
+        "_timer",
+    )
 
     forward: ClassVar[int] = 1
 
@@ -81,7 +92,8 @@ class TimedDrain(DemandDrain[R]):
         self._ready: deque[R] = deque()  # outputs waiting for demand
         self._done = False  # the stream ends once _ready is delivered (error: at once)
         self._timer: Cancellable | None = None
-        self._due = 0.0  # when the armed timer is due
+        self._armed = 0  # the current arming: a tick carries the one it was armed in
+        self._due = 0.0  # when the armed timer is due (its tick: due, however early)
         self._owed = 0  # demand to forward upstream (rule 3.17: saturating)
         self._k = self.forward  # upstream elements per requested output (0: unbounded)
 
@@ -105,33 +117,36 @@ class TimedDrain(DemandDrain[R]):
         self._signal()  # rule 1.3: only the drain signals downstream
 
     # ------------------------------------------------------------------ timer
-    def _fire(self) -> None:
-        self._event(TICK, None)
+    def _ticks(self) -> Callable[[], None]:
+        """The timer's task: a TICK event carrying the current arming (its value)."""
+        return functools.partial(self._event, TICK, self._armed)
 
     def _arm(self, delay: float) -> None:
         """(Re-)arm the one timer, ``delay`` seconds from now."""
         self._disarm()
         self._due = self._scheduler.now() + delay
         try:
-            self._timer = self._scheduler.schedule(delay, self._fire)
+            self._timer = self._scheduler.schedule(delay, self._ticks())
         except Exception as exc:  # rules 1.9, 1.4: the scheduler refused (a closed loop)
             self._fail_now(exc, 0)
 
     def _arm_periodic(self, initial: float, period: float) -> None:
         self._disarm()
         try:
-            self._timer = self._scheduler.schedule_periodic(initial, period, self._fire)
+            self._timer = self._scheduler.schedule_periodic(initial, period, self._ticks())
         except Exception as exc:  # rules 1.9, 1.4: the scheduler refused
             self._fail_now(exc, 0)
 
     def _disarm(self) -> None:
+        self._armed += 1  # the ticks already handed to the executor are stale
         timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
 
-    def _stale(self) -> bool:
-        """A tick of a timer cancelled after it was handed to the executor."""
-        return self._timer is None or self._scheduler.now() < self._due - _EPSILON
+    def _stale(self, arming: int) -> bool:
+        """A tick (its value: ``arming``) of a timer cancelled after it was handed to the
+        executor, or after its one-shot tick was handled."""
+        return self._timer is None or arming != self._armed
 
     # ----------------------------------------------------------------- demand
     def _receive_request(self, n: Any, message: str | None) -> None:
@@ -248,20 +263,23 @@ class Delay(TimedDrain[T]):
     def _handle(self, kind: int, value: Any, source: int) -> None:
         waiting = self._waiting
         if kind == NEXT:
-            waiting.append((self._scheduler.now() + self._dt, value))
+            due = self._scheduler.now() + self._dt
+            waiting.append((due, value))
             if len(waiting) == 1:
                 self._arm(self._dt)
+                self._due = due
         elif kind == COMPLETE:
             self._done = True
         elif kind == TICK:
-            now = self._scheduler.now() + _EPSILON
+            now = self._scheduler.now()
+            if not self._stale(value):
+                self._timer = None  # the one-shot fired: its due time has come
+                now = max(now, self._due)
             while waiting and waiting[0][0] <= now:
                 self._ready.append(waiting.popleft()[1])
-            if waiting and (self._timer is None or self._due != waiting[0][0]):
+            if waiting and self._timer is None:
                 self._arm(waiting[0][0] - self._scheduler.now())
                 self._due = waiting[0][0]
-            elif not waiting:
-                self._timer = None
 
     def _finished(self) -> bool:
         return not self._waiting

@@ -33,7 +33,7 @@ class Interval(TimedDrain[int]):
         self._arm_periodic(self._initial, self._period)
 
     def _handle(self, kind: int, value: Any, source: int) -> None:
-        if kind != TICK or self._timer is None:
+        if kind != TICK or self._stale(value):
             return
         if not self._room():
             self._fail_now(
@@ -61,7 +61,7 @@ class Timer(TimedDrain[int]):
         self._arm(self._delay)
 
     def _handle(self, kind: int, value: Any, source: int) -> None:
-        if kind == TICK and not self._stale():
+        if kind == TICK and not self._stale(value):
             self._timer = None
             self._ready.append(0)
             self._done = True  # complete after the 0 is delivered

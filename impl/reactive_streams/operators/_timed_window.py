@@ -65,7 +65,7 @@ class Debounce(_Latest[T]):
             self._has = True
             self._arm(self._dt)  # every element restarts the quiet period
         elif kind == TICK:
-            if not self._stale():
+            if not self._stale(value):
                 self._timer = None
                 self._emit_latest()
         elif kind == COMPLETE:
@@ -92,7 +92,7 @@ class Sample(_Latest[T]):
             self._latest = value
             self._has = True
         elif kind == TICK:
-            if self._timer is not None:
+            if not self._stale(value):
                 self._emit_latest()
         elif kind == COMPLETE:
             self._emit_latest()
@@ -152,7 +152,7 @@ class BufferTimeout(TimedDrain[list[T]]):
             elif len(buffer) == 1:
                 self._arm(self._dt)
         elif kind == TICK:
-            if buffer and not self._stale():
+            if buffer and not self._stale(value):
                 self._flush()
         elif kind == COMPLETE:
             if buffer:
@@ -264,7 +264,7 @@ class Timeout(TimedDrain[T]):
         elif kind == COMPLETE:
             self._end()
         elif kind == TICK:
-            if source == 0 and not self._stale():
+            if source == 0 and not self._stale(value):
                 self._timed_out()
         elif kind == SUBSCRIBED:
             self._upstream = SerialSubscription(value)
