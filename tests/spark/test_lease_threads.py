@@ -140,9 +140,9 @@ ENDS: dict[str, tuple[Callable[[SparkSink, FsWriter], None], str]] = {
     "completed": (_complete, "completed"),
     "closed": (_close, "closed"),
     "cancelled": (_cancel, "cancelled"),
-    "stage failed": (_fail_stage, "failed"),
-    "finish failed": (_fail_finish, "failed"),
-    "upstream error": (_upstream_error, "failed"),
+    "stage_failed": (_fail_stage, "failed"),
+    "finish_failed": (_fail_finish, "failed"),
+    "upstream_error": (_upstream_error, "failed"),
 }
 
 
