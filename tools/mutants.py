@@ -931,6 +931,52 @@ MUTANTS = (
         "tests/operators/test_timed_stale_ticks.py",
         "early",
     ),
+    # the lease heartbeat ("spark-sink-lease") outlives its writer: the lease stays live
+    Mutant(
+        "spark-lease-heartbeat-not-stopped",
+        "releasing (or abandoning) a lease leaves its heartbeat thread beating: the lease "
+        "stays live after the sink ended and a writer on another host gets LeaseHeld",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/lease.py",
+                "        self._stop.set()\n        beater, self._beater = self._beater, None\n",
+                "        beater, self._beater = None, None\n",
+            ),
+        ),
+        "tests/spark/test_lease_threads.py",
+        "every_end and completed",
+    ),
+    Mutant(
+        "spark-writer-setup-failure-keeps-lease",
+        "a SparkBatchWriter whose constructor fails after it took the lease (a bad "
+        "partition_by, a refused conf) leaves its heartbeat beating and the lease unreleased",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/writer.py",
+                "            self.release()  # no writer came of it: no heartbeat may keep the lease live\n",
+                "            pass\n",
+            ),
+        ),
+        "tests/spark/test_lease_threads.py",
+        "a_writer_whose_constructor_fails",
+    ),
+    Mutant(
+        "spark-sink-setup-failure-keeps-lease",
+        "a SparkSink whose constructor fails after its writer took the lease (recovery "
+        "refuses the table, a bad schema_evolution) leaves the heartbeat beating",
+        "issue 26.2",
+        (
+            Patch(
+                "spark/sink.py",
+                "            if built and release is not None:  # no sink came of it: its writer's lease\n",
+                "            if False:\n",
+            ),
+        ),
+        "tests/spark/test_lease_threads.py",
+        "a_sink_whose_constructor_fails and recovery",
+    ),
 )
 
 

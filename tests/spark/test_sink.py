@@ -44,6 +44,8 @@ class FaultyWriter(SparkBatchWriter):
         self.crashed = threading.Event()
 
     def _crash(self, where: str) -> None:
+        assert self.log.lease is not None
+        self.log.lease.abandon()  # its heartbeat dies with it; the lease stays unreleased
         self.crashed.set()  # the 'process' is dead from here on
         raise SimulatedCrash(where)
 

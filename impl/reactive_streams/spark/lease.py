@@ -166,9 +166,18 @@ class Lease:
         self._beater = threading.Thread(target=run, name="spark-sink-lease", daemon=True)
         self._beater.start()
 
+    def abandon(self) -> None:
+        """Stop the heartbeat and wait for its thread to end; the lease stays as it is
+        (what a writer that dies leaves: the next one fences it). Every end of a writer
+        comes here, so no heartbeat outlives its writer and keeps the lease live."""
+        self._stop.set()
+        beater, self._beater = self._beater, None
+        if beater is not None and beater is not threading.current_thread():
+            beater.join(self.ttl_s)  # at most one beat in progress
+
     def release(self) -> None:
         """Stop the heartbeat and mark the lease released (if it is still ours)."""
-        self._stop.set()
+        self.abandon()
         if self.mine is None:
             return
         newest, _ = self.latest()

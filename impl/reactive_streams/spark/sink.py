@@ -268,6 +268,7 @@ class SparkSink:
             raise ValueError("batch_rows, batch_bytes and max_attempts must be >= 1")
         if max_latency is not None and not max_latency > 0:
             raise ValueError(f"max_latency must be > 0 seconds or None, got {max_latency!r}")
+        built = writer is None
         if writer is None:
             if spark is None:
                 raise ValueError("SparkSink needs a SparkSession (or an injected writer)")
@@ -302,12 +303,18 @@ class SparkSink:
         self.max_attempts = max_attempts
         self.retry_backoff_s = retry_backoff_s
         self._sleep = sleep
-        self.recovery: Recovery = writer.recover()
-        self._quarantined = 0
-        self._quarantine: Quarantine | None = None
-        if bad_records is not None:  # refused records go aside, the stream goes on
-            self._quarantine = Quarantine(getattr(writer, "fs", None), bad_records, sink_id)
-        self._schema_store, self._evolution = self._table_schema(writer, schema_evolution)
+        try:
+            self.recovery: Recovery = writer.recover()
+            self._quarantined = 0
+            self._quarantine: Quarantine | None = None
+            if bad_records is not None:  # refused records go aside, the stream goes on
+                self._quarantine = Quarantine(getattr(writer, "fs", None), bad_records, sink_id)
+            self._schema_store, self._evolution = self._table_schema(writer, schema_evolution)
+        except BaseException:
+            release = getattr(writer, "release", None)
+            if built and release is not None:  # no sink came of it: its writer's lease
+                release()
+            raise
 
         self._pool: ThreadPoolExecutor | None = None
         if executor is None:

@@ -135,6 +135,21 @@ class SparkBatchWriter:
         self._renames = hasattr(self.fs, "rename")  # not over Spark Connect
         # one writer per (path, sink_id): before anything is deleted (issue 26.2)
         self.log.acquire(takeover=takeover, ttl_s=lease_ttl_s)
+        try:
+            self._setup(spark, schema, columns, mode, partition_by, tune_session)
+        except BaseException:
+            self.release()  # no writer came of it: no heartbeat may keep the lease live
+            raise
+
+    def _setup(
+        self,
+        spark: Any,
+        schema: Any,
+        columns: Sequence[str] | None,
+        mode: str,
+        partition_by: Sequence[str] | None,
+        tune_session: bool,
+    ) -> None:
         if mode == "overwrite":  # a re-run from the start replaces this sink's rows
             self.log.reset()
         if isinstance(schema, str) and is_connect(spark):
