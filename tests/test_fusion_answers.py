@@ -28,21 +28,36 @@ def _fields(sync: SyncSource | None) -> tuple[Any, ...]:
     return (type(sync).__name__, sync.kind, sync.value, sync.hop, sync.nulls, sync.error, elements)
 
 
+_ANSWERS: list[tuple[Any, Any, tuple[Any, ...]]] = [
+    # (source, the core helper's answer, its fields as documented)
+    (
+        lambda: sources.just(5),
+        lambda: scalar_source(5, "just"),
+        ("ScalarAnswer", "scalar", 5, "just", None, None, [5]),
+    ),
+    (
+        lambda: sources.range(7, 8),
+        lambda: scalar_source(7, "range"),
+        ("ScalarAnswer", "scalar", 7, "range", None, None, [7]),
+    ),
+    (
+        lambda: sources.range(3, 6),
+        lambda: items_source(range(3, 6).__iter__, range(3, 6), "range"),
+        ("SyncSource", "items", range(3, 6), "range", None, None, [3, 4, 5]),
+    ),
+    (
+        lambda: sources.just(1, 2),
+        lambda: items_source((1, 2).__iter__, (1, 2), "just"),
+        ("SyncSource", "items", (1, 2), "just", None, None, [1, 2]),
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("source", "expected"),
-    [
-        (lambda: sources.just(5), lambda: scalar_source(5, "just")),
-        (lambda: sources.range(7, 8), lambda: scalar_source(7, "range")),
-        (
-            lambda: sources.range(3, 6),
-            lambda: items_source(range(3, 6).__iter__, range(3, 6), "range"),
-        ),
-        (lambda: sources.just(1, 2), lambda: items_source((1, 2).__iter__, (1, 2), "just")),
-    ],
-    ids=["just-one", "range-one", "range", "just-tuple"],
+    ("source", "helper", "fields"), _ANSWERS, ids=["just-one", "range-one", "range", "just-tuple"]
 )
-def test_a_sources_answer_is_the_core_helpers(source: Any, expected: Any) -> None:
-    assert _fields(source().__rs_sync__()) == _fields(expected())
+def test_a_sources_answer_is_the_core_helpers(source: Any, helper: Any, fields: Any) -> None:
+    assert _fields(source().__rs_sync__()) == _fields(helper()) == fields
 
 
 def test_a_from_iterable_answers_an_iterable_that_may_hold_a_none() -> None:
