@@ -41,7 +41,7 @@ class _Answering:
         if self.answer == "items_source":
             return items_source(self._factory, self.items, "mine")
         if self.answer == "scalar_source":
-            return scalar_source(self._factory, self.items[0], "mine")
+            return scalar_source(self.items[0], "mine")
         return SyncSource(self._factory, self.answer, self.items[0], nulls=None, hop="mine")
 
     def subscribe(self, subscriber: Subscriber[int]) -> None:

@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Generic, Never, TypeVar, overload
 
-from ._core.fusion import Items, Named, ScalarAnswer, SyncSource
+from ._core.fusion import Items, Named, SyncSource, items_source, scalar_source
 from ._core.pump import IteratorSubscription, ScalarSubscription, exact_length_types
 from ._oneshot import OneShot
 from .executors import ExecutorLike, as_executor
@@ -40,7 +40,7 @@ S = TypeVar("S")
 
 DEFAULT_BATCH_SIZE = 256
 
-_new_scalar = _new_answer = object.__new__  # instances built without __init__ (hot paths)
+_new_scalar = object.__new__  # instances built without __init__ (hot paths)
 
 
 class IterablePublisher(Generic[T_co]):
@@ -77,16 +77,8 @@ class IterablePublisher(Generic[T_co]):
         if isinstance(factory, Items):
             items = factory.items
             if isinstance(items, builtins.range) or (self._name == "just" and type(items) is tuple):
-                # its own elements, none of them None: taken without an iterator
-                # (items_source, inline: one per flat_map inner)
-                sync: SyncSource = _new_scalar(SyncSource)
-                sync.factory = factory
-                sync.kind = "items"
-                sync.value = items
-                sync.error = None
-                sync.hop = self._name
-                sync.nulls = None  # rule 2.13: no element is None
-                return sync
+                # its own elements, none of them None (rule 2.13): taken without an iterator
+                return items_source(factory, items, self._name)
         return SyncSource(factory, hop=self._name)
 
     def subscribe(self, subscriber: Subscriber[T_co]) -> None:
@@ -135,10 +127,7 @@ class ScalarPublisher(IterablePublisher[T_co]):
 
     def __rs_sync__(self) -> SyncSource:
         """The fusion protocol: one element, ``value`` (``flat_map`` never subscribes it)."""
-        sync: ScalarAnswer = _new_answer(ScalarAnswer)  # scalar_source, inline: per inner
-        sync.value = self.value
-        sync.hop = self._name
-        return sync
+        return scalar_source(self.value, self._name)
 
 
 class _RangeOne(ScalarPublisher[int]):

@@ -164,9 +164,10 @@ class ScalarAnswer(SyncSource):
         return (self.value,).__iter__
 
 
-def scalar_source(factory: Callable[[], Iterable[T]], value: T, hop: str) -> SyncSource:
-    """``SyncSource(factory, "scalar", value, hop=hop, nulls=None)`` in two stores (a
-    ``ScalarAnswer``; its factory yields ``value``): one per ``flat_map`` inner."""
+def scalar_source(value: object, hop: str) -> SyncSource:
+    """The answer of a one-element source (``just``'s, a range of one), in two stores: a
+    ``ScalarAnswer``, whose factory yields ``value`` (one answer per ``flat_map`` inner;
+    no factory argument, so the hot path makes no bound method)."""
     sync: ScalarAnswer = _new_source(ScalarAnswer)
     sync.value = value
     sync.hop = hop
