@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
 
-.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-chaos-shapes spark-source-big bench bench-smoke mutants mutation docs clean kit-load kit-operators
+.PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-chaos-shapes spark-source-big bench bench-smoke mutants mutation docs clean kit-load kit-operators sweep
 
 $(SETUP): pyproject.toml tools/bootstrap.sh
 	./tools/bootstrap.sh
@@ -66,6 +66,15 @@ mutation: $(SETUP)
 interleave: $(SETUP)
 	RS_SLOW=1 nice -n 5 $(PY) -m pytest -q -s -p no:cacheprovider \
 		--timeout 3600 stateful/test_interleaved.py
+
+## sweep: the state machines with fresh randomness (profile "long"), RUNS times; make test's
+## "ci" profile is derandomized, so it repeats one exploration (slow, not in CI)
+sweep: RUNS ?= 3
+sweep: $(SETUP)
+	for i in $$(seq $(RUNS)); do HYPOTHESIS_PROFILE=long nice -n 5 $(PY) -m pytest -q \
+		-p no:cacheprovider --timeout 2000 stateful/test_*machine*.py \
+		stateful/test_reach_bridges.py stateful/test_threaded.py stateful/test_pipeline_threaded.py \
+		|| exit 1; done
 
 ## test: ruff, mypy strict, pytest (unit, conformance kit, stateful machines, Spark)
 test: lint typecheck unit
