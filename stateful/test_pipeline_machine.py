@@ -1771,8 +1771,10 @@ def _switch_if_empty(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) ->
     out_flow = flow.switch_if_empty(from_iterable(list(tail), executor=ex))
     if COMPLETE not in expect.ends:
         return out_flow, expect
+    # an empty completion switches: the other's elements are due too (take(0) bounds none)
+    most = None if expect.most is None else max(expect.most, len(tail))
     if expect.order == "list":
-        return out_flow, replace(expect, values=expect.values or tail, count=None)
+        return out_flow, replace(expect, values=expect.values or tail, count=None, most=most)
     return out_flow, _unknown(expect, expect.ends)
 
 

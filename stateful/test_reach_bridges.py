@@ -154,7 +154,7 @@ class Source:
     items: int
     iterator: QuietSource | AsyncGenerator[int, None]
     requested: int
-    cancel_at: int | None  # on_next cancels at this count
+    cancel_at: int | None  # on_next cancels at this count (0: on_subscribe cancels)
     cancelled: bool = False
     values: list[int] = field(default_factory=list)
 
@@ -266,7 +266,7 @@ class BridgesMachine(RuleBasedStateMachine):
         items=st.integers(0, 3),
         request=st.integers(1, 5),
         generator=st.booleans(),
-        cancel_at=st.none() | st.integers(1, 3),
+        cancel_at=st.none() | st.integers(0, 3),  # 0: from on_subscribe, before any pull
     )
     def open_source(self, items: int, request: int, generator: bool, cancel_at: int | None) -> None:
         iterable = quiet_generator(items) if generator else QuietSource(items)
@@ -275,7 +275,9 @@ class BridgesMachine(RuleBasedStateMachine):
             if cancel_at is not None and len(ts.values) == cancel_at:
                 ts.cancel()
 
-        ts: TestSubscriber[int] = TestSubscriber(request, on_next_hook=hook)
+        ts: TestSubscriber[int] = TestSubscriber(
+            request, on_next_hook=hook, cancel_on_subscribe=cancel_at == 0
+        )
         source = Source(ts, items, iterable, request, cancel_at)
         from_async_iterable(iterable, loop=self.loop).subscribe(ts)
         self.sources.append(source)

@@ -2204,6 +2204,22 @@ OPERATOR_MUTANTS = (
         "tests/spark/test_sink_contract.py",
         "empty_batch",
     ),
+    Mutant(
+        "async-iterable-cancel-before-first-pull-not-closed",
+        "from_async_iterable: a cancel before the pump's first pull (in or racing on_subscribe) "
+        "ends the pump before it takes the one-shot iterator, which is never aclosed",
+        "3.12, 3.13",
+        (
+            Patch(
+                "bridges.py",
+                "                if isinstance(iterable, OneShotAsync):  # cancelled before the first pull\n"
+                "                    iterator = iterable.unclaimed()  # closed below all the same (rule 3.12)\n",
+                "",
+            ),
+        ),
+        "tests/test_sweep_regressions.py",
+        "spec312",
+    ),
 )
 
 

@@ -59,3 +59,8 @@ class OneShotAsync(_Once[AsyncIterator[T]]):
         if it is None:
             raise _spent("from_async_iterable", "make_async_iterator()")
         return it
+
+    def unclaimed(self) -> AsyncIterator[T] | None:
+        """The iterator if no ``__aiter__`` took it yet (then it is taken): a subscription
+        cancelled before its first pull closes it (rule 3.12)."""
+        return self._take()

@@ -591,6 +591,8 @@ class _AsyncIterableSubscription(Downstream[T]):
         iterator: AsyncIterator[T] | None = None
         try:
             if not self._deliver_subscribe() or iterable is None:
+                if isinstance(iterable, OneShotAsync):  # cancelled before the first pull
+                    iterator = iterable.unclaimed()  # closed below all the same (rule 3.12)
                 return
             try:
                 iterator = aiter(iterable)
