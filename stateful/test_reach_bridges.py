@@ -322,7 +322,8 @@ class BridgesMachine(RuleBasedStateMachine):
                 await asyncio.wait([task], timeout=WAIT / 2)
                 if not task.done():
                     return "rule 3.12: the pump task still awaits the source after the cancel"
-            if getattr(subscription, "_subscriber", None) is not None:
+            # the core's Downstream holds the subscriber in _downstream (None: dropped)
+            if getattr(subscription, "_downstream", "absent") is not None:
                 return "rule 3.13: the subscription still holds the subscriber"
             if isinstance(iterator, QuietSource):
                 closed = iterator.aclosed.is_set()
