@@ -1620,7 +1620,9 @@ class PipelineMachine(TracedMachine):
         for stage in self.stages:
             if stage.hub is not None:
                 _settle(stage.hub.connection)
-        return True
+        # a settled pooled drain may have queued work meanwhile (its request's delivery
+        # task on a source's executor, rule 3.8): not at rest until that ran
+        return not any(len(ex) or ex.scheduled for _, ex in self.executors)
 
     @invariant()
     def properties_at_rest(self) -> None:
@@ -1717,7 +1719,9 @@ class PipelineMachine(TracedMachine):
                     if not busy:
                         due = [ex for _, ex in self.executors if ex.scheduled]
                         if not due:
-                            break
+                            if self._quiet():  # a pooled drain settled too
+                                break
+                            continue  # it queued work meanwhile
                         clock = due[0]
                         when = clock.next_due()
                         self.running = "timer"
