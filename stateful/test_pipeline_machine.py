@@ -1970,10 +1970,13 @@ def _group_by(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
         return _stable(x) % groups
 
     seen: dict[int, list[int]] = {}
-    order = {_key(v): i for i, v in enumerate(expect.values)}
+    order: dict[Any, list[int]] = {}  # a value's places: retry repeats values
+    for i, v in enumerate(expect.values):
+        order.setdefault(_key(v), []).append(i)
 
     def in_order(pair: Any) -> None:
-        index = order.get(_key(pair[1]), -1)
+        last = seen[pair[0]][-1] if seen.get(pair[0]) else -1
+        index = next((i for i in order.get(_key(pair[1]), ()) if i > last), -1)
         if seen.get(pair[0]) and index < seen[pair[0]][-1]:
             INNER_PROBLEMS.append(f"group_by: group {pair[0]} out of order at {pair!r}")
         seen.setdefault(pair[0], []).append(index)

@@ -10,6 +10,7 @@ machine judged the trace "at rest" while that task was queued: its ``_quiet`` lo
 at the executors before waiting for the pooled drain (``_settle``), which queued the
 task meanwhile. ``test_machine_not_at_rest_while_a_settled_drain_queued_work`` forces
 that order; ``test_pooled_request_reaches_the_source`` pins the implementation's side.
+The last test pins a second model error the same cell's long sweep met (group_by's oracle).
 """
 
 from __future__ import annotations
@@ -183,3 +184,25 @@ def test_machine_teardown_settles_a_pooled_drain(monkeypatch: pytest.MonkeyPatch
     finally:
         _finish(m, gate)
     assert len(ex) == 0, "teardown left the pooled request's task queued"
+
+
+def test_group_by_oracle_keeps_retried_values_in_order() -> None:
+    """Found by the concat_with cell's long sweep: the group_by oracle placed a value by
+    its last place in the expected list, so retry's second pass (0, 1, 0, 1) read as
+    "group 0 out of order". Each element is placed after its group's previous one."""
+    cell = {"forced": "concat_with", "fused": False}
+    m = type("Machine", (pm.PipelineMachine,), cell)()
+    ops = [
+        pm.OpSpec("map", k=0, variant="a", other=0),
+        pm.OpSpec("retry", k=1, variant="a", other=0),
+        pm.OpSpec("group_by", k=0, variant="a", other=0),
+    ]
+    forced = pm.OpSpec("concat_with", k=0, variant="a", other=0)
+    source = pm.SourceSpec(kind="failing", length=2, batch=1, at=2)
+    try:
+        m.setup(_Fake(3, ops, 0, forced), source, False, 1, [], 1)
+        m.probes_and_values()
+        m.properties_at_rest()
+        assert m.main.values == [(0, ("m", v)) for v in (0, 1, 0, 1)]
+    finally:
+        m.teardown()
