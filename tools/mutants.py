@@ -977,6 +977,21 @@ MUTANTS = (
         "tests/spark/test_lease_threads.py",
         "a_sink_whose_constructor_fails and recovery",
     ),
+    Mutant(
+        "multicast-pooled-topup-lost",
+        "a cancel's drain hands the source's top-up to the shared pool, which never runs "
+        "it: the request concat_with would pass on (to a source on its executor) is lost",
+        "3.8",
+        (
+            Patch(
+                "multicast/_connection.py",
+                "            return self._submit(default_executor())\n",
+                "            return False\n",
+            ),
+        ),
+        "tests/operators/test_concat_wakeup.py",
+        "reaches_the_source",
+    ),
 )
 
 
