@@ -1024,7 +1024,14 @@ def _eager(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Mod
     cut = expect.ends - {COMPLETE}
     if not (op.name == "concat_map" and op.variant == "c"):
         cut |= out.ends - expect.ends - {COMPLETE}
-    return out_flow, replace(out, anytime=out.anytime | cut)
+    return out_flow, _overtaking(out, cut)
+
+
+def _overtaking(out: Expect, errors: frozenset[str]) -> Expect:
+    """``errors`` are eager at this stage (they overtake the elements it still holds),
+    so they may cut in before any element: all/any/element_at downstream must not
+    count on their deciding element coming first."""
+    return replace(out, anytime=out.anytime | errors)
 
 
 def _inner_fail(values: list[Any]) -> Iterator[Any]:
@@ -1128,6 +1135,8 @@ def _multicast(
     else:
         conn = publish(flow, buffer, executor=ex, batch_size=2)
         kind = "publish"
+        # docs/multicast.md: a source error overtakes the buffered elements
+        expect = _overtaking(expect, expect.ends - {COMPLETE})
     if op.name == "ref_count":
         out: Flow[Any] = conn.ref_count()
         machine.stages.append(Stage(out, expect, kind, None, conn, buffer))
