@@ -1002,6 +1002,8 @@ def _flat_map(
         inner = tuple(y for v in before for y in _inner_values(v, how))
         if how == "c":
             inner += tuple(_inner_values(target, how))
+        if how == "c" and not concat:  # later inners run beside the failing one: a bag
+            inner = tuple(y for v in expect.values for y in _inner_values(v, how))
         ends = error | (expect.ends - {COMPLETE})  # an earlier failure may come first
         if order == "list":
             return out_flow, Expect(inner, ends)
