@@ -1000,7 +1000,7 @@ def _flat_map(
         i = keys.index(key)
         before = expect.values[:i]
         inner = tuple(y for v in before for y in _inner_values(v, how))
-        if how == "c":
+        if how == "c" and op.inner != "raises":  # SubscribeRaises: its values never come
             inner += tuple(_inner_values(target, how))
         if how == "c" and not concat:  # later inners run beside the failing one: a bag
             inner = tuple(y for v in expect.values for y in _inner_values(v, how))
