@@ -709,10 +709,15 @@ def _apply_op(
         return flow.observe_on(machine.new_executor("observe_on"), op.k + 1), expect
     if name == "subscribe_on":
         out_flow = flow.subscribe_on(machine.new_executor("subscribe_on"))
-        if machine.stages:  # subscribes late to a hot stage: elements may be gone by then
-            return out_flow, expect.degrade()
-        return out_flow, expect
+        return out_flow, _subscribes_late(expect, machine)
     raise AssertionError(f"unknown operator {name}")
+
+
+def _subscribes_late(expect: Expect, machine: Builder) -> Expect:
+    """subscribe_on, delay_subscription: upstream is subscribed after setup connected the
+    hot stages, so a publish drops what came before (docs/multicast.md: a late subscriber
+    sees only later elements, or the terminal signal at once)."""
+    return expect.degrade() if machine.stages else expect
 
 
 def _exact(expect: Expect) -> bool:
@@ -995,8 +1000,10 @@ def _flat_map(
         i = keys.index(key)
         before = expect.values[:i]
         inner = tuple(y for v in before for y in _inner_values(v, how))
-        if how == "c":
+        if how == "c" and op.inner != "raises":  # SubscribeRaises: its values never come
             inner += tuple(_inner_values(target, how))
+        if how == "c" and not concat:  # later inners run beside the failing one: a bag
+            inner = tuple(y for v in expect.values for y in _inner_values(v, how))
         ends = error | (expect.ends - {COMPLETE})  # an earlier failure may come first
         if order == "list":
             return out_flow, Expect(inner, ends)
@@ -1009,6 +1016,24 @@ def _flat_map(
     if order == "list":
         return out_flow, Expect(all_inner, ends)
     return out_flow, Expect(all_inner, ends, "bag", count if target is None else None)
+
+
+def _eager(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Model:
+    """flat_map/concat_map: errors are eager (docs/operators.md: everything cancelled), so
+    an upstream's or the mapper's error may overtake inner values not yet emitted: they
+    cut in. A concat_map inner's own failure comes after the values before it."""
+    out_flow, out = _flat_map(op, flow, expect, machine)
+    cut = expect.ends - {COMPLETE}
+    if not (op.name == "concat_map" and op.variant == "c"):
+        cut |= out.ends - expect.ends - {COMPLETE}
+    return out_flow, _overtaking(out, cut)
+
+
+def _overtaking(out: Expect, errors: frozenset[str]) -> Expect:
+    """``errors`` are eager at this stage (they overtake the elements it still holds),
+    so they may cut in before any element: all/any/element_at downstream must not
+    count on their deciding element coming first."""
+    return replace(out, anytime=out.anytime | errors)
 
 
 def _inner_fail(values: list[Any]) -> Iterator[Any]:
@@ -1112,8 +1137,8 @@ def _multicast(
     else:
         conn = publish(flow, buffer, executor=ex, batch_size=2)
         kind = "publish"
-        # a source error overtakes publish's buffer (docs/multicast.md): it cuts in
-        expect = replace(expect, anytime=expect.anytime | (expect.ends - {COMPLETE}))
+        # docs/multicast.md: a source error overtakes the buffered elements
+        expect = _overtaking(expect, expect.ends - {COMPLETE})
     if op.name == "ref_count":
         out: Flow[Any] = conn.ref_count()
         machine.stages.append(Stage(out, expect, kind, None, conn, buffer))
@@ -2018,7 +2043,7 @@ def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     if name == "throttle_first":
         return flow.throttle_first(dt, scheduler=clock), _lossy(expect)
     if name == "delay_subscription":
-        return flow.delay_subscription(dt, scheduler=clock), expect
+        return flow.delay_subscription(dt, scheduler=clock), _subscribes_late(expect, m)
     size = op.other + 1
 
     def bounded(batch: list[Any]) -> list[Any]:
@@ -2042,8 +2067,8 @@ def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
 #: name -> (flow, model) builder: the operator families and issue 24's operators
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
-    "flat_map": _flat_map,
-    "concat_map": _flat_map,
+    "flat_map": _eager,
+    "concat_map": _eager,
     **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
     **dict.fromkeys(RECOVERY, _recovery),
     **dict.fromkeys(JOINING, _joining),
