@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import reactive_streams as rs
+from manual_steps import values_after_each_task
 from reactive_streams import MAX_DEMAND, Emitter, sources
 from reactive_streams.api import Subscription
 from reactive_streams.executors import ManualExecutor
@@ -142,7 +143,7 @@ def test_an_observe_on_drain_task_yields_after_its_batch_of_elements() -> None:
     manual = ManualExecutor()
     ts = TestSubscriber[int](MAX_DEMAND)
     rs.range(0, 600).observe_on(manual, prefetch=1000).subscribe(ts)
-    assert _values_after_each_task(manual, ts) == [256, 512, 600]
+    assert values_after_each_task(manual, ts) == [256, 512, 600]
     ts.assert_complete().assert_no_violations()
 
 
@@ -185,14 +186,6 @@ def test_a_raise_after_its_own_cancel_is_traced_once_as_the_raise() -> None:
 
 
 # ------------------------------------------------------------- DrainLoop._drain
-def _values_after_each_task(manual: ManualExecutor, ts: TestSubscriber[int]) -> list[int]:
-    """Run the tasks one by one (at most 100): the subscriber's value count after each."""
-    counts: list[int] = []
-    while len(manual):
-        assert len(counts) < 100, f"the tasks do not quiesce: {counts[:10]}..."
-        manual.run_next()
-        counts.append(len(ts.values))
-    return counts
 
 
 def test_a_drain_task_that_emits_less_than_its_batch_leaves_no_task_behind() -> None:
@@ -201,9 +194,9 @@ def test_a_drain_task_that_emits_less_than_its_batch_leaves_no_task_behind() -> 
     manual = ManualExecutor()
     ts = TestSubscriber[int](255)
     rs.range(0, 600).observe_on(manual, prefetch=1000).subscribe(ts)
-    assert _values_after_each_task(manual, ts) == [255]
+    assert values_after_each_task(manual, ts) == [255]
     ts.request(1)
-    assert _values_after_each_task(manual, ts) == [256]
+    assert values_after_each_task(manual, ts) == [256]
     ts.assert_no_terminal()
 
 
@@ -213,7 +206,7 @@ def test_a_sources_drain_task_yields_after_its_batch_size_and_goes_on() -> None:
     manual = ManualExecutor()
     ts = TestSubscriber[int](10)
     rs.range(0, 20, executor=manual, batch_size=4).subscribe(ts)
-    assert _values_after_each_task(manual, ts) == [4, 8, 10]
+    assert values_after_each_task(manual, ts) == [4, 8, 10]
     ts.assert_values(*range(10)).assert_no_terminal()
 
 
@@ -231,7 +224,7 @@ def test_a_task_that_ends_the_stream_with_its_batch_spent_ends_cleanly(
     ts = TestSubscriber[int](4, on_next_hook=more)
     rs.range(0, 4, executor=manual, batch_size=4).subscribe(ts)
     with caplog.at_level(logging.DEBUG, logger="reactive_streams"):
-        assert _values_after_each_task(manual, ts) == [4]
+        assert values_after_each_task(manual, ts) == [4]
     ts.assert_values(0, 1, 2, 3).assert_complete()
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
@@ -306,7 +299,7 @@ def test_a_batch_size_below_one_is_one_element_per_task(batch_size: int) -> None
     flow.subscribe(ts)
     manual.run_all()  # on_subscribe, the request
     flow.connect()
-    assert _values_after_each_task(manual, ts)[:5] == [1, 2, 3, 4, 5]
+    assert values_after_each_task(manual, ts)[:5] == [1, 2, 3, 4, 5]
     ts.assert_complete()
 
 

@@ -10,22 +10,13 @@ from typing import Any
 
 import pytest
 
+from manual_steps import values_after_each_task
 from reactive_streams import sources
 from reactive_streams._core.exact import exact_end
 from reactive_streams._core.pump import ScalarSubscription
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
-
-
-def _values_after_each_task(manual: ManualExecutor, ts: TestSubscriber[int]) -> list[int]:
-    """Run the tasks one by one (at most 50): the subscriber's value count after each."""
-    counts: list[int] = []
-    while len(manual):
-        assert len(counts) < 50, f"the tasks do not quiesce: {counts[:10]}..."
-        manual.run_next()
-        counts.append(len(ts.values))
-    return counts
 
 
 # ------------------------------------------------------------ the drain budget
@@ -36,7 +27,7 @@ def test_a_batch_size_below_one_emits_one_element_per_task(batch_size: int) -> N
     manual = ManualExecutor()
     ts = TestSubscriber[int](5)
     sources.range(0, 5, executor=manual, batch_size=batch_size).subscribe(ts)
-    assert _values_after_each_task(manual, ts) == [1, 2, 3, 4, 5]
+    assert values_after_each_task(manual, ts, limit=50) == [1, 2, 3, 4, 5]
     ts.assert_values(0, 1, 2, 3, 4).assert_complete()  # rule 1.5: eager, exact length
 
 
