@@ -29,36 +29,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MACHINE = "stateful/test_publisher_machine.py"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-@dataclass(frozen=True)
-class Patch:
-    file: str  # relative to impl/reactive_streams
-    old: str
-    new: str
-    count: int = 1  # how many times ``old`` must occur
-
-
-@dataclass(frozen=True)
-class Mutant:
-    name: str
-    bug: str
-    rule: str
-    patches: tuple[Patch, ...]
-    machine: str = MACHINE  # the test file that must kill it
-    select: str = ""  # pytest -k expression (the pipeline machine's cells to run)
-    examples: int = 0  # pipeline machine: examples per cell (0: the profile's 12)
-
-    @property
-    def run(self) -> tuple[str, str, int]:
-        """What is run: the unmutated copy must pass exactly this run first."""
-        return (self.machine, self.select, self.examples)
-
+from planted import Mutant, Patch, collect  # noqa: E402  (tools/planted/: one module per area)
 
 SUB = "_core/pump.py"
 DOWN = "_core/downstream.py"
@@ -2330,7 +2307,12 @@ def main() -> int:
         "--check", action="store_true", help="only check that every patch still applies"
     )
     args = parser.parse_args()
-    sets = {"core": MUTANTS, "operators": OPERATOR_MUTANTS, "all": (*MUTANTS, *OPERATOR_MUTANTS)}
+    planted = collect()
+    sets = {
+        "core": MUTANTS,
+        "operators": (*OPERATOR_MUTANTS, *planted),
+        "all": (*MUTANTS, *OPERATOR_MUTANTS, *planted),
+    }
     chosen = [m for m in sets[args.set] if args.k in m.name]
     rows = []
     if args.check:
