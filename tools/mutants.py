@@ -350,7 +350,7 @@ MUTANTS = (
         "1.9",
         (
             Patch(
-                "_subscribing.py",
+                "_core/subscribing.py",
                 "        fail(exc)\n        return False\n",
                 "        raise\n",
             ),

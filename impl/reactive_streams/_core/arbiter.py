@@ -26,12 +26,14 @@ forwarded to it, once. Calls on each upstream go through a ``SerialSubscription`
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .demand import MAX_DEMAND, add_demand
 from .downstream import ACTIVE, NOOP
 from .relay import Relay
 from .serial import SerialSubscription
+from .subscribing import subscribe_or_fail
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -123,12 +125,17 @@ class Arbiter(Relay[T, T]):
             return False
         attempt: _Attempt[T] = _Attempt(self)
         self._attempt = attempt
-        try:
-            publisher.subscribe(attempt)
-        except Exception as exc:  # rule 1.9 broken upstream: end here
-            self._attempt = None
-            self._finish(exc)
+        subscribe_or_fail(publisher, attempt, partial(self._refused, attempt))
         return False
+
+    def _refused(self, attempt: _Attempt[T], error: Exception) -> None:
+        """Rule 1.9 broken: the upstream's ``subscribe`` raised. The stream ends with its
+        error, and what it gave the attempt first is cancelled (3.13)."""
+        if attempt is self._attempt:
+            self._attempt = None
+            self._stop(error)
+        else:
+            self._finish(error)  # the attempt already ended with its own signal
 
     # ------------------------------------------------------ upstream's signals
     def on_subscribe(self, subscription: Subscription) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from .._core.downstream import ACTIVE, NOOP
 from .._core.relay import Relay
 from .._core.serial import SerialSubscription
-from .._subscribing import subscribe_or_fail
+from .._core.subscribing import subscribe_or_fail
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -49,7 +49,7 @@ class _DelaySubscription(Relay[T, T]):
     def _subscribe_upstream(self) -> None:
         source, self._source = self._source, None
         if source is not None and self._pub is ACTIVE:
-            subscribe_or_fail(source, self, self._finish)  # rule 1.9: a raise is on_error
+            subscribe_or_fail(source, self, self._stop)  # rule 1.9: on_error; 3.13: cancel
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:

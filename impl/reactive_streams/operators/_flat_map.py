@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from .._core.demand import check_request
 from .._core.downstream import ACTIVE, DONE, null_element_error, where
 from .._core.fusion import Pull, SyncSource, fusion_enabled, subscribe_fused, sync_of
-from .._subscribing import subscribe_or_fail
+from .._core.subscribing import subscribe_or_fail
 from ._drained import DemandDrain, QueuedInner
 from ._observe_on import replenish_size
 

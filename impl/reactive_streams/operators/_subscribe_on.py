@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 from .._core.downstream import SUBSCRIBED
 from .._core.relay import Relay
 from .._core.serial import SerialQueue
-from .._subscribing import subscribe_or_fail
+from .._core.subscribing import subscribe_or_fail
 from ..executors import as_executor
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE
-from .._subscribing import subscribe_or_fail
+from .._core.subscribing import subscribe_or_fail
 from ._drained import UnboundedUpstream
 from ._zip import LinkedInner
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.demand import MAX_DEMAND
 from .._core.serial import SerialSubscription
+from .._core.subscribing import subscribe_or_fail
 from ._timed import COMPLETE, ERROR, NEXT, SUBSCRIBED, TICK, TimedDrain
 
 if TYPE_CHECKING:
@@ -290,4 +291,5 @@ class Timeout(TimedDrain[T]):
             return
         self._current = 1
         self._fallback = None
-        fallback.subscribe(_FallbackInner(self, 1))
+        inner = _FallbackInner(self, 1)
+        subscribe_or_fail(fallback, inner, inner.on_error)  # rule 1.9: a raise is its on_error

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE
-from .._subscribing import subscribe_or_fail
+from .._core.subscribing import subscribe_or_fail
 from ._drained import DrainedOperator, QueuedInner
 from ._observe_on import replenish_size
 

@@ -2,10 +2,13 @@
 
 Rule 1.9 asks ``subscribe`` to return normally; a source that raises anyway (or an
 argument that is no Publisher) must not strand the subscriber that waits for the
-source's signals. An operator that subscribes to a source (an inner of flat_map or zip,
-subscribe_on's source, a multicast connection's source) calls :func:`subscribe_or_fail`
-with ``fail``: the hop's way to signal ``on_error`` to whoever waits (after
-``on_subscribe``, rule 1.9, and cancelling what was subscribed, 3.13).
+source's signals. Every operator that subscribes to a source other than its own
+upstream (an inner of flat_map, zip or switch_map, the arbiter's next upstream: retry,
+concat, on_error_resume, switch_if_empty, defer; timeout's fallback, delay_subscription's
+and subscribe_on's source) calls :func:`subscribe_or_fail` with ``fail``: the hop's way
+to signal ``on_error`` to whoever waits (after ``on_subscribe``, rule 1.9, and
+cancelling what was subscribed, 3.13), from where the hop's counters stay consistent
+(inside a drain: as the source's own ``on_error`` event, never an exception through it).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Publisher, Subscriber
+    from ..api import Publisher, Subscriber
 
 __all__ = ["subscribe_or_fail"]
 
