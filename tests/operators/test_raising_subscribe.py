@@ -66,7 +66,7 @@ class Never:
     """on_subscribe, then nothing (a timeout's late source)."""
 
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
-        subscriber.on_subscribe(self)  # type: ignore[arg-type]
+        subscriber.on_subscribe(self)
 
     def request(self, n: int) -> None:
         pass

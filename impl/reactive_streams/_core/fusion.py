@@ -18,6 +18,16 @@ up to ``PULL_BATCH`` elements in one C-level loop); a subscriber that defines
 ``on_next_batch(items)`` receives each batch in one call (its elements in order, as if
 ``on_next`` were called for each), others receive ``on_next`` per element.
 
+An answer is checked in one place, ``sync_of``: the answers of the core's helpers
+(``scalar_source``, ``items_source``) pass as they are; any other must be well formed (a
+``SyncSource``, a callable ``factory``, a known ``kind``, a ``str`` hop: else
+``TypeError`` naming the field), and the value a consumer takes without the factory is
+taken only when the core can vouch for it: a ``"scalar"`` value that is not None, an
+``"items"`` value that is a builtin tuple, list or range (an exact ``len``) without a
+None. Any other such value (a length that may lie or raise, a None) is not used: the
+source is pulled through its factory as an ``"iterable"``, each element counted (rule
+1.1) and checked for None (rule 2.13).
+
 The switch is a context variable read when a pipeline is built (``set_fusion``,
 ``fusion``); its default is on unless ``RS_FUSION=0`` is set in the environment.
 """
@@ -41,8 +51,10 @@ if TYPE_CHECKING:
     from ..api import Subscriber
 
 __all__ = [
+    "KINDS",
     "PULL_BATCH",
     "Items",
+    "ItemsAnswer",
     "Named",
     "Pull",
     "PulledUpstream",
@@ -174,11 +186,18 @@ def scalar_source(value: object, hop: str) -> SyncSource:
     return sync
 
 
+class ItemsAnswer(SyncSource):
+    """The answer of a source whose elements are exactly ``value`` (a range, a checked
+    tuple: an exact ``len``, none of them None), built only by ``items_source``."""
+
+    __slots__ = ()
+
+
 def items_source(factory: Callable[[], Iterable[T]], items: Sequence[T], hop: str) -> SyncSource:
     """``SyncSource(factory, "items", items, hop=hop, nulls=None)`` without the keyword
     call: a source whose elements are exactly ``items`` (a range, a checked tuple), none
     of them None, so a consumer may take them without an iterator (``flat_map``)."""
-    sync: SyncSource = _new_source(SyncSource)
+    sync: SyncSource = _new_source(ItemsAnswer)
     sync.factory = factory
     sync.kind = "items"
     sync.value = items
@@ -188,15 +207,52 @@ def items_source(factory: Callable[[], Iterable[T]], items: Sequence[T], hop: st
     return sync
 
 
+KINDS = ("empty", "error", "scalar", "items", "iterable")
+
+
 def sync_of(publisher: object) -> SyncSource | None:
-    """The publisher's ``__rs_sync__()`` answer: how to pull it synchronously, or None."""
+    """The publisher's ``__rs_sync__()`` answer, checked: how to pull it synchronously,
+    or None. Raises what ``__rs_sync__`` raised, or ``TypeError`` naming a malformed
+    field; the caller subscribes instead (``subscribe_fused``) or signals it (1.9)."""
     ask = getattr(publisher, "__rs_sync__", None)
     if ask is None:
         return None
     answer = ask()
-    if answer is not None and not isinstance(answer, SyncSource):
+    if answer is None or type(answer) is ScalarAnswer or type(answer) is ItemsAnswer:
+        return answer  # none, or built by the core's helpers
+    return _checked(answer, publisher)
+
+
+def _checked(answer: object, publisher: object) -> SyncSource:
+    """An answer the core's helpers did not build (the public constructor, a subclass):
+    its fields checked, and a promise the core cannot verify replaced by a pull."""
+    if not isinstance(answer, SyncSource):
         raise TypeError(f"__rs_sync__() of {publisher!r} returned {answer!r}, not a SyncSource")
+    factory, kind, hop = answer.factory, answer.kind, answer.hop
+    asked = f"__rs_sync__() of {publisher!r}"
+    if not callable(factory):
+        raise TypeError(f"{asked}: factory must be callable, got {factory!r}")
+    if kind not in KINDS:
+        raise TypeError(f"{asked}: kind must be one of {KINDS}, got {kind!r}")
+    if not isinstance(hop, str):
+        raise TypeError(f"{asked}: hop must be a str, got {hop!r}")
+    if (kind == "scalar" and answer.value is None) or (
+        kind == "items" and not _exact(answer.value)
+    ):
+        # rules 1.1, 2.13: a length that may lie or raise, a None: pulled through the
+        # factory instead, each element counted and checked for None as it comes
+        nulls = answer.nulls
+        return SyncSource(factory, hop=hop, nulls=nulls if isinstance(nulls, str) else "")
     return answer
+
+
+def _exact(value: object) -> bool:
+    """An "items" value the core can take whole: a builtin sequence (its ``len`` exact,
+    never raising) without a None (rule 2.13, by identity)."""
+    kind = type(value)
+    if kind is range:
+        return True
+    return (kind is tuple or kind is list) and _first_none(value) < 0  # type: ignore[arg-type]
 
 
 def subscribe_fused(publisher: Any, subscriber: Subscriber[Any], fuse: bool) -> bool:
@@ -214,7 +270,7 @@ def subscribe_fused(publisher: Any, subscriber: Subscriber[Any], fuse: bool) -> 
     return True
 
 
-def _first_none(items: list[Any]) -> int:
+def _first_none(items: Sequence[Any]) -> int:
     """The index of the first None in ``items``, or -1 (identity, never ``__eq__``'s word)."""
     try:
         if None not in items:  # C-level scan; an ``__eq__`` that lies is re-checked below

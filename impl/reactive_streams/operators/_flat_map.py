@@ -244,10 +244,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
                 publisher = fn(item)
                 if publisher is None:
                     raise null_element_error(where("flat_map", fn))
-                ask = getattr(publisher, "__rs_sync__", None)
-                sync = None if ask is None else ask()
-                if sync is not None and not isinstance(sync, SyncSource):
-                    sync = sync_of(publisher)  # raises the protocol's TypeError
+                sync = sync_of(publisher)  # the answer checked (a stranger's: pulled)
             except Exception as exc:
                 self._fail(exc)
                 break
