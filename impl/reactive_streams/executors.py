@@ -14,8 +14,12 @@ Time: every executor here is a ``Scheduler``: ``schedule(delay, task)`` and
 ``schedule_periodic(initial_delay, period, task)`` return a ``Cancellable``; ``now()`` is
 its clock (``time.monotonic``, or the virtual clock of a ``ManualExecutor``). One daemon
 timer thread with a heap serves every real executor (never a thread per timer): when a
-task is due it is handed to its executor's ``execute``. ``as_scheduler`` gives a plain
-third-party ``Executor`` the same timer.
+task is due it is handed to its executor, and the timer thread never runs a task, nor
+code that may run one: the pools' ``execute`` only queues, so the timer thread calls it;
+any other executor (``ImmediateExecutor``, a third-party one: its ``execute`` may run the
+task on the calling thread) gets its due tasks through a hand-off thread of its own, in
+due order, so one slow task delays only that executor's later timers. ``as_scheduler``
+gives a plain third-party ``Executor`` the same timer.
 """
 
 from __future__ import annotations
@@ -138,6 +142,7 @@ class _TimerThread:
         self._seq = itertools.count()
         self._thread: threading.Thread | None = None
         self._compact_at = 1024
+        self._handoff: NewThreadExecutor | None = None  # the other executors' due tasks
 
     def add(self, executor: Executor, entry: _Timed) -> _Timed:
         with self._cond:
@@ -169,11 +174,23 @@ class _TimerThread:
                 task = entry.fired()
                 if entry.task is not None:  # periodic: next run
                     heapq.heappush(heap, (entry.due, next(self._seq), entry, executor))
-            if task is not None:
-                try:  # rule 1.4: a refused or dropped timed task is reported, never silent
-                    execute_watched(executor, task, _log_lost)
-                except Exception:
-                    _log.exception("%r refused the timed task %r", executor, task)
+            if task is None:
+                continue
+            if type(executor).execute in _QUEUEING:
+                _hand(executor, task)  # the library's pools: execute only queues the task
+            else:  # an execute that may run the task here: never on the timer thread
+                handoff = self._handoff
+                if handoff is None:
+                    handoff = self._handoff = NewThreadExecutor(name="rs-timer-handoff")
+                handoff._execute_for(executor, partial(_hand, executor, task))
+
+
+def _hand(executor: Executor, task: Task) -> None:
+    """A due task handed to its executor (on the timer thread only if that only queues)."""
+    try:  # rule 1.4: a refused or dropped timed task is reported, never silent
+        execute_watched(executor, task, _log_lost)
+    except Exception:
+        _log.exception("%r refused the timed task %r", executor, task)
 
 
 def _log_lost(error: Exception) -> None:
@@ -210,7 +227,8 @@ def _run_logged(task: Task) -> None:
 
 
 class ImmediateExecutor(_Clock):
-    """Runs each task at once on the calling thread (a timed task: on the timer thread)."""
+    """Runs each task at once on the calling thread (a timed task: on this executor's
+    hand-off thread, in due order; never on the shared timer thread)."""
 
     __slots__ = ()
 
@@ -325,7 +343,10 @@ class NewThreadExecutor(_Clock):
         self._closed = False
 
     def execute(self, task: Task) -> None:
-        owner = getattr(task, "__self__", task)
+        self._execute_for(getattr(task, "__self__", task), task)
+
+    def _execute_for(self, owner: object, task: Task) -> None:
+        """``execute(task)`` on the worker of ``owner`` (after its earlier tasks)."""
         key = id(owner)
         with self._idle:
             if self._closed:
@@ -360,6 +381,10 @@ class NewThreadExecutor(_Clock):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_QUEUEING = frozenset((ThreadPoolExecutor.execute, NewThreadExecutor.execute))
+"""The ``execute`` methods that only queue the task (never run it on the caller)."""
 
 
 class _Submitted:
