@@ -73,7 +73,7 @@ from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
 from reactive_streams.multicast import ConnectableFlow, PublishConnection, publish, replay
-from reactive_streams.operators import Backoff
+from reactive_streams.operators import Backoff, SyncSource
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
 from reactive_streams.trace.invariants import multicast as publish_twin
@@ -752,6 +752,14 @@ def _recovery(
             return out_flow, out
         return out_flow, _unknown(expect, expect.ends | {COMPLETE})
     tail: tuple[Any, ...] = ()
+    if name == "on_error_resume" and op.inner == "raises":  # the fallback's subscribe raises
+        machine.coverage_extra.add("fallback-subscribe-raises")
+        out_flow = flow.on_error_resume(lambda e: SubscribeRaises())
+        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
+            return out_flow, expect
+        if _exact(expect) and failed:  # rule 1.9: its raise is the stream's error
+            return out_flow, Expect(expect.values, frozenset({"InnerFailure"}))
+        return out_flow, _unknown(expect, (expect.ends & {COMPLETE}) | {"InnerFailure"})
     if name == "on_error_resume":
         tail = tuple(("r", j) for j in range(op.other))
         ex = machine.new_executor("resume") if op.manual else None
@@ -885,6 +893,10 @@ def _timed(
             expect = replace(expect, anytime=expect.anytime | errors)
         if op.variant != "c":  # held open after its elements: only the timer ends it
             flow = flow.concat_with(Flow.timer(30.0, scheduler=clock).ignore_elements())
+        if op.inner == "raises":  # a fallback whose subscribe raises: its error (1.9)
+            machine.coverage_extra.add("fallback-subscribe-raises")
+            raising = flow.timeout(1.0 + op.k % 2, SubscribeRaises(), scheduler=clock)
+            return raising, expect.cut_in("InnerFailure")
         return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
     # the pending value goes out at completion: the last of a list is always delivered
     out = replace(_lossy(expect), keeps_last=expect.order == "list")
@@ -961,6 +973,9 @@ def _flat_map(
         machine.coverage_extra.add("inner-thread")
     if op.inner == "raises" and how == "c" and target is not None:
         machine.coverage_extra.add("inner-subscribe-raises")
+    lies = op.inner == "plain" and ex is None and op.k % 2 == 1  # LyingItems inners
+    if lies:
+        machine.coverage_extra.add("inner-answer-lies")
 
     def mapper(x: Any) -> Any:
         values = _inner_values(x, how)
@@ -980,6 +995,8 @@ def _flat_map(
             return Flow.just(values[0])
         if not values:
             return Flow.empty()
+        if lies:  # a third party's fusion answer whose len() lies
+            return LyingItems(values)
         return Flow.from_iterable(values)
 
     concat = op.name == "concat_map"
@@ -1053,6 +1070,27 @@ class SubscribeRaises:
 
     def subscribe(self, subscriber: Any) -> None:
         raise InnerFailure("subscribe raised")
+
+
+class _LenSaysOne(list):  # type: ignore[type-arg]
+    """An "items" value whose ``len()`` says 1 (it holds more)."""
+
+    def __len__(self) -> int:
+        return 1
+
+
+class LyingItems:
+    """An inner source answering the public fusion protocol with an "items" value whose
+    length lies: the core must not take it at its word (rules 1.1, 1.9), and pulls it."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+
+    def subscribe(self, subscriber: Any) -> None:
+        Flow.from_iterable(self.values).subscribe(subscriber)
+
+    def __rs_sync__(self) -> SyncSource:
+        return SyncSource(self.values.__iter__, "items", _LenSaysOne(self.values), nulls=None)
 
 
 class ThreadedInner:
@@ -1797,6 +1835,14 @@ def _retry_when(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Mode
 
 def _switch_if_empty(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """The values, or the other's when none came before completion."""
+    if op.inner == "raises":  # the other's subscribe raises: its error (rule 1.9)
+        m.coverage_extra.add("fallback-subscribe-raises")
+        raising = flow.switch_if_empty(SubscribeRaises())
+        if COMPLETE not in expect.ends:
+            return raising, expect
+        if _exact(expect):
+            return raising, expect if expect.values else Expect((), frozenset({"InnerFailure"}))
+        return raising, _unknown(expect, expect.ends | {"InnerFailure"})
     tail = tuple(("w", j) for j in range(op.other))
     ex = m.new_executor("switch-other") if op.manual else None
     out_flow = flow.switch_if_empty(from_iterable(list(tail), executor=ex))
