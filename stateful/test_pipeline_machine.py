@@ -893,9 +893,9 @@ def _timed(
             expect = replace(expect, anytime=expect.anytime | errors)
         if op.variant != "c":  # held open after its elements: only the timer ends it
             flow = flow.concat_with(Flow.timer(30.0, scheduler=clock).ignore_elements())
-        if op.inner == "raises":  # a fallback whose subscribe raises: its error (1.9)
+        if op.inner != "plain":  # a fallback whose subscribe raises: its error (1.9)
             machine.coverage_extra.add("fallback-subscribe-raises")
-            raising = flow.timeout(1.0 + op.k % 2, SubscribeRaises(), scheduler=clock)
+            raising = _timeout(flow, 1.0 + op.k % 2, clock, SubscribeRaises())
             return raising, expect.cut_in("InnerFailure")
         return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
     # the pending value goes out at completion: the last of a list is always delivered
@@ -927,7 +927,9 @@ def _debounce(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
     return flow.do_on_next(arrived).debounce(dt, scheduler=clock).do_on_next(emitted)
 
 
-def _timeout(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
+def _timeout(
+    flow: Flow[Any], dt: float, clock: ManualExecutor, fallback: Publisher[Any] | None = None
+) -> Flow[Any]:
     """timeout(dt), its TimeoutError checked against the clock: it may fire only dt
     after the last element that reached it (or after the start)."""
     stamps = [0.0]
@@ -942,7 +944,7 @@ def _timeout(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
                 f"timeout({dt}) fired at t={clock.now()}, {quiet} s after the last element"
             )
 
-    return flow.do_on_next(arrived).timeout(dt, scheduler=clock).do_on_error(fired)
+    return flow.do_on_next(arrived).timeout(dt, fallback, scheduler=clock).do_on_error(fired)
 
 
 def _if(flag: bool) -> set[str]:
@@ -973,7 +975,7 @@ def _flat_map(
         machine.coverage_extra.add("inner-thread")
     if op.inner == "raises" and how == "c" and target is not None:
         machine.coverage_extra.add("inner-subscribe-raises")
-    lies = op.inner == "plain" and ex is None and op.k % 2 == 1  # LyingItems inners
+    lies = op.inner == "plain" and ex is None  # multi-element inners are LyingItems
     if lies:
         machine.coverage_extra.add("inner-answer-lies")
 
@@ -1072,11 +1074,11 @@ class SubscribeRaises:
         raise InnerFailure("subscribe raised")
 
 
-class _LenSaysOne(list):  # type: ignore[type-arg]
-    """An "items" value whose ``len()`` says 1 (it holds more)."""
+class _LenSaysNone(list):  # type: ignore[type-arg]
+    """An "items" value whose ``len()`` says 0 (it holds more)."""
 
     def __len__(self) -> int:
-        return 1
+        return 0
 
 
 class LyingItems:
@@ -1090,7 +1092,7 @@ class LyingItems:
         Flow.from_iterable(self.values).subscribe(subscriber)
 
     def __rs_sync__(self) -> SyncSource:
-        return SyncSource(self.values.__iter__, "items", _LenSaysOne(self.values), nulls=None)
+        return SyncSource(self.values.__iter__, "items", _LenSaysNone(self.values), nulls=None)
 
 
 class ThreadedInner:
