@@ -9,9 +9,11 @@ trace). Operators that emit on their own (buffers, flat_map, observe_on) use a d
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import NOOP
+from .._core.subscribing import subscribe_or_fail
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
@@ -44,7 +46,9 @@ class OperatorPublisher(Generic[R]):
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        self._source.subscribe(self._make(subscriber))  # the hop traces itself
+        hop = self._make(subscriber)  # the hop traces itself
+        # rule 1.9: a raising source is on_subscribe then on_error to the hop
+        subscribe_or_fail(self._source, hop, partial(deliver_subscribe_then_error, hop))
 
 
 def deliver_subscribe_then_error(subscriber: Subscriber[Any], error: BaseException) -> None:

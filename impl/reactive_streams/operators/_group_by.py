@@ -23,9 +23,11 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE, where
+from .._core.subscribing import subscribe_or_fail
 from ._base import deliver_subscribe_then_error
 from ._drained import DrainedOperator
 from ._observe_on import replenish_size
@@ -287,6 +289,6 @@ class GroupByPublisher(Generic[T]):
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        self._source.subscribe(
-            _GroupBy(subscriber, self._key, self._max_groups, self._prefetch, self._wrap)
-        )
+        hop = _GroupBy(subscriber, self._key, self._max_groups, self._prefetch, self._wrap)
+        # rule 1.9: a raising source is on_subscribe then on_error to the hop
+        subscribe_or_fail(self._source, hop, partial(deliver_subscribe_then_error, hop))

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import sys
 from collections import deque
+from functools import partial
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._core.demand import check_request
 from .._core.downstream import ACTIVE
 from .._core.fusion import subscribe_fused
+from .._core.subscribing import subscribe_or_fail
 from ..executors import as_executor
+from ._base import deliver_subscribe_then_error
 from ._drained import DemandDrain
 
 if TYPE_CHECKING:
@@ -201,4 +204,5 @@ class ObserveOnPublisher(Generic[T]):
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
         op: _ObserveOn[T] = _ObserveOn(subscriber, self._executor, self._prefetch)
         if not subscribe_fused(self._source, op, self._fuse):
-            self._source.subscribe(op)
+            # rule 1.9: a raising source is on_subscribe then on_error to the hop
+            subscribe_or_fail(self._source, op, partial(deliver_subscribe_then_error, op))

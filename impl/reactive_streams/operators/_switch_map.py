@@ -15,10 +15,12 @@ everything and is signalled at once. A cancelled inner's late signals are ignore
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.downstream import ACTIVE
 from .._core.subscribing import subscribe_or_fail
+from ._base import deliver_subscribe_then_error
 from ._drained import UnboundedUpstream
 from ._zip import LinkedInner
 
@@ -105,4 +107,6 @@ class SwitchMapPublisher(Generic[T, R]):
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        self._source.subscribe(_SwitchMap(subscriber, self._fn, self._prefetch))
+        hop = _SwitchMap(subscriber, self._fn, self._prefetch)
+        # rule 1.9: a raising source is on_subscribe then on_error to the hop
+        subscribe_or_fail(self._source, hop, partial(deliver_subscribe_then_error, hop))

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .._core.demand import MAX_DEMAND, add_demand
 from .._core.downstream import ACTIVE
+from .._core.subscribing import subscribe_or_fail
+from ._base import deliver_subscribe_then_error
 from ._drained import DemandDrain
 
 if TYPE_CHECKING:
@@ -243,8 +245,9 @@ class TimedPublisher(Generic[R]):
         hop = self._make(subscriber)
         if self._source is None:
             hop._signal()
-        else:
-            self._source.subscribe(hop)
+        else:  # rule 1.9: a raising source is on_subscribe then on_error to the hop
+            refused = functools.partial(deliver_subscribe_then_error, hop)
+            subscribe_or_fail(self._source, hop, refused)
 
 
 # ============================================================== the operators
