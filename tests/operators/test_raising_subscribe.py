@@ -21,6 +21,8 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
+from ._util import PushPublisher  # on_subscribe, then nothing unless pushed
+
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -63,27 +65,14 @@ class FailsThenRaises:
             self.inner.subscribe(subscriber)
 
 
-class Never:
-    """on_subscribe, then nothing (a timeout's late source)."""
-
-    def subscribe(self, subscriber: Subscriber[Any]) -> None:
-        subscriber.on_subscribe(self)
-
-    def request(self, n: int) -> None:
-        pass
-
-    def cancel(self) -> None:
-        pass
-
-
 # (name, build(raising, clock) -> the flow, steps(clock) after subscribe+request)
 Build = Callable[[Raising, ManualExecutor], Flow[Any]]
 
 _CASES: list[tuple[str, Build]] = [
-    ("timeout-fallback", lambda r, clock: Flow(Never()).timeout(1.0, r, scheduler=clock)),
+    ("timeout-fallback", lambda r, clock: Flow(PushPublisher()).timeout(1.0, r, scheduler=clock)),
     (
         "timeout-first_only-fallback",
-        lambda r, clock: Flow(Never()).timeout(1.0, r, first_only=True, scheduler=clock),
+        lambda r, clock: Flow(PushPublisher()).timeout(1.0, r, first_only=True, scheduler=clock),
     ),
     ("on_error_resume", lambda r, clock: Flow.error(ValueError("x")).on_error_resume(lambda e: r)),
     ("switch_if_empty", lambda r, clock: Flow.empty().switch_if_empty(r)),
