@@ -13,7 +13,9 @@
 
 Each is also a ``Scheduler`` (the timed operators' ``scheduler=``): ``schedule(delay,
 task)``, ``schedule_periodic(initial_delay, period, task)`` and ``now()``; the real ones
-share one timer thread, ``manual()`` has a virtual clock (``advance_by``/``advance_to``).
+share one timer thread, which never runs a task itself (``immediate()``'s timed tasks run
+on a hand-off thread of its own, in due order), and ``manual()`` has a virtual clock
+(``advance_by``/``advance_to``).
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ def new_thread(name: str = "rs-thread") -> NewThreadExecutor:
 
 
 def immediate() -> ImmediateExecutor:
-    """Runs each task on the calling thread, at once."""
+    """Runs each task on the calling thread, at once (a timed task: on its own hand-off
+    thread, so a slow one never holds the shared timer thread)."""
     return ImmediateExecutor()
 
 
