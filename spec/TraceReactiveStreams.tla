@@ -140,7 +140,9 @@ Request(s, th, n) ==
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
                    delivered, cancels, faulted, nsent, term>>
 
-EndRequest(s, th) ==
+\* Rule 3.16: request() returns normally; a raise matches no action.
+EndRequest(s, th, raised) ==
+    /\ ~raised                                                            \* rule 3.16
     /\ RS!TopIn(s, th, {"request"})
     /\ stack' = RS!PopOn(s, th)
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
@@ -159,7 +161,9 @@ Cancel(s, th) ==
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
                    delivered, calls, faulted, nsent, term>>
 
-EndCancel(s, th) ==
+\* Rule 3.15: cancel() returns normally; a raise matches no action.
+EndCancel(s, th, raised) ==
+    /\ ~raised                                                            \* rule 3.15
     /\ RS!TopIn(s, th, {"cancel"})
     /\ stack' = RS!PopOn(s, th)
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
@@ -198,11 +202,14 @@ SendOnSubscribe(s) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, ref, cutoff, up,
                    delivered, stack, cancels, calls, faulted, term>>
 
+\* Rule 3.9 as its text reads: request(n <= 0) must be answered by onError,
+\* which SendOnComplete/SendOnError and AtRest enforce; an onNext within the
+\* demand may still come before that answer.  ReactiveStreams.tla is stricter
+\* here (its SendOnNext waits for ~Invalid(s)): see CounterNext.
 SendOnNext(s) ==
     /\ pub[s] = "active"
     /\ emitted[s] < TraceElements
     /\ demand[s] > 0                                                      \* rule 1.1
-    /\ ~RS!Invalid(s)                                                     \* rule 3.9
     /\ awake[s]
     /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onNext")
     /\ emitted' = [emitted EXCEPT ![s] = @ + 1]
@@ -278,9 +285,9 @@ Do(e) ==
         th == e.thread IN
     CASE e.sig = "subscribe"          -> Subscribe(s)
       [] e.sig = "request"            -> Request(s, th, e.n)
-      [] e.sig = "end_request"        -> EndRequest(s, th)
+      [] e.sig = "end_request"        -> EndRequest(s, th, e.raised)
       [] e.sig = "cancel"             -> Cancel(s, th)
-      [] e.sig = "end_cancel"         -> EndCancel(s, th)
+      [] e.sig = "end_cancel"         -> EndCancel(s, th, e.raised)
       [] e.sig = "recv_request"       -> RecvRequest(s) /\ Head(up[s]).n = e.n
       [] e.sig = "recv_cancel"        -> RecvCancel(s)
       [] e.sig = "send_on_subscribe"  -> SendOnSubscribe(s)
@@ -314,7 +321,8 @@ TraceNext == TraceStep
 (* A quiescent recording ended with nothing running or queued: every       *)
 (* message was received, every committed signal delivered and every call   *)
 (* returned, subscribe answered (1.9), request(n <= 0) answered by onError *)
-(* (3.9).                                                                  *)
+(* (3.9), and a Subscription whose Subscriber raised cancelled (2.13: the  *)
+(* spec's Spec213_FaultCancelsProp, at rest).                              *)
 AtRest ==
     \A s \in TraceSubs :
         /\ pub[s] # "subscribed"
@@ -322,6 +330,7 @@ AtRest ==
         /\ \A th \in TraceThreads : stack[s][th] = <<>>
         /\ pub[s] \notin RS!Done => up[s] = <<>>
         /\ RS!Invalid(s) => term[s] \in RS!ErrorCauses \/ pub[s] = "cancelled"
+        /\ faulted[s] => RS!Cancelled(s)                                  \* rule 2.13
 
 Finished == l = Len(Traces[t])
 
@@ -382,11 +391,10 @@ Spec308_RequestAddsDemandInv ==
     \A s \in TraceSubs :
         demand[s] = IF RS!Unbounded(s) THEN TraceMaxDemand ELSE requested[s] - emitted[s]
 
-\* Rule 3.9: after request(n <= 0) was received only the IllegalArgument onError follows.
+\* Rule 3.9: after request(n <= 0) was received the only terminal signal is the
+\* IllegalArgument onError (onNext within the demand may precede it, SendOnNext).
 Spec309_InvalidRequestNoCompleteInv ==
-    \A s \in TraceSubs : RS!Invalid(s) =>
-        \/ nsent[s] = invalidAt[s]
-        \/ nsent[s] = invalidAt[s] + 1 /\ term[s] = "invalid"
+    \A s \in TraceSubs : RS!Invalid(s) => term[s] \in {"none", "invalid"}
 
 \* Rules 3.12, 1.8: once the cancel is received, no further signal is committed.
 Spec312_SilentAfterCancelInv ==
@@ -396,17 +404,21 @@ Spec312_SilentAfterCancelInv ==
 (* This module against ReactiveStreams.tla (tests/trace/test_trace_spec_   *)
 (* refines.py runs TLC on it with small constants): from Init, every step  *)
 (* of the actions above is a step of the spec with sent = SentOf, and the  *)
-(* invariants above agree with the spec's.                                 *)
+(* invariants above agree with the spec's.  One reading differs on        *)
+(* purpose: an onNext while the 3.9 answer is due (the spec forbids it,    *)
+(* the rule's text does not), so CounterNext takes SendOnNext only where   *)
+(* the spec's guard holds.  A raise of request()/cancel() (3.15, 3.16)     *)
+(* matches no action here, so those ends are steps of the spec's too.      *)
 CounterNext ==
     /\ \E s \in TraceSubs :
         \/ Subscribe(s) \/ RecvRequest(s) \/ RecvCancel(s)
-        \/ SendOnSubscribe(s) \/ SendOnNext(s) \/ SendOnComplete(s)
+        \/ SendOnSubscribe(s) \/ (SendOnNext(s) /\ ~RS!Invalid(s)) \/ SendOnComplete(s)
         \/ \E cause \in RS!ErrorCauses : SendOnError(s, cause)
         \/ \E th \in TraceThreads :
               \/ \E n \in TraceSizes : Request(s, th, n)
-              \/ EndRequest(s, th)
+              \/ \E raised \in BOOLEAN : EndRequest(s, th, raised)
               \/ Cancel(s, th)
-              \/ EndCancel(s, th)
+              \/ \E raised \in BOOLEAN : EndCancel(s, th, raised)
               \/ \E sig \in RS!SigNames : Begin(s, th, sig)
               \/ \E sig \in RS!SigNames, raised \in BOOLEAN : End(s, th, sig, raised)
     /\ UNCHANGED <<t, l>>
