@@ -95,7 +95,7 @@ CALL_END_RULES = (
 )
 
 #: how much of a message taken from a file (error texts, class names) a report shows
-_REPORT_CHARS = 2_000
+_REPORT_CHARS = 1_000
 
 
 @dataclass(frozen=True)
