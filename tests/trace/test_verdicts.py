@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ needs_tlc = pytest.mark.skipif(
 )
 
 
-def _write(path: Path, events: list[dict[str, object]], **options: object) -> Path:
+def _write(path: Path, events: list[dict[str, Any]], **options: Any) -> Path:
     path.write_text("\n".join(lines(events, **options)) + "\n")
     return path
 
