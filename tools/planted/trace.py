@@ -27,7 +27,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "trace-3.16-request-may-raise",
         "end_request/end_cancel with raised: true is accepted",
         "3.16",
-        (Patch(_MODEL, "        if event.raised:  # rules 3.15, 3.16", "        if False:"),),
+        (
+            Patch(
+                _MODEL,
+                "        if event.raised:  # rules 3.15, 3.16: the spec's EndRequest/EndCancel "
+                "need ~raised\n",
+                "        if False:\n",
+            ),
+        ),
         _FIXTURES,
     ),
     Mutant(
