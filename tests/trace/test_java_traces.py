@@ -19,17 +19,19 @@ from reactive_streams.trace.validate import Verdict, find_jar, validate_files
 
 ROOT = Path(__file__).resolve().parents[2]
 JAVA_TRACES = ROOT / "tests" / "traces" / "java"
-# tests/traces/java/regenerate.py: how the files are made (loaded by path, not installed)
-_spec = importlib.util.spec_from_file_location("java_trace_fixtures", JAVA_TRACES / "regenerate.py")
+# tests/traces/java/record_java.py: how the files are made (loaded by path, not installed)
+_spec = importlib.util.spec_from_file_location(
+    "java_trace_fixtures", JAVA_TRACES / "record_java.py"
+)
 assert _spec is not None
 assert _spec.loader is not None
-regenerate = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(regenerate)
+recorder = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(recorder)
 
 JAR = find_jar()
 HAS_TLC = shutil.which("java") is not None and JAR is not None and JAR.is_file()
-VALID = [JAVA_TRACES / "valid" / name for name in regenerate.VALID]
-BROKEN = JAVA_TRACES / regenerate.BROKEN
+VALID = [JAVA_TRACES / "valid" / name for name in recorder.VALID]
+BROKEN = JAVA_TRACES / recorder.BROKEN
 
 
 def _judge(paths: list[Path]) -> list[Verdict]:
@@ -65,11 +67,11 @@ def test_the_java_runs_cover_what_they_are_named_for() -> None:
     shutil.which("javac") is None, reason="a JRE only: javac is needed to build examples/java"
 )
 def test_fresh_java_runs_are_judged(tmp_path: Path) -> None:
-    regenerate.record(tmp_path, items=30)
+    recorder.record(tmp_path, items=30)
     fresh = [tmp_path / path.name for path in VALID]
-    *valid, broken = _judge([*fresh, tmp_path / regenerate.BROKEN])
+    *valid, broken = _judge([*fresh, tmp_path / recorder.BROKEN])
     assert [v.status for v in valid] == ["valid", "valid"], [v.line() for v in valid]
     assert (broken.status, broken.rule) == ("invalid", "1.1"), broken.line()
     assert "onNext #3 exceeds the demand received (total 2)" in broken.message
-    header = json.loads((tmp_path / regenerate.BROKEN).read_text().splitlines()[0])
+    header = json.loads((tmp_path / recorder.BROKEN).read_text().splitlines()[0])
     assert "expect" not in header  # the emitter writes no verdict; the checker finds it

@@ -6,7 +6,7 @@ broken GreedyPublisher, each recorded by the Java emitter TraceSubscriber. The v
 runs go to ``valid/``; the broken one gets the verdict it must keep in its header
 (``expect``), taken from the validator and checked to be rule 1.1. ``make traces``
 validates these files on every run, with or without a JDK.
-Run: ``PYTHONPATH=impl python tests/traces/java/regenerate.py``.
+Run: ``PYTHONPATH=impl python tests/traces/java/record_java.py``.
 """
 
 from __future__ import annotations
