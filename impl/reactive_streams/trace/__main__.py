@@ -90,7 +90,12 @@ def main(
         version=f"%(prog)s {__version__} (reactive-streams-reference)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("validate", help="check traces against spec/ReactiveStreams.tla")
+    check = sub.add_parser(
+        "validate",
+        help="check traces against spec/ReactiveStreams.tla",
+        epilog="exit status: 0 every file valid, 1 some file invalid, 2 usage error or a "
+        "file malformed, 3 some file not checked (docs/trace-format.md)",
+    )
     check.add_argument("files", nargs="+")
     check.add_argument("--no-tlc", action="store_true", help="Python replay only (no Java)")
     check.add_argument(
