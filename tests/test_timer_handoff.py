@@ -92,6 +92,7 @@ def test_the_timed_tasks_of_one_inline_executor_run_in_due_order() -> None:
 
     scheduler.schedule(0.0, first)
     assert first_running.wait(BOUND)
+
     def last() -> None:
         seen.append(3)
         done.set()

@@ -13,8 +13,11 @@ elements from the demand (``demand.take``), a serial queue's handoff (``queue.of
 subscription's non-blocking lock (``serial.acquire``, ``serial.release``), its queue of
 calls made meanwhile (``serial.queue``, ``serial.pending``), and the entry and exit of
 ``request``/``cancel`` (``request.enter``, ``request.exit``, ``cancel.enter``,
-``cancel.exit``). A point is never inside a held ``threading.Lock``: the thread that
-waits there holds no lock another thread could block on.
+``cancel.exit``), and the attach primitive's set and cancel (``attach.set``,
+``attach.cancel``: an upstream, an inner or a timer stored against a racing cancel; the
+arbiter's attach of each new upstream is an ``attach.set`` too). A point is never inside
+a held ``threading.Lock``: the thread that waits there holds no lock another thread could
+block on.
 """
 
 from __future__ import annotations
@@ -38,10 +41,17 @@ POINTS = (
     "request.exit",
     "cancel.enter",
     "cancel.exit",
+    "attach.set",
+    "attach.cancel",
 )
 
 #: the modules with points; each has a module global ``_sched_hook``
-MODULES = ("reactive_streams._core.serial", "reactive_streams._core.downstream")
+MODULES = (
+    "reactive_streams._core.serial",
+    "reactive_streams._core.downstream",
+    "reactive_streams._core.attach",
+    "reactive_streams._core.arbiter",
+)
 
 _installed: list[Hook | None] = [None]
 
