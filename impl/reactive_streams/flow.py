@@ -16,7 +16,7 @@ import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
-from . import _describe
+from . import _async_stage, _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
 from ._core.demand import MAX_DEMAND
@@ -148,15 +148,19 @@ def _name_of(fn: object) -> str:
     return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
-def _adapt_mapper(operator: str, fn: Callable[[T], Inner[R]]) -> Callable[[T], Publisher[R]]:
-    """``fn`` with iterables and awaitables turned into Publishers (a Publisher passes as is)."""
+def _adapt_mapper(
+    operator: str, fn: Callable[[T], Inner[R]], loop: Any = None
+) -> Callable[[T], Publisher[R]]:
+    """``fn`` with iterables and awaitables turned into Publishers (a Publisher passes as
+    is); an awaitable runs on ``loop`` (the one that subscribed), else on the calling
+    thread's running loop."""
 
     def mapper(item: T) -> Publisher[R]:
         result = fn(item)
         if hasattr(result, "subscribe"):
             return result  # type: ignore[return-value]  # a Publisher (no cast call per inner)
         if hasattr(result, "__await__"):
-            return _awaitable_flow(cast("Awaitable[R]", result), operator, fn)
+            return _awaitable_flow(cast("Awaitable[R]", result), operator, fn, loop)
         if hasattr(result, "__iter__"):
             return Flow.from_iterable(result)
         if _is_concurrent_future(result):
@@ -176,26 +180,24 @@ def _is_concurrent_future(value: object) -> bool:
     return futures is not None and isinstance(value, futures.Future)
 
 
-def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[R]:
-    """One element: the awaitable's result, awaited on this thread's running event loop."""
-    import asyncio  # only when an awaitable is actually returned
-
+def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object, loop: Any) -> Flow[R]:
+    """One element: the awaitable's result, awaited on ``loop`` (the loop that subscribed
+    the pipeline), else on this thread's running event loop."""
     from .bridges import from_async_iterable
 
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
+    if loop is None:
+        loop = _async_stage.running_loop()
+    if loop is None:
         close = getattr(awaitable, "close", None)
         if close is not None:
             close()  # a coroutine never awaited: no "never awaited" warning
         raise TypeError(
-            f"{operator}({_name_of(fn)}): returned an awaitable outside a running event loop"
+            f"{operator}({_name_of(fn)}): returned an awaitable outside a running event loop "
+            "(subscribe inside a coroutine: async for, await flow.aio..., and its awaitables "
+            "run on that loop whatever thread calls the mapper)"
         ) from None
 
-    async def one() -> Any:
-        yield await awaitable
-
-    return Flow(from_async_iterable(one(), loop=loop))
+    return Flow(from_async_iterable(_async_stage.OneResult(awaitable), loop=loop))
 
 
 class Flow(Generic[T]):
@@ -500,9 +502,28 @@ class Flow(Generic[T]):
         ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``).
 
         ``fn`` may also return an iterable (its elements), a ``concurrent.futures.Future``
-        (its result) or an awaitable (its result, awaited on the running event loop of the
-        thread that calls ``fn``)."""
-        return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch, "flat_map")
+        (its result) or an awaitable (its result, awaited on the event loop that was running
+        where the flow was subscribed, whatever thread calls ``fn``)."""
+        return self._async_stage(
+            "flat_map", fn, lambda m: self._flat_map(m, max_concurrency, prefetch, "flat_map")
+        )
+
+    def _async_stage(
+        self,
+        name: str,
+        fn: Callable[[T], Inner[R]],
+        build: Callable[[Callable[[T], Publisher[R]]], Flow[R]],
+    ) -> Flow[R]:
+        """The operator ``build`` makes over ``fn``'s adapted mapper, whose awaitables run
+        on the loop that subscribes (bound per subscription, ``_async_stage``)."""
+        flow = build(_adapt_mapper(name, fn))
+        if flow is self:
+            return flow  # a terminal source: the mapper is never called
+
+        def bind(loop: Any) -> Callable[[T], Publisher[R]]:
+            return _adapt_mapper(name, fn, loop)
+
+        return Flow(_async_stage.AtSubscribe(flow.source, bind))
 
     def _flat_map(
         self, fn: Callable[[T], Publisher[R]], max_concurrency: int, prefetch: int, hop: str
@@ -516,7 +537,9 @@ class Flow(Generic[T]):
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
-        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch, "concat_map")
+        return self._async_stage(
+            "concat_map", fn, lambda m: self._flat_map(m, 1, prefetch, "concat_map")
+        )
 
     def merge_with(self, *others: Publisher[T]) -> Flow[T]:
         """Elements of this flow and ``others``, interleaved as they arrive."""
@@ -645,7 +668,8 @@ class Flow(Generic[T]):
         return self._op(lambda d: _backpressure.OnBackpressureLatest(d), "on_backpressure_latest")
 
     # --- time: every timed operator takes ``scheduler`` (an executor with a clock; any
-    # Executor is given the shared timer thread); None: the shared pool,
+    # Executor is given the shared timer thread); None, asked at subscribe: the running
+    # loop's clock when subscribed from a coroutine, else the shared pool,
     # ``default_executor()``. In tests, a ``ManualExecutor`` runs them in virtual time.
     @staticmethod
     def interval(
@@ -658,33 +682,37 @@ class Flow(Generic[T]):
         _timed.check_seconds("interval", period, positive=True)
         first = period if initial_delay is None else initial_delay
         _timed.check_seconds("interval", first)
-        clock = _timed.scheduler_of(scheduler)
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
         return Flow(
-            _timed.TimedPublisher(None, lambda d: _timed_sources.Interval(d, period, first, clock))
+            _timed.TimedPublisher(
+                None, lambda d: _timed_sources.Interval(d, period, first, clock())
+            )
         )
 
     @staticmethod
     def timer(delay: float, *, scheduler: ExecutorLike | None = None) -> Flow[int]:
         """Emits 0 after ``delay`` seconds, then completes; a due 0 waits for demand."""
         _timed.check_seconds("timer", delay)
-        clock = _timed.scheduler_of(scheduler)
-        return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock)))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock())))
 
     def delay(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Each element ``dt`` seconds after it arrived, in order; the completion after the
         last element; an error at once (elements still waiting are dropped). Upstream is
         asked for what downstream asks, so a due element always finds demand."""
         _timed.check_seconds("delay", dt)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed.Delay(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed.Delay(d, dt, clock()))
 
     def delay_subscription(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Subscribe upstream ``dt`` seconds after the subscriber (which gets
         ``on_subscribe`` at once; its requests wait and are forwarded in order)."""
         _timed.check_seconds("delay_subscription", dt)
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        source = self._source
         return Flow(
-            _delay_subscription.DelaySubscriptionPublisher(
-                self._source, dt, _timed.scheduler_of(scheduler)
+            _DeferPublisher(
+                lambda: _delay_subscription.DelaySubscriptionPublisher(source, dt, clock())
             )
         )
 
@@ -701,24 +729,24 @@ class Flow(Generic[T]):
         not. On a timeout upstream is cancelled, then ``on_error(TimeoutError)``, or
         ``fallback`` is subscribed and asked for the outstanding demand."""
         _timed.check_seconds("timeout", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock, first_only))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock(), first_only))
 
     def debounce(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes once ``dt`` seconds went by without a newer one (the pending
         one is emitted on completion). Upstream is unbounded; a value due with no demand
         waits, and a newer due value replaces it (latest)."""
         _timed.check_seconds("debounce", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Debounce(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.Debounce(d, dt, clock()))
 
     def sample(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Every ``dt`` seconds, the latest element since the previous tick, if any (the
         pending one is emitted on completion). Upstream is unbounded; a sampled value with
         no demand waits, and a newer one replaces it (latest)."""
         _timed.check_seconds("sample", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Sample(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.Sample(d, dt, clock()))
 
     def throttle_latest(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """``sample(dt)``."""
@@ -728,8 +756,8 @@ class Flow(Generic[T]):
         """An element passes, then the others are dropped for ``dt`` seconds. Upstream is
         unbounded; an element that finds no demand is dropped and opens no window."""
         _timed.check_seconds("throttle_first", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock()))
 
     def buffer_timeout(
         self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
@@ -739,8 +767,8 @@ class Flow(Generic[T]):
         with no demand waits for it (bounded by what was requested upstream)."""
         _check_positive("buffer_timeout count", count)
         _timed.check_seconds("buffer_timeout", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.BufferTimeout(d, count, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.BufferTimeout(d, count, dt, clock()))
 
     def _timed(self, make: Callable[[Subscriber[R]], _timed.TimedDrain[R]]) -> Flow[R]:
         return Flow(_timed.TimedPublisher(self._source, make))
@@ -788,16 +816,19 @@ class Flow(Generic[T]):
 
         ``backoff`` (``reactive_streams.operators.Backoff(first, factor, max)``): wait
         ``first``, then ``first * factor``, ... (at most ``max``) seconds before each
-        resubscription, on ``scheduler``'s clock (None: the shared pool,
-        ``default_executor()``; a ``ManualExecutor`` waits in virtual time)."""
+        resubscription, on ``scheduler``'s clock (None: the running loop's when subscribed
+        from a coroutine, else the shared pool, ``default_executor()``; a
+        ``ManualExecutor`` waits in virtual time)."""
         _args.check_times("retry", "times", times)
         if backoff is not None and not isinstance(backoff, _recover.Backoff):
             raise TypeError(f"retry: backoff must be a Backoff or None, got {backoff!r}")
         if backoff is None and scheduler is not None:
             raise ValueError("retry: scheduler is used only with a backoff")
-        clock = _timed.scheduler_of(scheduler) if backoff is not None else None
+        clock = _async_stage.clock(scheduler) if backoff is not None else None  # at subscribe
         source = self._source
-        return self._switching(lambda d: _recover.Retry(d, source, times, backoff, clock), "retry")
+        return self._switching(
+            lambda d: _recover.Retry(d, source, times, backoff, clock and clock()), "retry"
+        )
 
     def retry_when(self, predicate: Callable[[BaseException, int], object]) -> Flow[T]:
         """Resubscribe after an error while ``predicate(error, attempt)`` is true
@@ -1036,8 +1067,11 @@ class Flow(Generic[T]):
         last inner have completed."""
         _args.check_callable("switch_map", "fn", fn)
         _check_positive("switch_map prefetch", prefetch)
-        mapper = _adapt_mapper("switch_map", fn)
-        return Flow(_switch_map.SwitchMapPublisher(self._source, mapper, prefetch))
+        return self._async_stage(
+            "switch_map",
+            fn,
+            lambda m: Flow(_switch_map.SwitchMapPublisher(self._source, m, prefetch)),
+        )
 
     def group_by(
         self, key: Callable[[T], K], *, max_groups: int = 256, prefetch: int = 256
@@ -1063,10 +1097,10 @@ class Flow(Generic[T]):
         ``count`` per requested window; a window due with no demand waits for it."""
         _check_positive("window_timeout count", count)
         _timed.check_seconds("window_timeout", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
 
         def make(d: Subscriber[Flow[T]]) -> _timed.TimedDrain[Flow[T]]:
-            hop = _timed_window.WindowTimeout(d, count, dt, clock, Flow.from_iterable)
+            hop = _timed_window.WindowTimeout(d, count, dt, clock(), Flow.from_iterable)
             return cast("_timed.TimedDrain[Flow[T]]", hop)
 
         return self._timed(make)

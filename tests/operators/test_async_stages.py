@@ -1,0 +1,181 @@
+"""An async stage works whatever thread its element arrives on.
+
+A mapper that returns an awaitable (``concat_map``, ``flat_map``, ``switch_map``) has its
+awaitable run on the event loop that was running where the pipeline was subscribed, and a
+timed operator subscribed from a coroutine without ``scheduler=`` runs on that loop's
+clock. Each case below has a timer that fires while the flow runs, followed by an async
+stage, consumed by ``async for`` and by ``await flow.aio.to_list()`` inside
+``asyncio.run``; each is bounded by ``asyncio.timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from reactive_streams import Flow
+from reactive_streams.operators import Backoff
+
+BOUND = 10.0  # seconds: a hang fails the test instead of stalling the suite
+DT = 0.02  # every timer below fires well within the flow's life
+
+
+async def doubled(item: Any) -> Any:
+    """The async stage: it must run on the loop of the coroutine that subscribed."""
+    await asyncio.sleep(0)
+    return item * 2  # a list (buffer_timeout) twice over
+
+
+async def paced(*steps: object) -> AsyncIterator[Any]:
+    """Yields each step; a float step is a pause (on the loop), so timers fire between."""
+    for step in steps:
+        if isinstance(step, float):
+            await asyncio.sleep(step)
+        else:
+            yield step
+
+
+def failing_once() -> Flow[int]:
+    """Fails at its first subscription, then emits 1, 2 (retry resubscribes)."""
+    calls = [0]
+
+    def make() -> Flow[int]:
+        calls[0] += 1
+        return Flow.error(ValueError("first")) if calls[0] == 1 else Flow.just(1, 2)
+
+    return Flow.defer(make)
+
+
+# name -> (flow built inside the coroutine, the elements the async stage yields)
+CASES: dict[str, tuple[Callable[[], Flow[Any]], list[Any]]] = {
+    "buffer_timeout": (
+        lambda: Flow.from_async_iterable(paced(1, 2, 0.3, 3)).buffer_timeout(10, DT),
+        [[1, 2, 1, 2], [3, 3]],
+    ),
+    "debounce": (
+        lambda: Flow.from_async_iterable(paced(1, 0.3, 2)).debounce(DT),
+        [2, 4],
+    ),
+    "timeout": (
+        lambda: Flow.from_async_iterable(paced(1, 0.5, 2)).timeout(DT, Flow.just(5)),
+        [2, 10],
+    ),
+    "sample": (
+        lambda: Flow.from_async_iterable(paced(1, 0.3, 2)).sample(DT),
+        [2, 4],
+    ),
+    "throttle_first": (
+        lambda: Flow.from_async_iterable(paced(1, 9, 0.3, 2)).throttle_first(DT),
+        [2, 4],
+    ),
+    "delay": (lambda: Flow.just(1, 2).delay(DT), [2, 4]),
+    "delay_subscription": (lambda: Flow.just(1, 2).delay_subscription(DT), [2, 4]),
+    "retry_backoff": (
+        lambda: failing_once().retry(1, backoff=Backoff(DT, 2.0, 1.0)),
+        [2, 4],
+    ),
+    "interval": (lambda: Flow.interval(DT).take(3), [0, 2, 4]),
+    "timer": (lambda: Flow.timer(DT), [0]),
+}
+
+STAGES: dict[str, Callable[[Flow[Any]], Flow[Any]]] = {
+    "concat_map": lambda flow: flow.concat_map(doubled),
+    "flat_map": lambda flow: flow.flat_map(doubled, max_concurrency=1),
+}
+
+
+def run(main: Callable[[], Coroutine[Any, Any, list[Any]]]) -> list[Any]:
+    async def bounded() -> list[Any]:
+        async with asyncio.timeout(BOUND):
+            return await main()
+
+    return asyncio.run(bounded())
+
+
+def check(name: str, got: list[Any]) -> None:
+    assert got == CASES[name][1]
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_timed_then_async_stage_by_async_for(name: str, stage: str) -> None:
+    async def main() -> list[Any]:
+        return [x async for x in STAGES[stage](CASES[name][0]())]
+
+    check(name, run(main))
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_timed_then_async_stage_by_await(name: str, stage: str) -> None:
+    async def main() -> list[Any]:
+        return await STAGES[stage](CASES[name][0]()).aio.to_list()
+
+    check(name, run(main))
+
+
+def test_switch_map_after_a_timer() -> None:
+    async def main() -> list[Any]:
+        return await Flow.just(1, 2).delay(DT).switch_map(doubled).aio.to_list()
+
+    assert run(main) in ([2, 4], [4])  # a new element may cancel the previous inner
+
+
+def test_element_from_a_pool_thread_runs_on_the_subscribing_loop() -> None:
+    """No timer: the element reaches the async mapper on a pool thread (observe_on), and
+    its coroutine runs on the loop that subscribed."""
+    threads: list[int] = []
+
+    async def where(item: int) -> int:
+        threads.append(threading.get_ident())
+        return item
+
+    async def main() -> list[Any]:
+        with ThreadPoolExecutor(1) as pool:
+            flow = Flow.range(0, 3).observe_on(pool).concat_map(where)
+            return await flow.aio.to_list()
+
+    assert run(main) == [0, 1, 2]
+    assert threads == [threading.get_ident()] * 3  # asyncio.run's loop runs on this thread
+
+
+def test_timed_operator_inside_a_coroutine_runs_on_the_loop() -> None:
+    seen: list[int] = []
+
+    async def main() -> list[Any]:
+        return (
+            await Flow.just(1)
+            .delay(DT)
+            .do_on_next(lambda _: seen.append(threading.get_ident()))
+            .aio.to_list()
+        )
+
+    assert run(main) == [1]
+    assert seen == [threading.get_ident()]
+
+
+def test_an_explicit_scheduler_is_kept() -> None:
+    seen: list[int] = []
+
+    async def main() -> list[Any]:
+        with ThreadPoolExecutor(1) as pool:
+            flow = Flow.just(1).delay(DT, scheduler=pool)
+            return await flow.do_on_next(lambda _: seen.append(threading.get_ident())).aio.to_list()
+
+    assert run(main) == [1]
+    assert len(seen) == 1
+    assert seen != [threading.get_ident()]
+
+
+def test_outside_a_loop_the_shared_pool_still_times() -> None:
+    assert Flow.just(1, 2).delay(DT).to_list(timeout=BOUND) == [1, 2]
+
+
+def test_awaitable_outside_any_loop_is_still_refused() -> None:
+    with pytest.raises(TypeError, match="outside a running event loop"):
+        Flow.just(1).concat_map(doubled).to_list(timeout=BOUND)
