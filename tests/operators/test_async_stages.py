@@ -79,7 +79,8 @@ CASES: dict[str, tuple[Callable[[], Flow[Any]], list[Any]]] = {
         lambda: failing_once().retry(1, backoff=Backoff(DT, 2.0, 1.0)),
         [2, 4],
     ),
-    "interval": (lambda: Flow.interval(DT).take(3), [0, 2, 4]),
+    # the async stage asks for one tick at a time: a tick due meanwhile waits in a buffer
+    "interval": (lambda: Flow.interval(DT).take(3).on_backpressure_buffer(3), [0, 2, 4]),
     "timer": (lambda: Flow.timer(DT), [0]),
 }
 
@@ -117,6 +118,39 @@ def test_timed_then_async_stage_by_await(name: str, stage: str) -> None:
         return await STAGES[stage](CASES[name][0]()).aio.to_list()
 
     check(name, run(main))
+
+
+def flaky_stage() -> Callable[[Flow[int]], Flow[int]]:
+    """An async stage whose first call fails (so a retry around it resubscribes it)."""
+    calls = [0]
+
+    async def fetch(item: int) -> int:
+        calls[0] += 1
+        await asyncio.sleep(0)
+        if calls[0] == 1:
+            raise ConnectionError("first call")
+        return item * 2
+
+    return lambda flow: flow.concat_map(fetch)
+
+
+# the async stage upstream of a timed operator that subscribes it again, or later
+AROUND: dict[str, Callable[[], Flow[Any]]] = {
+    "retry_backoff": lambda: flaky_stage()(Flow.just(1, 2)).retry(1, backoff=Backoff(DT, 2.0, 1.0)),
+    "delay_subscription": lambda: Flow.just(1, 2).concat_map(doubled).delay_subscription(DT),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AROUND))
+def test_timed_operator_around_an_async_stage(name: str) -> None:
+    async def by_async_for() -> list[Any]:
+        return [x async for x in AROUND[name]()]
+
+    async def by_await() -> list[Any]:
+        return await AROUND[name]().aio.to_list()
+
+    assert run(by_async_for) == [2, 4]
+    assert run(by_await) == [2, 4]
 
 
 def test_switch_map_after_a_timer() -> None:
