@@ -562,6 +562,8 @@ class Flow(Generic[T]):
         same = self._terminal_or_none()
         if same is not None:
             return same
+        if isinstance(self, _GroupsFlow):
+            self.check_consumer(hop, max_concurrency)
         # just(x).flat_map(f) too: the operator pulls x (fused) and subscribes f(x) as
         # every inner is (a raising subscribe is on_error, rule 1.9), one path
         return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
@@ -1116,9 +1118,11 @@ class Flow(Generic[T]):
         _args.check_callable("group_by", "key", key)
         _check_positive("group_by max_groups", max_groups)
         _check_positive("group_by prefetch", prefetch)
-        return Flow(
+        groups = _GroupsFlow(
             _group_by.GroupByPublisher(self._source, key, max_groups, prefetch, GroupedFlow)
         )
+        groups._max_groups = max_groups
+        return groups
 
     def window_timeout(
         self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
@@ -1235,6 +1239,30 @@ class AsyncTerminals(Generic[T]):
         from .bridges import await_result
 
         return cast("T", await await_result(self._flow, "last", "last"))
+
+
+class _GroupsFlow(Flow[T]):
+    """What ``group_by`` returns: a Flow of groups that knows its ``max_groups``, so a
+    ``flat_map``/``concat_map`` applied to it that could not subscribe every open group
+    fails at assembly instead of hanging at run time."""
+
+    __slots__ = ("_max_groups",)
+
+    def check_consumer(self, hop: str, max_concurrency: int) -> None:
+        """A group past the consumer's ``max_concurrency`` open inners is never
+        subscribed: its elements wait in group_by's buffer, which stalls every group once
+        full (a hang with no error). Refused unless ``max_groups <= max_concurrency``."""
+        groups = self._max_groups
+        if groups <= max_concurrency:
+            return
+        asked = "" if hop == "concat_map" else f"(max_concurrency={max_concurrency})"
+        raise ValueError(
+            f"{hop}{asked} consumes group_by(max_groups={groups}): a group past "
+            f"{max_concurrency} open at once would never be subscribed, and group_by would "
+            f"stall every group once its buffer filled (a hang, no error). Give group_by "
+            f"max_groups={max_concurrency} (a key past it then fails naming max_groups) or "
+            f"flat_map max_concurrency={groups} or more"
+        )
 
 
 class GroupedFlow(Flow[T], Generic[K, T]):

@@ -86,7 +86,9 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     ),
     "group_by": lambda n: Flow.range(0, n).group_by(lambda x: x),
     "group_by_flat": lambda n: (
-        Flow.range(0, n).group_by(lambda x: x % 4).flat_map(lambda g: g, max_concurrency=4)
+        Flow.range(0, n)
+        .group_by(lambda x: x % 4, max_groups=4)
+        .flat_map(lambda g: g, max_concurrency=4)
     ),
 }
 
