@@ -1247,6 +1247,7 @@ class _GroupsFlow(Flow[T]):
     fails at assembly instead of hanging at run time."""
 
     __slots__ = ("_max_groups",)
+    _max_groups: int
 
     def check_consumer(self, hop: str, max_concurrency: int) -> None:
         """A group past the consumer's ``max_concurrency`` open inners is never
