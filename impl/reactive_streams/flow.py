@@ -104,6 +104,35 @@ def _flow_of(publisher: Publisher[T]) -> Flow[T]:
     return flow
 
 
+_FOREIGN = ("reactivex", "rx")  # top-level packages of Observable libraries (no demand)
+
+
+def _refuse_foreign(method: str, position: int, op: object, result: object = None) -> None:
+    """A reactivex operator in ``pipe`` (or an operator returning an Observable) fails
+    here, at assembly: it would build without complaint and fail at subscribe with an
+    unrelated ``AttributeError``."""
+    if result is None:
+        library = _foreign_library(getattr(op, "__module__", None))
+        what = f"operator {position} is a {library} operator"
+    else:
+        library = _foreign_library(type(result).__module__)
+        what = f"operator {position} returned a {library} {type(result).__name__}"
+    if not library:
+        return
+    raise TypeError(
+        f"{method}: {what}: it works on Observables, which take no demand, not on a "
+        "Flow. Use the Flow's own operator (docs/coming-from-rxpy.md has the table), or "
+        "bridge: reactive_streams.rx.to_observable(flow).pipe(...), and back with "
+        "reactive_streams.rx.from_observable(observable, strategy=...)"
+    )
+
+
+def _foreign_library(module: object) -> str:
+    """``"reactivex"`` (or ``"rx"``) when ``module`` belongs to an Observable library."""
+    top = module.partition(".")[0] if isinstance(module, str) else ""
+    return top if top in _FOREIGN else ""
+
+
 class _DeferPublisher(Generic[T]):
     """Calls ``make()`` per subscriber and subscribes to the Publisher it returns;
     ``make`` raising is signalled as ``on_error`` after ``on_subscribe`` (rule 1.9)."""
@@ -966,8 +995,10 @@ class Flow(Generic[T]):
         flow: Flow[Any] = self
         for position, op in enumerate(ops, 1):
             _args.check_callable("pipe", f"operator {position}", op)
+            _refuse_foreign("pipe", position, op)
             result = op(flow)
             _args.check_publisher("pipe", f"the result of operator {position}", result)
+            _refuse_foreign("pipe", position, op, result)
             flow = Flow.from_publisher(result)
         return flow
 
