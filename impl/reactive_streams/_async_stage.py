@@ -11,6 +11,7 @@ loop's when subscribed from a coroutine, else the shared pool's.
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
@@ -23,7 +24,15 @@ if TYPE_CHECKING:
 
     from .executors import Scheduler
 
-__all__ = ["AtSubscribe", "OneResult", "clock", "running_loop"]
+__all__ = [
+    "AtSubscribe",
+    "OneResult",
+    "clock",
+    "is_coroutine_function",
+    "keeping",
+    "passing",
+    "running_loop",
+]
 
 T = TypeVar("T")
 
@@ -52,6 +61,44 @@ def clock(scheduler: object) -> Callable[[], Scheduler]:
         return as_scheduler(default_executor() if loop is None else loop)
 
     return at_subscribe
+
+
+def is_coroutine_function(fn: object) -> bool:
+    """``async def`` (also behind ``functools.partial`` or a bound method): ``map``,
+    ``filter`` and ``do_on_next`` then await it, one element at a time."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code is not None and bool(code.co_flags & 0x80)  # inspect.CO_COROUTINE
+
+
+def passing(action: Callable[[T], Awaitable[object]]) -> Callable[[T], Awaitable[T]]:
+    """``do_on_next``'s async ``action`` as a mapper: awaited, then the element itself."""
+
+    async def step(item: T) -> T:
+        await action(item)
+        return item
+
+    step.__qualname__ = getattr(action, "__qualname__", step.__qualname__)
+    return step
+
+
+def keeping(
+    predicate: Callable[[T], Awaitable[object]],
+) -> Callable[[T], Awaitable[tuple[T, ...]]]:
+    """``filter``'s async ``predicate`` as a mapper: ``(item,)`` when kept, else ``()``
+    (never None, rule 2.13; the caller unpacks with ``map_not_none``)."""
+
+    async def step(item: T) -> tuple[T, ...]:
+        return (item,) if await predicate(item) else ()
+
+    step.__qualname__ = getattr(predicate, "__qualname__", step.__qualname__)
+    return step
+
+
+def kept(result: tuple[T, ...]) -> T | None:
+    """The element ``keeping`` kept, or None (dropped)."""
+    return result[0] if result else None
 
 
 class AtSubscribe(Generic[T]):
@@ -84,10 +131,11 @@ class OneResult(Generic[T]):
     inner pulls); closed before it is awaited, it closes the coroutine, so an inner
     cancelled early leaves no "coroutine was never awaited" warning."""
 
-    __slots__ = ("_awaitable",)
+    __slots__ = ("_awaitable", "_origin")
 
-    def __init__(self, awaitable: Awaitable[T]) -> None:
+    def __init__(self, awaitable: Awaitable[T], origin: str) -> None:
         self._awaitable: Awaitable[T] | None = awaitable
+        self._origin = origin  # "concat_map(fetch)", named if the result is None
 
     def __aiter__(self) -> OneResult[T]:
         return self
@@ -96,7 +144,10 @@ class OneResult(Generic[T]):
         awaitable, self._awaitable = self._awaitable, None
         if awaitable is None:
             raise StopAsyncIteration
-        return await awaitable
+        result = await awaitable
+        if result is None:
+            raise TypeError(f"rule 2.13: {self._origin}: its awaitable's result is None")
+        return result
 
     async def aclose(self) -> None:
         awaitable, self._awaitable = self._awaitable, None

@@ -13,7 +13,15 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
+from collections.abc import (
+    AsyncIterable,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Hashable,
+    Iterable,
+    Iterator,
+)
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from . import _async_stage, _describe
@@ -227,7 +235,8 @@ def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object, loop: An
             "run on that loop whatever thread calls the mapper)"
         ) from None
 
-    return Flow(from_async_iterable(_async_stage.OneResult(awaitable), loop=loop))
+    origin = f"{operator}({_name_of(fn)})"
+    return Flow(from_async_iterable(_async_stage.OneResult(awaitable, origin), loop=loop))
 
 
 class Flow(Generic[T]):
@@ -464,11 +473,21 @@ class Flow(Generic[T]):
         return None
 
     # ======================================================= element operators
-    def map(self, fn: Callable[[T], R]) -> Flow[R]:
-        """``fn(item)`` for each element; ``fn`` raising (or returning None) fails the stream."""
+    @overload
+    def map(self, fn: Callable[[T], Coroutine[Any, Any, R]]) -> Flow[R]: ...
+
+    @overload
+    def map(self, fn: Callable[[T], R]) -> Flow[R]: ...
+
+    def map(self, fn: Callable[[T], Any]) -> Flow[Any]:
+        """``fn(item)`` for each element; ``fn`` raising (or returning None) fails the stream.
+        An ``async def`` ``fn`` is awaited, one element at a time, in order (as
+        ``concat_map(fn)``), on the event loop that subscribed."""
         same = self._terminal_or_none()
         if same is not None:
             return same
+        if _async_stage.is_coroutine_function(fn):
+            return self._awaiting("map", fn)
         sync = self._fusable()
         if sync is not None:
             fused = fused_map(fn, sync)
@@ -476,10 +495,14 @@ class Flow(Generic[T]):
         return self._op(lambda d: _transform.Map(d, fn), "map")
 
     def filter(self, predicate: Callable[[T], object]) -> Flow[T]:
-        """Elements for which ``predicate`` is true."""
+        """Elements for which ``predicate`` is true (an ``async def`` predicate is awaited,
+        one element at a time, as ``map``'s)."""
         same = self._terminal_or_none()
         if same is not None:
             return same
+        if _async_stage.is_coroutine_function(predicate):
+            step = _async_stage.keeping(cast("Callable[[T], Awaitable[object]]", predicate))
+            return self._awaiting("filter", step).map_not_none(_async_stage.kept)
         sync = self._fusable()
         if sync is not None:
             fused = fused_filter(predicate, sync)
@@ -521,8 +544,16 @@ class Flow(Generic[T]):
         return self._op(lambda d: _transform.Scan(d, fn, initial), "scan")
 
     def do_on_next(self, action: Callable[[T], object]) -> Flow[T]:
-        """Calls ``action(item)`` for each element before passing it on."""
+        """Calls ``action(item)`` for each element before passing it on (an ``async def``
+        action is awaited first, one element at a time, as ``map``'s)."""
+        if _async_stage.is_coroutine_function(action):
+            step = _async_stage.passing(cast("Callable[[T], Awaitable[object]]", action))
+            return self._awaiting("do_on_next", step)
         return self._op(lambda d: _transform.DoOnNext(d, action), "do_on_next")
+
+    def _awaiting(self, name: str, fn: Callable[[T], Awaitable[R]]) -> Flow[R]:
+        """``name``'s async function as an async stage: one awaitable at a time, in order."""
+        return self._async_stage(name, fn, lambda m: self._flat_map(m, 1, 32, "concat_map"))
 
     def do_on_request(self, action: Callable[[int], object]) -> Flow[T]:
         """Calls ``action(n)`` for each downstream ``request(n)``."""

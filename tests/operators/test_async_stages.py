@@ -1,6 +1,7 @@
 """An async stage works whatever thread its element arrives on.
 
-A mapper that returns an awaitable (``concat_map``, ``flat_map``, ``switch_map``) has its
+A mapper that returns an awaitable (``concat_map``, ``flat_map``, ``switch_map``; an
+``async def`` in ``map``, ``filter``, ``do_on_next``) has its
 awaitable run on the event loop that was running where the pipeline was subscribed, and a
 timed operator subscribed from a coroutine without ``scheduler=`` runs on that loop's
 clock. Each case below has a timer that fires while the flow runs, followed by an async
@@ -87,6 +88,7 @@ CASES: dict[str, tuple[Callable[[], Flow[Any]], list[Any]]] = {
 STAGES: dict[str, Callable[[Flow[Any]], Flow[Any]]] = {
     "concat_map": lambda flow: flow.concat_map(doubled),
     "flat_map": lambda flow: flow.flat_map(doubled, max_concurrency=1),
+    "map": lambda flow: flow.map(doubled),  # an async def mapper is awaited, in order
 }
 
 
@@ -213,3 +215,49 @@ def test_outside_a_loop_the_shared_pool_still_times() -> None:
 def test_awaitable_outside_any_loop_is_still_refused() -> None:
     with pytest.raises(TypeError, match="outside a running event loop"):
         Flow.just(1).concat_map(doubled).to_list(timeout=BOUND)
+
+
+async def is_even(x: int) -> bool:
+    await asyncio.sleep(0)
+    return x % 2 == 0
+
+
+def test_async_filter_and_do_on_next_after_a_timer() -> None:
+    seen: list[tuple[int, int]] = []
+
+    async def log(x: int) -> None:
+        await asyncio.sleep(0)
+        seen.append((x, threading.get_ident()))
+
+    async def main() -> list[Any]:
+        flow = Flow.range(0, 6).delay(DT).filter(is_even).do_on_next(log)
+        return [x async for x in flow]
+
+    assert run(main) == [0, 2, 4]
+    assert seen == [(x, threading.get_ident()) for x in (0, 2, 4)]
+
+
+def test_async_map_outside_a_loop_and_a_none_result_are_named() -> None:
+    with pytest.raises(TypeError, match=r"map\(doubled\): returned an awaitable outside"):
+        Flow.just(1).map(doubled).to_list(timeout=BOUND)
+
+    async def nothing(x: int) -> None:
+        await asyncio.sleep(0)
+
+    async def main() -> list[Any]:
+        return await Flow.just(1).map(nothing).aio.to_list()
+
+    with pytest.raises(TypeError, match=r"rule 2.13: map\(.*nothing\): its awaitable's result"):
+        run(main)
+
+
+def test_a_plain_mapper_returning_a_coroutine_object_is_not_awaited_by_map() -> None:
+    """Only ``async def`` is recognised (at assembly); a lambda returning a coroutine is
+    a plain mapper, whose coroutine object is the element (closed here, never run)."""
+
+    async def main() -> list[Any]:
+        return await Flow.just(1).map(lambda x: doubled(x)).aio.to_list()
+
+    (element,) = run(main)
+    assert asyncio.iscoroutine(element)
+    element.close()
