@@ -330,13 +330,17 @@ def _flow(fused: bool = True) -> Any:
     return Flow
 
 
-def _map_filter(fused: bool) -> Callable[[int], Run]:
+def _map_filter(fused: bool, one_stage: bool = False) -> Callable[[int], Run]:
+    """``map(inc).filter(is_even)``, or (``one_stage``) ``map_not_none`` of both."""
+
     def setup(n: int) -> Run:
         flow = _flow(fused)
 
         def run() -> int:
             s = CountingSubscriber()
-            flow.range(0, n).map(inc).filter(is_even).subscribe(s)
+            source = flow.range(0, n)
+            stage = source.map_not_none(_inc_if_even) if one_stage else source.map(inc)
+            (stage if one_stage else stage.filter(is_even)).subscribe(s)
             return s.result()
 
         return run
@@ -368,20 +372,6 @@ def _inc_if_even(x: int) -> int | None:
     return y if y % 2 == 0 else None
 
 
-def _map_not_none(fused: bool) -> Callable[[int], Run]:
-    def setup(n: int) -> Run:
-        flow = _flow(fused)
-
-        def run() -> int:
-            s = CountingSubscriber()
-            flow.range(0, n).map_not_none(_inc_if_even).subscribe(s)
-            return s.result()
-
-        return run
-
-    return setup
-
-
 workload(
     "rs_map_not_none",
     n=M,
@@ -389,7 +379,7 @@ workload(
     requires=MAP_NOT_NONE,
     title="`Flow.range(0, n).map_not_none(inc if even else None)`: `rs_map_filter` in one stage",
     expect=half,
-)(_map_not_none(True))
+)(_map_filter(True, one_stage=True))
 workload(
     "rs_map_not_none_unfused",
     n=M,
@@ -397,7 +387,7 @@ workload(
     requires=MAP_NOT_NONE,
     title="the same with fusion off (`set_fusion(False)`)",
     expect=half,
-)(_map_not_none(False))
+)(_map_filter(False, one_stage=True))
 
 
 def _flat_map(inner: str, fused: bool) -> Callable[[int], Run]:

@@ -513,15 +513,7 @@ class Flow(Generic[T]):
         """``fn(item)`` for each element, skipping those for which it returns None
         (Reactor's ``mapNotNull``; reactivex's ``map`` + ``filter``): each skip asks
         upstream for one more, as ``filter``. Fused like ``map``, as fast as both."""
-        _args.check_callable("map_not_none", "fn", fn)
-        same = self._terminal_or_none()
-        if same is not None:
-            return same
-        sync = self._fusable()
-        if sync is not None:
-            fused = fused_map_not_none(fn, sync)
-            return Flow(IterablePublisher(fused.factory, name="map_not_none"), _sync=fused)
-        return self._op(lambda d: _transform.MapNotNone(d, fn), "map_not_none")
+        return self._dropping("map_not_none", fn, fused_map_not_none, _transform.MapNotNone)
 
     def handle(self, fn: Callable[[T, HandleSink[R]], object]) -> Flow[R]:
         """``fn(item, sink)`` emits zero or one element per element (Reactor's
@@ -529,15 +521,26 @@ class Flow(Generic[T]):
         stream after this element's value, ``sink.error(exc)`` to fail it (upstream is
         cancelled). A call without ``next`` drops the element and asks upstream for one
         more, as ``filter``. Fused like ``map``."""
-        _args.check_callable("handle", "fn", fn)
+        return self._dropping("handle", fn, fused_handle, _transform.Handle)
+
+    def _dropping(
+        self,
+        name: str,
+        fn: Any,
+        fuse: Callable[[Any, SyncSource], SyncSource],
+        hop: Callable[[Subscriber[Any], Any], Subscriber[Any]],
+    ) -> Flow[Any]:
+        """A stage of zero or one output per element: fused over a synchronous source,
+        else the ``hop`` relay."""
+        _args.check_callable(name, "fn", fn)
         same = self._terminal_or_none()
         if same is not None:
             return same
         sync = self._fusable()
         if sync is not None:
-            fused = fused_handle(fn, sync)
-            return Flow(IterablePublisher(fused.factory, name="handle"), _sync=fused)
-        return self._op(lambda d: _transform.Handle(d, fn), "handle")
+            fused = fuse(fn, sync)
+            return Flow(IterablePublisher(fused.factory, name=name), _sync=fused)
+        return self._op(lambda d: hop(d, fn), name)
 
     def scan(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
         """Running accumulation: emits ``acc = fn(acc, item)`` for every element."""
