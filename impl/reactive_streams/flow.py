@@ -931,6 +931,13 @@ class Flow(Generic[T]):
         (``attempt`` counts the errors: 1, 2, ...); a raising predicate ends the stream
         with its error. Demand and rule 3.9 as ``retry``."""
         _args.check_callable("retry_when", "predicate", predicate)
+        if _async_stage.is_coroutine_function(predicate):  # its coroutine is always true
+            raise TypeError(
+                f"retry_when({_name_of(predicate)}): the predicate is an async def, and its "
+                "coroutine would count as true (retrying forever, never awaited); decide "
+                "with a plain function, or await in the resubscribed flow: "
+                "on_error_resume(lambda e: Flow.defer(...))"
+            )
         source = self._source
         return self._switching(lambda d: _recover.RetryWhen(d, source, predicate), "retry_when")
 

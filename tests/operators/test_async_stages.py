@@ -261,3 +261,11 @@ def test_a_plain_mapper_returning_a_coroutine_object_is_not_awaited_by_map() -> 
     (element,) = run(main)
     assert asyncio.iscoroutine(element)
     element.close()
+
+
+def test_an_async_retry_predicate_is_refused_at_assembly() -> None:
+    async def transient(error: BaseException, attempt: int) -> bool:
+        return attempt < 3
+
+    with pytest.raises(TypeError, match=r"retry_when\(.*transient\): the predicate is an async"):
+        Flow.error(ValueError("x")).retry_when(transient)
