@@ -70,4 +70,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/operators/test_map_not_none.py",
         "falsy",
     ),
+    Mutant(
+        "fused-handle-complete-not-exact",
+        "fused handle's length hint ignores complete(): the completion waits for one more "
+        "request instead of following the last value (unfused, it follows at once)",
+        "value",
+        (
+            Patch(
+                OPS + "_fused.py",
+                "return 0 if self._sink._done else _hint(self._source)",
+                "return _hint(self._source)",
+            ),
+        ),
+        "tests/operators/test_map_not_none.py",
+        "exact_demand",
+    ),
 )
