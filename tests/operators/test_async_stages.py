@@ -24,6 +24,7 @@ from reactive_streams.operators import Backoff
 
 BOUND = 10.0  # seconds: a hang fails the test instead of stalling the suite
 DT = 0.02  # every timer below fires well within the flow's life
+PAUSE = 5 * DT  # a source's quiet spell: on one loop clock, a DT timer fires first
 
 
 async def doubled(item: Any) -> Any:
@@ -55,23 +56,23 @@ def failing_once() -> Flow[int]:
 # name -> (flow built inside the coroutine, the elements the async stage yields)
 CASES: dict[str, tuple[Callable[[], Flow[Any]], list[Any]]] = {
     "buffer_timeout": (
-        lambda: Flow.from_async_iterable(paced(1, 2, 0.3, 3)).buffer_timeout(10, DT),
+        lambda: Flow.from_async_iterable(paced(1, 2, PAUSE, 3)).buffer_timeout(10, DT),
         [[1, 2, 1, 2], [3, 3]],
     ),
     "debounce": (
-        lambda: Flow.from_async_iterable(paced(1, 0.3, 2)).debounce(DT),
+        lambda: Flow.from_async_iterable(paced(1, PAUSE, 2)).debounce(DT),
         [2, 4],
     ),
     "timeout": (
-        lambda: Flow.from_async_iterable(paced(1, 0.5, 2)).timeout(DT, Flow.just(5)),
+        lambda: Flow.from_async_iterable(paced(1, PAUSE, 2)).timeout(DT, Flow.just(5)),
         [2, 10],
     ),
     "sample": (
-        lambda: Flow.from_async_iterable(paced(1, 0.3, 2)).sample(DT),
+        lambda: Flow.from_async_iterable(paced(1, PAUSE, 2)).sample(DT),
         [2, 4],
     ),
     "throttle_first": (
-        lambda: Flow.from_async_iterable(paced(1, 9, 0.3, 2)).throttle_first(DT),
+        lambda: Flow.from_async_iterable(paced(1, 9, PAUSE, 2)).throttle_first(DT),
         [2, 4],
     ),
     "delay": (lambda: Flow.just(1, 2).delay(DT), [2, 4]),
