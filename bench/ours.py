@@ -17,6 +17,7 @@ MAP = "reactive_streams.flow:Flow.map"  # operators: skipped (not failed) until 
 OBSERVE_ON = "reactive_streams.flow:Flow.observe_on"
 SUBSCRIBE_ON = "reactive_streams.flow:Flow.subscribe_on"
 FLAT_MAP = "reactive_streams.flow:Flow.flat_map"
+MAP_NOT_NONE = "reactive_streams.flow:Flow.map_not_none"
 FLAT_N = 200_000  # flat_map subscribes once per element: a smaller N keeps a run short
 
 
@@ -329,13 +330,17 @@ def _flow(fused: bool = True) -> Any:
     return Flow
 
 
-def _map_filter(fused: bool) -> Callable[[int], Run]:
+def _map_filter(fused: bool, one_stage: bool = False) -> Callable[[int], Run]:
+    """``map(inc).filter(is_even)``, or (``one_stage``) ``map_not_none`` of both."""
+
     def setup(n: int) -> Run:
         flow = _flow(fused)
 
         def run() -> int:
             s = CountingSubscriber()
-            flow.range(0, n).map(inc).filter(is_even).subscribe(s)
+            source = flow.range(0, n)
+            stage = source.map_not_none(_inc_if_even) if one_stage else source.map(inc)
+            (stage if one_stage else stage.filter(is_even)).subscribe(s)
             return s.result()
 
         return run
@@ -359,6 +364,30 @@ workload(
     title="the same with fusion off (`set_fusion(False)`)",
     expect=half,
 )(_map_filter(False))
+
+
+def _inc_if_even(x: int) -> int | None:
+    """``map(inc).filter(is_even)`` as one function: None drops the element."""
+    y = x + 1
+    return y if y % 2 == 0 else None
+
+
+workload(
+    "rs_map_not_none",
+    n=M,
+    group="ours",
+    requires=MAP_NOT_NONE,
+    title="`Flow.range(0, n).map_not_none(inc if even else None)`: `rs_map_filter` in one stage",
+    expect=half,
+)(_map_filter(True, one_stage=True))
+workload(
+    "rs_map_not_none_unfused",
+    n=M,
+    group="ours",
+    requires=MAP_NOT_NONE,
+    title="the same with fusion off (`set_fusion(False)`)",
+    expect=half,
+)(_map_filter(False, one_stage=True))
 
 
 def _flat_map(inner: str, fused: bool) -> Callable[[int], Run]:

@@ -445,6 +445,8 @@ NEWER = (
     "with_latest_from",
     "switch_map",
     "group_by",
+    "map_not_none",
+    "handle",
 )
 CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
@@ -2114,7 +2116,30 @@ def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
 
 #: name -> (flow, model) builder: the operator families and issue 24's operators
+def _dropping(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """map_not_none(fn) (None for the values filter's predicate drops) and handle (no
+    ``sink.next`` for them): filter's model, the kept values tagged by the function."""
+    keep = _keeper(op.variant)
+    target = _pick_target(expect, op.fault)
+    _, kept = _apply_op(replace(op, name="filter"), flow, expect, m)
+
+    def step(x: Any) -> Any:
+        return _tag(x) if keep(x) else None
+
+    def handle(x: Any, sink: Any) -> None:
+        value = step(x)
+        if value is not None:
+            sink.next(value)
+
+    out = replace(kept, values=tuple(_tag(v) for v in kept.values))
+    if op.name == "map_not_none":
+        return flow.map_not_none(_raising(target, step)), out
+    checked = _raising(target, lambda x: x)
+    return flow.handle(lambda x, sink: handle(checked(x), sink)), out
+
+
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
+    **dict.fromkeys(("map_not_none", "handle"), _dropping),
     "flat_map": _eager,
     "concat_map": _eager,
     **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),

@@ -103,12 +103,16 @@ class Emitter(Generic[T]):
         self._signal()
         return accepted
 
-    async def emit_async(self, item: T) -> bool:
-        """``emit`` for coroutines: with ``"block"``, awaits room without blocking the loop."""
+    async def emit_async(self, item: T, timeout: float | None = None) -> bool:
+        """``emit`` for coroutines: with ``"block"``, awaits room without blocking the
+        loop; ``timeout`` (seconds, None: forever) bounds that wait (``TimeoutError``,
+        the item not emitted), as ``emit``'s."""
         import asyncio
 
         if item is None:
             raise TypeError("rule 2.13: Emitter.emit_async(None): elements must not be None")
+        check_timeout("Emitter.emit_async", timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._lock:
                 accepted = self._offer_locked(item)
@@ -119,7 +123,14 @@ class Emitter(Generic[T]):
             if accepted is not None:
                 self._signal()
                 return accepted
-            await waiter
+            left = None if deadline is None else deadline - time.monotonic()
+            try:
+                await asyncio.wait_for(waiter, left)  # cancels the waiter on timeout
+            except TimeoutError:
+                raise TimeoutError(
+                    f"Emitter.emit_async: no room within timeout={timeout}s ({self!r}): the "
+                    "subscriber has not requested the buffered elements (or none subscribed)"
+                ) from None
 
     def complete(self) -> None:
         """End the stream after the buffered elements."""

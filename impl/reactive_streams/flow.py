@@ -13,10 +13,18 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable, Iterator
+from collections.abc import (
+    AsyncIterable,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Hashable,
+    Iterable,
+    Iterator,
+)
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
-from . import _describe
+from . import _async_stage, _describe
 from . import sources as _sources
 from ._core import arbiter as _arbiter
 from ._core.demand import MAX_DEMAND
@@ -45,7 +53,8 @@ from .operators import (
     _zip,
 )
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
-from .operators._fused import fused_filter, fused_map
+from .operators._fused import fused_filter, fused_handle, fused_map, fused_map_not_none
+from .operators._transform import HandleSink
 from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, Sink
 from .subscribers import LambdaSubscriber
 
@@ -103,6 +112,35 @@ def _flow_of(publisher: Publisher[T]) -> Flow[T]:
     return flow
 
 
+_FOREIGN = ("reactivex", "rx")  # top-level packages of Observable libraries (no demand)
+
+
+def _refuse_foreign(method: str, position: int, op: object, result: object = None) -> None:
+    """A reactivex operator in ``pipe`` (or an operator returning an Observable) fails
+    here, at assembly: it would build without complaint and fail at subscribe with an
+    unrelated ``AttributeError``."""
+    if result is None:
+        library = _foreign_library(getattr(op, "__module__", None))
+        what = f"operator {position} is a {library} operator"
+    else:
+        library = _foreign_library(type(result).__module__)
+        what = f"operator {position} returned a {library} {type(result).__name__}"
+    if not library:
+        return
+    raise TypeError(
+        f"{method}: {what}: it works on Observables, which take no demand, not on a "
+        "Flow. Use the Flow's own operator (docs/coming-from-rxpy.md has the table), or "
+        "bridge: reactive_streams.rx.to_observable(flow).pipe(...), and back with "
+        "reactive_streams.rx.from_observable(observable, strategy=...)"
+    )
+
+
+def _foreign_library(module: object) -> str:
+    """``"reactivex"`` (or ``"rx"``) when ``module`` belongs to an Observable library."""
+    top = module.partition(".")[0] if isinstance(module, str) else ""
+    return top if top in _FOREIGN else ""
+
+
 class _DeferPublisher(Generic[T]):
     """Calls ``make()`` per subscriber and subscribes to the Publisher it returns;
     ``make`` raising is signalled as ``on_error`` after ``on_subscribe`` (rule 1.9)."""
@@ -148,15 +186,19 @@ def _name_of(fn: object) -> str:
     return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
-def _adapt_mapper(operator: str, fn: Callable[[T], Inner[R]]) -> Callable[[T], Publisher[R]]:
-    """``fn`` with iterables and awaitables turned into Publishers (a Publisher passes as is)."""
+def _adapt_mapper(
+    operator: str, fn: Callable[[T], Inner[R]], loop: Any = None
+) -> Callable[[T], Publisher[R]]:
+    """``fn`` with iterables and awaitables turned into Publishers (a Publisher passes as
+    is); an awaitable runs on ``loop`` (the one that subscribed), else on the calling
+    thread's running loop."""
 
     def mapper(item: T) -> Publisher[R]:
         result = fn(item)
         if hasattr(result, "subscribe"):
             return result  # type: ignore[return-value]  # a Publisher (no cast call per inner)
         if hasattr(result, "__await__"):
-            return _awaitable_flow(cast("Awaitable[R]", result), operator, fn)
+            return _awaitable_flow(cast("Awaitable[R]", result), operator, fn, loop)
         if hasattr(result, "__iter__"):
             return Flow.from_iterable(result)
         if _is_concurrent_future(result):
@@ -176,26 +218,25 @@ def _is_concurrent_future(value: object) -> bool:
     return futures is not None and isinstance(value, futures.Future)
 
 
-def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object) -> Flow[R]:
-    """One element: the awaitable's result, awaited on this thread's running event loop."""
-    import asyncio  # only when an awaitable is actually returned
-
+def _awaitable_flow(awaitable: Awaitable[R], operator: str, fn: object, loop: Any) -> Flow[R]:
+    """One element: the awaitable's result, awaited on ``loop`` (the loop that subscribed
+    the pipeline), else on this thread's running event loop."""
     from .bridges import from_async_iterable
 
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
+    if loop is None:
+        loop = _async_stage.running_loop()
+    if loop is None:
         close = getattr(awaitable, "close", None)
         if close is not None:
             close()  # a coroutine never awaited: no "never awaited" warning
         raise TypeError(
-            f"{operator}({_name_of(fn)}): returned an awaitable outside a running event loop"
+            f"{operator}({_name_of(fn)}): returned an awaitable outside a running event loop "
+            "(subscribe inside a coroutine: async for, await flow.aio..., and its awaitables "
+            "run on that loop whatever thread calls the mapper)"
         ) from None
 
-    async def one() -> Any:
-        yield await awaitable
-
-    return Flow(from_async_iterable(one(), loop=loop))
+    origin = f"{operator}({_name_of(fn)})"
+    return Flow(from_async_iterable(_async_stage.OneResult(awaitable, origin), loop=loop))
 
 
 class Flow(Generic[T]):
@@ -432,11 +473,21 @@ class Flow(Generic[T]):
         return None
 
     # ======================================================= element operators
-    def map(self, fn: Callable[[T], R]) -> Flow[R]:
-        """``fn(item)`` for each element; ``fn`` raising (or returning None) fails the stream."""
+    @overload
+    def map(self, fn: Callable[[T], Coroutine[Any, Any, R]]) -> Flow[R]: ...
+
+    @overload
+    def map(self, fn: Callable[[T], R]) -> Flow[R]: ...
+
+    def map(self, fn: Callable[[T], Any]) -> Flow[Any]:
+        """``fn(item)`` for each element; ``fn`` raising (or returning None) fails the stream.
+        An ``async def`` ``fn`` is awaited, one element at a time, in order (as
+        ``concat_map(fn)``), on the event loop that subscribed."""
         same = self._terminal_or_none()
         if same is not None:
             return same
+        if _async_stage.is_coroutine_function(fn):
+            return self._awaiting("map", fn)
         sync = self._fusable()
         if sync is not None:
             fused = fused_map(fn, sync)
@@ -444,23 +495,68 @@ class Flow(Generic[T]):
         return self._op(lambda d: _transform.Map(d, fn), "map")
 
     def filter(self, predicate: Callable[[T], object]) -> Flow[T]:
-        """Elements for which ``predicate`` is true."""
+        """Elements for which ``predicate`` is true (an ``async def`` predicate is awaited,
+        one element at a time, as ``map``'s)."""
         same = self._terminal_or_none()
         if same is not None:
             return same
+        if _async_stage.is_coroutine_function(predicate):
+            step = _async_stage.keeping(cast("Callable[[T], Awaitable[object]]", predicate))
+            return self._awaiting("filter", step).map_not_none(_async_stage.kept)
         sync = self._fusable()
         if sync is not None:
             fused = fused_filter(predicate, sync)
             return Flow(IterablePublisher(fused.factory, name="filter"), _sync=fused)
         return self._op(lambda d: _transform.Filter(d, predicate), "filter")
 
+    def map_not_none(self, fn: Callable[[T], R | None]) -> Flow[R]:
+        """``fn(item)`` for each element, skipping those for which it returns None
+        (Reactor's ``mapNotNull``; reactivex's ``map`` + ``filter``): each skip asks
+        upstream for one more, as ``filter``. Fused like ``map``, as fast as both."""
+        return self._dropping("map_not_none", fn, fused_map_not_none, _transform.MapNotNone)
+
+    def handle(self, fn: Callable[[T, HandleSink[R]], object]) -> Flow[R]:
+        """``fn(item, sink)`` emits zero or one element per element (Reactor's
+        ``handle``): ``sink.next(value)`` at most once, ``sink.complete()`` to end the
+        stream after this element's value, ``sink.error(exc)`` to fail it (upstream is
+        cancelled). A call without ``next`` drops the element and asks upstream for one
+        more, as ``filter``. Fused like ``map``."""
+        return self._dropping("handle", fn, fused_handle, _transform.Handle)
+
+    def _dropping(
+        self,
+        name: str,
+        fn: Any,
+        fuse: Callable[[Any, SyncSource], SyncSource],
+        hop: Callable[[Subscriber[Any], Any], Subscriber[Any]],
+    ) -> Flow[Any]:
+        """A stage of zero or one output per element: fused over a synchronous source,
+        else the ``hop`` relay."""
+        _args.check_callable(name, "fn", fn)
+        same = self._terminal_or_none()
+        if same is not None:
+            return same
+        sync = self._fusable()
+        if sync is not None:
+            fused = fuse(fn, sync)
+            return Flow(IterablePublisher(fused.factory, name=name), _sync=fused)
+        return self._op(lambda d: hop(d, fn), name)
+
     def scan(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
         """Running accumulation: emits ``acc = fn(acc, item)`` for every element."""
         return self._op(lambda d: _transform.Scan(d, fn, initial), "scan")
 
     def do_on_next(self, action: Callable[[T], object]) -> Flow[T]:
-        """Calls ``action(item)`` for each element before passing it on."""
+        """Calls ``action(item)`` for each element before passing it on (an ``async def``
+        action is awaited first, one element at a time, as ``map``'s)."""
+        if _async_stage.is_coroutine_function(action):
+            step = _async_stage.passing(cast("Callable[[T], Awaitable[object]]", action))
+            return self._awaiting("do_on_next", step)
         return self._op(lambda d: _transform.DoOnNext(d, action), "do_on_next")
+
+    def _awaiting(self, name: str, fn: Callable[[T], Awaitable[R]]) -> Flow[R]:
+        """``name``'s async function as an async stage: one awaitable at a time, in order."""
+        return self._async_stage(name, fn, lambda m: self._flat_map(m, 1, 32, "concat_map"))
 
     def do_on_request(self, action: Callable[[int], object]) -> Flow[T]:
         """Calls ``action(n)`` for each downstream ``request(n)``."""
@@ -500,9 +596,28 @@ class Flow(Generic[T]):
         ``max_concurrency`` inner subscriptions, each prefetching ``prefetch``).
 
         ``fn`` may also return an iterable (its elements), a ``concurrent.futures.Future``
-        (its result) or an awaitable (its result, awaited on the running event loop of the
-        thread that calls ``fn``)."""
-        return self._flat_map(_adapt_mapper("flat_map", fn), max_concurrency, prefetch, "flat_map")
+        (its result) or an awaitable (its result, awaited on the event loop that was running
+        where the flow was subscribed, whatever thread calls ``fn``)."""
+        return self._async_stage(
+            "flat_map", fn, lambda m: self._flat_map(m, max_concurrency, prefetch, "flat_map")
+        )
+
+    def _async_stage(
+        self,
+        name: str,
+        fn: Callable[[T], Inner[R]],
+        build: Callable[[Callable[[T], Publisher[R]]], Flow[R]],
+    ) -> Flow[R]:
+        """The operator ``build`` makes over ``fn``'s adapted mapper, whose awaitables run
+        on the loop that subscribes (bound per subscription, ``_async_stage``)."""
+        flow = build(_adapt_mapper(name, fn))
+        if flow is self:
+            return flow  # a terminal source: the mapper is never called
+
+        def bind(loop: Any) -> Callable[[T], Publisher[R]]:
+            return _adapt_mapper(name, fn, loop)
+
+        return Flow(_async_stage.AtSubscribe(flow.source, bind))
 
     def _flat_map(
         self, fn: Callable[[T], Publisher[R]], max_concurrency: int, prefetch: int, hop: str
@@ -510,13 +625,17 @@ class Flow(Generic[T]):
         same = self._terminal_or_none()
         if same is not None:
             return same
+        if isinstance(self, _GroupsFlow):
+            self.check_consumer(hop, max_concurrency)
         # just(x).flat_map(f) too: the operator pulls x (fused) and subscribes f(x) as
         # every inner is (a raising subscribe is on_error, rule 1.9), one path
         return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
-        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch, "concat_map")
+        return self._async_stage(
+            "concat_map", fn, lambda m: self._flat_map(m, 1, prefetch, "concat_map")
+        )
 
     def merge_with(self, *others: Publisher[T]) -> Flow[T]:
         """Elements of this flow and ``others``, interleaved as they arrive."""
@@ -645,7 +764,8 @@ class Flow(Generic[T]):
         return self._op(lambda d: _backpressure.OnBackpressureLatest(d), "on_backpressure_latest")
 
     # --- time: every timed operator takes ``scheduler`` (an executor with a clock; any
-    # Executor is given the shared timer thread); None: the shared pool,
+    # Executor is given the shared timer thread); None, asked at subscribe: the running
+    # loop's clock when subscribed from a coroutine, else the shared pool,
     # ``default_executor()``. In tests, a ``ManualExecutor`` runs them in virtual time.
     @staticmethod
     def interval(
@@ -658,33 +778,37 @@ class Flow(Generic[T]):
         _timed.check_seconds("interval", period, positive=True)
         first = period if initial_delay is None else initial_delay
         _timed.check_seconds("interval", first)
-        clock = _timed.scheduler_of(scheduler)
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
         return Flow(
-            _timed.TimedPublisher(None, lambda d: _timed_sources.Interval(d, period, first, clock))
+            _timed.TimedPublisher(
+                None, lambda d: _timed_sources.Interval(d, period, first, clock())
+            )
         )
 
     @staticmethod
     def timer(delay: float, *, scheduler: ExecutorLike | None = None) -> Flow[int]:
         """Emits 0 after ``delay`` seconds, then completes; a due 0 waits for demand."""
         _timed.check_seconds("timer", delay)
-        clock = _timed.scheduler_of(scheduler)
-        return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock)))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return Flow(_timed.TimedPublisher(None, lambda d: _timed_sources.Timer(d, delay, clock())))
 
     def delay(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Each element ``dt`` seconds after it arrived, in order; the completion after the
         last element; an error at once (elements still waiting are dropped). Upstream is
         asked for what downstream asks, so a due element always finds demand."""
         _timed.check_seconds("delay", dt)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed.Delay(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed.Delay(d, dt, clock()))
 
     def delay_subscription(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Subscribe upstream ``dt`` seconds after the subscriber (which gets
         ``on_subscribe`` at once; its requests wait and are forwarded in order)."""
         _timed.check_seconds("delay_subscription", dt)
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        source = self._source
         return Flow(
-            _delay_subscription.DelaySubscriptionPublisher(
-                self._source, dt, _timed.scheduler_of(scheduler)
+            _DeferPublisher(
+                lambda: _delay_subscription.DelaySubscriptionPublisher(source, dt, clock())
             )
         )
 
@@ -701,24 +825,24 @@ class Flow(Generic[T]):
         not. On a timeout upstream is cancelled, then ``on_error(TimeoutError)``, or
         ``fallback`` is subscribed and asked for the outstanding demand."""
         _timed.check_seconds("timeout", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock, first_only))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock(), first_only))
 
     def debounce(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes once ``dt`` seconds went by without a newer one (the pending
         one is emitted on completion). Upstream is unbounded; a value due with no demand
         waits, and a newer due value replaces it (latest)."""
         _timed.check_seconds("debounce", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Debounce(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.Debounce(d, dt, clock()))
 
     def sample(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Every ``dt`` seconds, the latest element since the previous tick, if any (the
         pending one is emitted on completion). Upstream is unbounded; a sampled value with
         no demand waits, and a newer one replaces it (latest)."""
         _timed.check_seconds("sample", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.Sample(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.Sample(d, dt, clock()))
 
     def throttle_latest(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """``sample(dt)``."""
@@ -728,8 +852,8 @@ class Flow(Generic[T]):
         """An element passes, then the others are dropped for ``dt`` seconds. Upstream is
         unbounded; an element that finds no demand is dropped and opens no window."""
         _timed.check_seconds("throttle_first", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock()))
 
     def buffer_timeout(
         self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
@@ -739,8 +863,8 @@ class Flow(Generic[T]):
         with no demand waits for it (bounded by what was requested upstream)."""
         _check_positive("buffer_timeout count", count)
         _timed.check_seconds("buffer_timeout", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
-        return self._timed(lambda d: _timed_window.BufferTimeout(d, count, dt, clock))
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._timed(lambda d: _timed_window.BufferTimeout(d, count, dt, clock()))
 
     def _timed(self, make: Callable[[Subscriber[R]], _timed.TimedDrain[R]]) -> Flow[R]:
         return Flow(_timed.TimedPublisher(self._source, make))
@@ -788,22 +912,32 @@ class Flow(Generic[T]):
 
         ``backoff`` (``reactive_streams.operators.Backoff(first, factor, max)``): wait
         ``first``, then ``first * factor``, ... (at most ``max``) seconds before each
-        resubscription, on ``scheduler``'s clock (None: the shared pool,
-        ``default_executor()``; a ``ManualExecutor`` waits in virtual time)."""
+        resubscription, on ``scheduler``'s clock (None: the running loop's when subscribed
+        from a coroutine, else the shared pool, ``default_executor()``; a
+        ``ManualExecutor`` waits in virtual time)."""
         _args.check_times("retry", "times", times)
         if backoff is not None and not isinstance(backoff, _recover.Backoff):
             raise TypeError(f"retry: backoff must be a Backoff or None, got {backoff!r}")
         if backoff is None and scheduler is not None:
             raise ValueError("retry: scheduler is used only with a backoff")
-        clock = _timed.scheduler_of(scheduler) if backoff is not None else None
+        clock = _async_stage.clock(scheduler) if backoff is not None else None  # at subscribe
         source = self._source
-        return self._switching(lambda d: _recover.Retry(d, source, times, backoff, clock), "retry")
+        return self._switching(
+            lambda d: _recover.Retry(d, source, times, backoff, clock and clock()), "retry"
+        )
 
     def retry_when(self, predicate: Callable[[BaseException, int], object]) -> Flow[T]:
         """Resubscribe after an error while ``predicate(error, attempt)`` is true
         (``attempt`` counts the errors: 1, 2, ...); a raising predicate ends the stream
         with its error. Demand and rule 3.9 as ``retry``."""
         _args.check_callable("retry_when", "predicate", predicate)
+        if _async_stage.is_coroutine_function(predicate):  # its coroutine is always true
+            raise TypeError(
+                f"retry_when({_name_of(predicate)}): the predicate is an async def, and its "
+                "coroutine would count as true (retrying forever, never awaited); decide "
+                "with a plain function, or await in the resubscribed flow: "
+                "on_error_resume(lambda e: Flow.defer(...))"
+            )
         source = self._source
         return self._switching(lambda d: _recover.RetryWhen(d, source, predicate), "retry_when")
 
@@ -902,8 +1036,10 @@ class Flow(Generic[T]):
         flow: Flow[Any] = self
         for position, op in enumerate(ops, 1):
             _args.check_callable("pipe", f"operator {position}", op)
+            _refuse_foreign("pipe", position, op)
             result = op(flow)
             _args.check_publisher("pipe", f"the result of operator {position}", result)
+            _refuse_foreign("pipe", position, op, result)
             flow = Flow.from_publisher(result)
         return flow
 
@@ -1036,8 +1172,11 @@ class Flow(Generic[T]):
         last inner have completed."""
         _args.check_callable("switch_map", "fn", fn)
         _check_positive("switch_map prefetch", prefetch)
-        mapper = _adapt_mapper("switch_map", fn)
-        return Flow(_switch_map.SwitchMapPublisher(self._source, mapper, prefetch))
+        return self._async_stage(
+            "switch_map",
+            fn,
+            lambda m: Flow(_switch_map.SwitchMapPublisher(self._source, m, prefetch)),
+        )
 
     def group_by(
         self, key: Callable[[T], K], *, max_groups: int = 256, prefetch: int = 256
@@ -1051,9 +1190,11 @@ class Flow(Generic[T]):
         _args.check_callable("group_by", "key", key)
         _check_positive("group_by max_groups", max_groups)
         _check_positive("group_by prefetch", prefetch)
-        return Flow(
+        groups = _GroupsFlow(
             _group_by.GroupByPublisher(self._source, key, max_groups, prefetch, GroupedFlow)
         )
+        groups._max_groups = max_groups
+        return groups
 
     def window_timeout(
         self, count: int, dt: float, *, scheduler: ExecutorLike | None = None
@@ -1063,10 +1204,10 @@ class Flow(Generic[T]):
         ``count`` per requested window; a window due with no demand waits for it."""
         _check_positive("window_timeout count", count)
         _timed.check_seconds("window_timeout", dt, positive=True)
-        clock = _timed.scheduler_of(scheduler)
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
 
         def make(d: Subscriber[Flow[T]]) -> _timed.TimedDrain[Flow[T]]:
-            hop = _timed_window.WindowTimeout(d, count, dt, clock, Flow.from_iterable)
+            hop = _timed_window.WindowTimeout(d, count, dt, clock(), Flow.from_iterable)
             return cast("_timed.TimedDrain[Flow[T]]", hop)
 
         return self._timed(make)
@@ -1170,6 +1311,31 @@ class AsyncTerminals(Generic[T]):
         from .bridges import await_result
 
         return cast("T", await await_result(self._flow, "last", "last"))
+
+
+class _GroupsFlow(Flow[T]):
+    """What ``group_by`` returns: a Flow of groups that knows its ``max_groups``, so a
+    ``flat_map``/``concat_map`` applied to it that could not subscribe every open group
+    fails at assembly instead of hanging at run time."""
+
+    __slots__ = ("_max_groups",)
+    _max_groups: int
+
+    def check_consumer(self, hop: str, max_concurrency: int) -> None:
+        """A group past the consumer's ``max_concurrency`` open inners is never
+        subscribed: its elements wait in group_by's buffer, which stalls every group once
+        full (a hang with no error). Refused unless ``max_groups <= max_concurrency``."""
+        groups = self._max_groups
+        if groups <= max_concurrency:
+            return
+        asked = "" if hop == "concat_map" else f"(max_concurrency={max_concurrency})"
+        raise ValueError(
+            f"{hop}{asked} consumes group_by(max_groups={groups}): a group past "
+            f"{max_concurrency} open at once would never be subscribed, and group_by would "
+            f"stall every group once its buffer filled (a hang, no error). Give group_by "
+            f"max_groups={max_concurrency} (a key past it then fails naming max_groups) or "
+            f"flat_map max_concurrency={groups} or more"
+        )
 
 
 class GroupedFlow(Flow[T], Generic[K, T]):

@@ -47,7 +47,12 @@ class Signal:
 class TestSubscriber(Generic[T]):
     """A Subscriber for tests.
 
-    ``initial_request`` is requested from ``on_subscribe`` (0: nothing). ``on_next_hook``
+    ``initial_request`` is requested from ``on_subscribe``; by default 0, nothing: this is
+    the probe that steps demand by hand (``ts.request(n)``), so an element sent without a
+    request is a visible rule 1.1 violation (Reactor: ``StepVerifier.create(p, 0)``; pass
+    ``MAX_DEMAND`` for ``StepVerifier.create(p)``). ``TimedSubscriber`` defaults to
+    ``MAX_DEMAND`` instead: its timeline shows the source's timing, not the test's
+    demand. ``on_next_hook``
     runs inside ``on_next`` (e.g. ``lambda ts, x: ts.request(1)``). ``violations`` lists
     the protocol breaches it saw: a signal before ``on_subscribe`` or after a terminal
     one (rules 1.3, 1.7), a second ``on_subscribe`` (2.12), more elements than requested
@@ -394,7 +399,10 @@ def marbles(
 
 class TimedSubscriber(TestSubscriber[T]):
     """A ``TestSubscriber`` that also records when each signal arrived on ``scheduler``'s
-    clock (``timeline``: (time, kind, value)), relative to its creation."""
+    clock (``timeline``: (time, kind, value)), relative to its creation. It requests
+    everything by default (``initial_request=MAX_DEMAND``, unlike ``TestSubscriber``'s
+    0): a marble timeline records when the source emits, which demand would reshape;
+    pass ``initial_request`` to step demand by hand."""
 
     __test__ = False
 

@@ -20,7 +20,7 @@ import pytest
 
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
-from reactive_streams.operators import Backoff
+from reactive_streams.operators import Backoff, HandleSink
 from reactive_streams.sources import just
 
 tck = pytest.importorskip("reactive_streams.tck", exc_type=ImportError)
@@ -29,6 +29,13 @@ tck = pytest.importorskip("reactive_streams.tck", exc_type=ImportError)
 OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "map": lambda n: Flow.range(0, n).map(lambda x: x + 1),
     "filter": lambda n: Flow.range(0, 2 * n).filter(lambda x: x % 2 == 0),
+    "map_not_none": lambda n: Flow.range(0, 2 * n).map_not_none(
+        lambda x: x // 2 if x % 2 else None
+    ),
+    "handle": lambda n: Flow.range(0, 2 * n).handle(_even),
+    "handle_complete": lambda n: Flow.range(0, n + 3).handle(
+        lambda x, sink: sink.complete() if x == n else sink.next(x)
+    ),
     "scan": lambda n: Flow.range(0, n).scan(lambda a, x: a + x, 0),
     "take": lambda n: Flow.range(0, n + 5).take(n),
     "skip": lambda n: Flow.range(0, n + 3).skip(3),
@@ -79,7 +86,9 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     ),
     "group_by": lambda n: Flow.range(0, n).group_by(lambda x: x),
     "group_by_flat": lambda n: (
-        Flow.range(0, n).group_by(lambda x: x % 4).flat_map(lambda g: g, max_concurrency=4)
+        Flow.range(0, n)
+        .group_by(lambda x: x % 4, max_groups=4)
+        .flat_map(lambda g: g, max_concurrency=4)
     ),
 }
 
@@ -90,6 +99,11 @@ SINGLE: dict[str, Callable[[Flow[int]], Flow[Any]]] = {
     "any": lambda f: f.any(lambda x: x > 2),
     "element_at": lambda f: f.element_at(2),
 }
+
+
+def _even(x: int, sink: HandleSink[int]) -> None:
+    if x % 2 == 0:
+        sink.next(x)
 
 
 def _fails_once(n: int) -> Flow[int]:

@@ -1,5 +1,6 @@
-"""Element-wise operators: ``map``, ``filter``, ``scan``, ``do_on_next``,
-``do_on_request``, ``do_on_cancel``. One upstream element in, at most one out.
+"""Element-wise operators: ``map``, ``filter``, ``map_not_none``, ``handle``, ``scan``,
+``do_on_next``, ``do_on_request``, ``do_on_cancel``. One upstream element in, at most
+one out.
 
 Each is a :class:`~reactive_streams._core.relay.Relay` and defines only its step,
 ``_apply``: the element to send, or ``SKIP``; the relay's ``on_next`` sends it.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.demand import MAX_DEMAND
 from .._core.downstream import DONE, null_element_error, where
@@ -21,7 +22,17 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["DoOnCancel", "DoOnNext", "DoOnRequest", "Filter", "Map", "Scan"]
+__all__ = [
+    "DoOnCancel",
+    "DoOnNext",
+    "DoOnRequest",
+    "Filter",
+    "Handle",
+    "HandleSink",
+    "Map",
+    "MapNotNone",
+    "Scan",
+]
 
 
 class Map(Relay[T, R]):
@@ -45,23 +56,32 @@ class Map(Relay[T, R]):
         return value
 
 
-class Filter(Relay[T, T]):
-    """Drops elements failing ``predicate``; each drop is replaced by ``request(1)``
-    upstream, unless downstream demand is unbounded (rule 3.17: nothing to replace)."""
+class _Dropping(Relay[T, R]):
+    """A hop that may drop an element: each drop is replaced by ``request(1)`` upstream,
+    unless downstream demand is unbounded (rule 3.17: nothing to replace)."""
 
-    __slots__ = ("_predicate", "_unbounded")
+    __slots__ = ("_unbounded",)
 
-    hop = "filter"
-
-    def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
+    def __init__(self, downstream: Subscriber[R]) -> None:
         super().__init__(downstream)
-        self._predicate = predicate
         self._unbounded = False
 
     def _forward(self, n: Any) -> None:
         if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
         self._upstream.request(n)
+
+
+class Filter(_Dropping[T, T]):
+    """Drops elements failing ``predicate`` (each drop replaced upstream, ``_Dropping``)."""
+
+    __slots__ = ("_predicate",)
+
+    hop = "filter"
+
+    def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
+        super().__init__(downstream)
+        self._predicate = predicate
 
     def _apply(self, item: T) -> T | SkipMarker:
         try:
@@ -74,6 +94,116 @@ class Filter(Relay[T, T]):
         if not self._unbounded:
             self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)
         return SKIP
+
+
+class MapNotNone(_Dropping[T, R]):
+    """``fn(item)``, dropped when None (Reactor's ``mapNotNull``): the one-hop form of
+    ``map`` + ``filter`` for a mapper that skips (a None never reaches downstream, 2.13)."""
+
+    __slots__ = ("_fn",)
+
+    hop = "map_not_none"
+
+    def __init__(self, downstream: Subscriber[R], fn: Callable[[T], R | None]) -> None:
+        super().__init__(downstream)
+        self._fn = fn
+
+    def _apply(self, item: T) -> R | SkipMarker:
+        try:
+            value = self._fn(item)
+        except Exception as exc:
+            self._fail(exc)
+            return SKIP
+        if value is None:
+            if not self._unbounded:
+                self._upstream.request(1)  # replace the dropped element (rule 1.1)
+            return SKIP
+        return value
+
+
+class HandleSink(Generic[R]):
+    """What a ``handle`` function emits through, during its call for one element:
+    ``next(value)`` at most once, then optionally ``complete()`` (the stream ends after
+    this element) or ``error(exc)`` (the stream fails with ``exc``)."""
+
+    __slots__ = ("_done", "_error", "_value", "_where")
+
+    def __init__(self, name: str) -> None:
+        self._where = name
+        self._value: R | None = None  # this element's output, if any
+        self._done = False  # complete() or error() was called
+        self._error: BaseException | None = None
+
+    def next(self, value: R) -> None:
+        """Emit ``value`` for this element (not None: rule 2.13; once per element)."""
+        if value is None:
+            raise TypeError(f"rule 2.13: {self._where}: sink.next(None)")
+        if self._value is not None or self._done:
+            raise RuntimeError(
+                f"{self._where}: sink.next after next/complete/error for the same "
+                "element (handle emits at most one element per element)"
+            )
+        self._value = value
+
+    def complete(self) -> None:
+        """End the stream after this element's value (if any); upstream is cancelled."""
+        self._done = True
+
+    def error(self, error: BaseException) -> None:
+        """Fail the stream with ``error`` (this element's value is not sent)."""
+        if not isinstance(error, BaseException):
+            raise TypeError(f"{self._where}: sink.error needs an exception, got {error!r}")
+        self._done = True
+        self._error = error
+
+    def take(self) -> R | None:
+        """This element's value, the sink emptied for the next one."""
+        value, self._value = self._value, None
+        return value
+
+
+class Handle(_Dropping[T, R]):
+    """``fn(item, sink)`` emits zero or one element per element through ``sink``
+    (Reactor's ``handle``), or ends the stream: ``sink.complete()`` after this element's
+    value, ``sink.error(exc)`` at once (upstream is cancelled in both cases)."""
+
+    __slots__ = ("_fn", "_sink")
+
+    hop = "handle"
+
+    def __init__(self, downstream: Subscriber[R], fn: Callable[[T, HandleSink[R]], object]) -> None:
+        super().__init__(downstream)
+        self._fn = fn
+        self._sink: HandleSink[R] = HandleSink(where("handle", fn))
+
+    def _apply(self, item: T) -> R | SkipMarker:
+        sink = self._sink
+        try:
+            self._fn(item, sink)
+        except Exception as exc:
+            sink.take()
+            self._fail(exc)
+            return SKIP
+        value = sink.take()
+        if sink._done:
+            self._end_with(value)
+            return SKIP
+        if value is None:
+            if not self._unbounded:
+                self._upstream.request(1)  # replace the dropped element (rule 1.1)
+            return SKIP
+        return value
+
+    def _end_with(self, value: R | None) -> None:
+        """``complete()``: send ``value`` (if any) and complete; ``error()``: fail."""
+        error = self._sink._error
+        if error is not None:
+            self._fail(error)
+            return
+        downstream = self._out
+        if value is not None and downstream is not None and not self._send(downstream, value):
+            return  # the subscriber raised (2.13): the subscription ended there
+        self._complete_early()
 
 
 class Scan(Relay[T, R]):
