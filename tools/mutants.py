@@ -1120,8 +1120,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_transform.py",
-                "            self._upstream.request(1)  # replace the dropped element",
-                "            pass  # replace the dropped element",
+                "            self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)",
+                "            pass  # replace the dropped element (rule 1.1 stays intact)",
             ),
         ),
         PIPE,
