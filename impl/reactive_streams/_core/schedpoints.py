@@ -48,6 +48,7 @@ MODULES = (
     "reactive_streams._core.serial",
     "reactive_streams._core.downstream",
     "reactive_streams._core.attach",
+    "reactive_streams._core.arbiter",
 )
 
 _installed: list[Hook | None] = [None]
