@@ -87,6 +87,7 @@ def _stores(tree: ast.AST) -> list[tuple[str, str, int]]:
             if not in_init and isinstance(child, (ast.Assign, ast.AnnAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
                 for target in targets:
+                    pairs: list[tuple[ast.expr, ast.expr | None]]
                     if isinstance(target, ast.Tuple) and isinstance(child.value, ast.Tuple):
                         pairs = list(zip(target.elts, child.value.elts, strict=False))
                     else:
