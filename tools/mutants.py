@@ -1464,8 +1464,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "_future.py",
-                "        if self._enter():\n            self._drain()  # the result, from the drain (rule 1.3)\n",
-                "        self._enter()\n        self._drain()  # the result, even while on_subscribe runs\n",
+                "    def start(self) -> None:\n        if self._enter():\n",
+                "    def start(self) -> None:\n        self._deliver_subscribe()  # outside the drain\n        if self._enter():\n",
             ),
         ),
         "tests/test_newcomer_surface.py",

@@ -23,8 +23,8 @@ MUTANTS: tuple[Mutant, ...] = (
                 "            if upstream is None or upstream is GONE:\n                self._upstream = serial",
             ),
         ),
-        machine=PIPE,
-        select="delay_subscription or switch_map or flat_map or zip",
+        machine=RACES,  # the pipeline machine (one thread) never cancels before a set
+        select="d1 or d2 or d11",
     ),
     Mutant(
         "attach-early-demand-dropped",
@@ -51,8 +51,8 @@ MUTANTS: tuple[Mutant, ...] = (
                 "                0 and self._invalid(check_request(n)",
             ),
         ),
-        machine=PIPE,
-        select="delay_subscription",
+        machine=RACES,  # the pipeline machine's delay_subscription cell survives it
+        select="d10",
     ),
     Mutant(
         "arbiter-invalid-waits-for-upstream",
