@@ -322,9 +322,9 @@ MUTANTS = (
         "2.7",
         (
             Patch(
-                "operators/_drained.py",
-                "        serial = SerialSubscription(subscription)  # rule 2.7: one call at a time\n",
-                "        serial = subscription\n",
+                "_core/attach.py",
+                "                self._upstream = serial = SerialSubscription(subscription)  # rule 2.7\n",
+                "                self._upstream = serial = subscription  # type: ignore[assignment]\n",
             ),
         ),
         "stateful/test_pipeline_machine.py",
@@ -731,8 +731,8 @@ MUTANTS = (
         (
             Patch(
                 "operators/_recover.py",
-                "    def _receive_cancel(self) -> None:\n        super()._receive_cancel()\n        self._stop_timer()\n",
-                "    def _receive_cancel(self) -> None:\n        super()._receive_cancel()\n",
+                "        if cancel:\n            self._timer.dispose()  # rules 3.12, 3.13: no timer keeps the subscriber\n",
+                "        if cancel:\n            pass\n",
             ),
         ),
         "tests/operators/test_combining.py",
@@ -1016,8 +1016,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 OPS + "_flat_map.py",
-                "            self.subscription.request(grant)\n",
-                "            self.subscription.request(grant - 1)\n",
+                "            self.request(grant)\n",
+                "            self.request(grant - 1)\n",
             ),
         ),
         PIPE,
@@ -1464,8 +1464,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "_future.py",
-                "            if not self._returned or self._over:\n",
-                "            if self._over:\n",
+                "    def start(self) -> None:\n        if self._enter():\n",
+                "    def start(self) -> None:\n        self._deliver_subscribe()  # outside the drain\n        if self._enter():\n",
             ),
         ),
         "tests/test_newcomer_surface.py",

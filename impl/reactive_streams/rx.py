@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ._core.attach import Attach
 from ._core.demand import MAX_DEMAND
 from ._core.downstream import ACTIVE, DONE, Downstream
 from .api import Publisher, Subscriber
@@ -135,34 +136,30 @@ def from_observable(
 class _ObserverSubscriber(Generic[T]):
     """Subscribes with unbounded demand and forwards to an Rx observer."""
 
-    __slots__ = ("_observer", "_subscription")
+    __slots__ = ("_observer", "_upstream")
 
     def __init__(self, observer: Any) -> None:
         self._observer = observer
-        self._subscription: Subscription | None = None
+        # rule 3.17: an Observer takes everything; asked when the subscription is set
+        self._upstream = Attach(MAX_DEMAND)
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._subscription is not None:
-            subscription.cancel()  # rule 2.5
-            return
-        self._subscription = subscription
-        subscription.request(MAX_DEMAND)  # rule 3.17: an Observer takes everything
+        # rules 2.5, 3.12: a second one, or one after dispose(), is cancelled (atomically)
+        self._upstream.set(subscription)
 
     def on_next(self, item: T) -> None:
         self._observer.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
-        self._subscription = None
+        self._upstream.release()
         self._observer.on_error(error)
 
     def on_complete(self) -> None:
-        self._subscription = None
+        self._upstream.release()
         self._observer.on_completed()
 
     def dispose(self) -> None:
-        subscription, self._subscription = self._subscription, None
-        if subscription is not None:
-            subscription.cancel()
+        self._upstream.cancel()
 
 
 def to_observable(publisher: Publisher[T]) -> Any:

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ._core.attach import Attach
 from ._core.demand import MAX_DEMAND, check_request
 from ._core.serial import SerialQueue
 from .executors import ExecutorLike, as_executor
@@ -52,7 +53,7 @@ class LambdaSubscriber(Generic[T]):
         self._on_complete = on_complete
         self._batch = request
         self._received = 0
-        self._subscription: Subscription | None = None
+        self._upstream = Attach(request)  # the batch is asked when the subscription is set
         self._failed = False
         self.done = threading.Event()
         self.error: BaseException | None = None
@@ -71,13 +72,9 @@ class LambdaSubscriber(Generic[T]):
         self.cancel()  # rule 3.5: a no-op when the stream already ended
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._subscription is not None or self.done.is_set():
-            subscription.cancel()  # rule 2.5: one active subscription
-            return
-        self._subscription = subscription
-        subscription.request(self._batch)
+        # rules 2.5, 3.12: a second subscription, or one after cancel() or the end, is
+        # cancelled; the check and the store are one step (_core.attach)
+        self._upstream.set(subscription)
 
     def on_next(self, item: T) -> None:
         if item is None:
@@ -94,22 +91,18 @@ class LambdaSubscriber(Generic[T]):
             self._received += 1
             if self._received == self._batch:
                 self._received = 0
-                subscription = self._subscription
-                if subscription is not None:
-                    subscription.request(self._batch)
+                self._upstream.request(self._batch)  # a no-op once cancelled or ended
 
     def _fail(self, exc: Exception) -> None:
         """The on_next callback raised: cancel upstream, then report it as the error."""
         self._failed = True
-        subscription, self._subscription = self._subscription, None
-        if subscription is not None:
-            subscription.cancel()  # rule 2.13 / 3.5
+        self._upstream.cancel()  # rule 2.13 / 3.5
         self._deliver_error(exc, "rule 2.13: the on_next callback raised; subscription cancelled")
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
-        self._subscription = None  # rule 2.4: the subscription is over
+        self._upstream.release()  # rule 2.4: the subscription is over
         if not self._failed:
             self._deliver_error(error, "rule 1.4: the stream failed")
 
@@ -134,7 +127,7 @@ class LambdaSubscriber(Generic[T]):
             self.done.set()  # after the callback: waiting on done sees its effects
 
     def on_complete(self) -> None:
-        self._subscription = None
+        self._upstream.release()  # rule 2.4
         if self._failed:
             return
         self.completed = True
@@ -147,11 +140,10 @@ class LambdaSubscriber(Generic[T]):
             self.done.set()
 
     def cancel(self) -> None:
-        """Cancel the subscription (rule 3.5: safe to call more than once)."""
-        subscription, self._subscription = self._subscription, None
+        """Cancel the subscription (rule 3.5: safe to call more than once); before it
+        arrives, the subscription that arrives is cancelled (rule 3.12)."""
         self.done.set()
-        if subscription is not None:
-            subscription.cancel()
+        self._upstream.cancel()
 
 
 def subscribe(
@@ -195,7 +187,7 @@ class AsyncSubscriber(Generic[T]):
     def __init__(self, executor: ExecutorLike, *, batch: int = 256) -> None:
         hop = as_executor(executor)  # a pool or an asyncio loop, adapted
         self._signals: SerialQueue[_Signal] = SerialQueue(hop, self._handle, batch)
-        self._subscription: Subscription | None = None
+        self._upstream = Attach()  # set by the queued on_subscribe; cancel() may come first
         self._done = False
 
     # ---- hooks
@@ -213,15 +205,14 @@ class AsyncSubscriber(Generic[T]):
 
     # ---- upstream control, usable from the hooks
     def request(self, n: int) -> None:
-        subscription = self._subscription
-        if subscription is not None and not self._done:
-            subscription.request(n)
+        """Ask for ``n`` more (before the subscription arrives: asked when it does; an
+        invalid ``n`` then raises the rule 3.9 ValueError here)."""
+        if not self._done:
+            self._upstream.request(n)
 
     def cancel(self) -> None:
-        subscription, self._subscription = self._subscription, None
         self._done = True
-        if subscription is not None:
-            subscription.cancel()
+        self._upstream.cancel()  # before the subscription arrives: it is cancelled then
 
     # ---- Subscriber: queue only (rule 2.2)
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -247,10 +238,8 @@ class AsyncSubscriber(Generic[T]):
         kind = signal.kind
         if kind == "subscribe":
             subscription: Subscription = signal.value  # type: ignore[assignment]
-            if self._subscription is not None or self._done:
-                subscription.cancel()  # rule 2.5
-                return
-            self._subscription = subscription
+            if not self._upstream.set(subscription):
+                return  # rule 2.5, or cancelled before it came (3.12): cancelled
             self._guard(self.when_subscribe)
         elif self._done:
             return  # rule 2.8 allows signals after cancel; they are ignored
@@ -266,11 +255,11 @@ class AsyncSubscriber(Generic[T]):
                 self.cancel()
         elif kind == "complete":
             self._done = True
-            self._subscription = None  # rule 2.4 / 3.13
+            self._upstream.release()  # rule 2.4 / 3.13
             self._guard(self.when_complete)
         else:
             self._done = True
-            self._subscription = None
+            self._upstream.release()
             error: BaseException = signal.value  # type: ignore[assignment]
             self._guard(lambda: self.when_error(error))
 

@@ -12,8 +12,9 @@ forwarded to it, once. Calls on each upstream go through a ``SerialSubscription`
 - Rule 1.9: ``on_subscribe`` goes downstream before the first upstream is subscribed;
   a raising factory (``defer``) is that ``on_subscribe`` then ``on_error``.
 - Rule 3.9: an invalid request is latched by the core and passed to the current upstream,
-  so its error arrives serially (1.3); a latched request ends the stream with the rule 3.9
-  error and is never retried nor resumed, nor given to a new upstream.
+  so its error arrives serially (1.3); between upstreams (a switch, a backoff) it is
+  answered at once. A latched request ends the stream with the rule 3.9 error and is
+  never retried nor resumed, nor given to a new upstream.
 - Rule 3.12: a cancel during a switch is seen by the new upstream's ``on_subscribe``,
   which cancels it at once (no leak).
 - Rule 3.3: resubscribing is a drain loop (``DrainLoop._enter``/``_drain``): a source
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["Arbiter", "SwitchingPublisher"]
 
 T = TypeVar("T")
+
+#: test-only scheduling hook (``_core/schedpoints.py``); None in production
+_sched_hook: Any = None
 
 
 class _Attempt(Generic[T]):
@@ -135,6 +139,10 @@ class Arbiter(Relay[T, T]):
         subscription.cancel()  # the arbiter subscribes its own attempts (rule 2.5)
 
     def _attach(self, attempt: _Attempt[T], subscription: Subscription) -> None:
+        """The switch form of ``_core.attach``: the check and the store are one step under
+        the core's lock, so a cancel (which takes it) comes before or after, never between."""
+        if _sched_hook is not None:
+            _sched_hook("attach.set", self)
         n = 0
         with self._lock:
             live = attempt is self._attempt and self._pub is ACTIVE and self._bad is None
@@ -181,9 +189,14 @@ class Arbiter(Relay[T, T]):
             with self._lock:
                 self._requested = add_demand(self._requested, n)  # rule 3.17
                 upstream = self._upstream
+            upstream.request(n)
+            return
+        with self._lock:
+            upstream = self._upstream
+        if upstream is NOOP:  # between upstreams (a switch, retry's backoff): nobody to ask
+            self._answer_bad_request()  # rule 3.9: its error now, never when a timer fires
         else:
-            upstream = self._upstream  # rule 3.9: the current upstream answers, serially
-        upstream.request(n)
+            upstream.request(n)  # rule 3.9: the current upstream answers, serially (1.3)
 
 
 class SwitchingPublisher(Generic[T]):

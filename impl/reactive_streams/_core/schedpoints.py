@@ -13,7 +13,8 @@ elements from the demand (``demand.take``), a serial queue's handoff (``queue.of
 subscription's non-blocking lock (``serial.acquire``, ``serial.release``), its queue of
 calls made meanwhile (``serial.queue``, ``serial.pending``), and the entry and exit of
 ``request``/``cancel`` (``request.enter``, ``request.exit``, ``cancel.enter``,
-``cancel.exit``). A point is never inside a held ``threading.Lock``: the thread that
+``cancel.exit``), and the attach primitive's set and cancel (``attach.set``,
+``attach.cancel``: an upstream, an inner or a timer stored against a racing cancel). A point is never inside a held ``threading.Lock``: the thread that
 waits there holds no lock another thread could block on.
 """
 
@@ -38,10 +39,17 @@ POINTS = (
     "request.exit",
     "cancel.enter",
     "cancel.exit",
+    "attach.set",
+    "attach.cancel",
 )
 
 #: the modules with points; each has a module global ``_sched_hook``
-MODULES = ("reactive_streams._core.serial", "reactive_streams._core.downstream")
+MODULES = (
+    "reactive_streams._core.serial",
+    "reactive_streams._core.downstream",
+    "reactive_streams._core.attach",
+    "reactive_streams._core.arbiter",
+)
 
 _installed: list[Hook | None] = [None]
 

@@ -1,18 +1,20 @@
 """``delay_subscription(dt)``: subscribe upstream ``dt`` seconds after the subscriber.
 
-The hop is a :class:`~reactive_streams._core.relay.Relay`: ``on_subscribe`` reaches the
-subscriber at once (rule 1.9), its requests wait in ``_early`` until upstream's
-subscription arrives, then go upstream in order; a cancel before then cancels the timer
-(rules 3.12, 3.13) and upstream is never subscribed.
+The hop is a :class:`~reactive_streams._core.relay.Relay` whose upstream is an
+:class:`~reactive_streams._core.attach.Attach` slot from the start: ``on_subscribe``
+reaches the subscriber at once (rule 1.9), its requests are summed in the slot until
+upstream's subscription arrives, then go upstream (3.17); an invalid request is answered
+at once, not when the timer fires (3.9); a cancel before then cancels the timer and
+whatever subscription arrives later (rules 3.12, 3.13), atomically.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from .._core.downstream import ACTIVE, NOOP
+from .._core.attach import Attach, Slot
+from .._core.downstream import ACTIVE
 from .._core.relay import Relay
-from .._core.serial import SerialSubscription
 from .._subscribing import subscribe_or_fail
 
 if TYPE_CHECKING:
@@ -25,26 +27,26 @@ __all__ = ["DelaySubscriptionPublisher"]
 
 
 class _DelaySubscription(Relay[T, T]):
-    __slots__ = ("_early", "_source", "_timer")
+    __slots__ = ("_slot", "_source", "_timer")
 
     hop = "delay_subscription"
 
     def __init__(self, downstream: Subscriber[T], source: Publisher[T]) -> None:
         super().__init__(downstream)
         self._source: Publisher[T] | None = source
-        self._early: list[Any] | None = []  # requests made before upstream subscribed
-        self._timer: Cancellable | None = None
+        self._slot = Attach(on_invalid=self._refused)
+        self._upstream = self._slot  # the relay's requests and cancel go to the slot
+        self._timer: Slot[Cancellable] = Slot()
 
     def start(self, dt: float, scheduler: Scheduler) -> None:
         self._out = self._downstream
         if self._deliver_subscribe():  # rule 1.9: first, now
             try:
-                self._timer = scheduler.schedule(dt, self._subscribe_upstream)
+                timer = scheduler.schedule(dt, self._subscribe_upstream)
             except Exception as exc:  # rules 1.9, 1.4: the scheduler refused (a closed loop)
                 self._finish(exc)
                 return
-            if self._pub is not ACTIVE:  # cancelled meanwhile
-                self._timer.cancel()
+            self._timer.swap(timer)  # cancelled at once if the subscriber cancelled meanwhile
 
     def _subscribe_upstream(self) -> None:
         source, self._source = self._source, None
@@ -52,33 +54,23 @@ class _DelaySubscription(Relay[T, T]):
             subscribe_or_fail(source, self, self._finish)  # rule 1.9: a raise is on_error
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        if self._upstream is not NOOP or self._pub is not ACTIVE:
-            subscription.cancel()  # rules 2.5, 3.12: one subscription, none after a cancel
-            return
-        upstream = SerialSubscription(subscription)
-        with self._lock:
-            self._upstream = upstream
-            early, self._early = self._early, None
-        for n in early or ():
-            upstream.request(n)  # in order; rule 3.9 answered by upstream too
+        self._slot.set(subscription)  # rules 2.5, 3.12: refused after a cancel, atomically
 
-    def _forward(self, n: Any) -> None:
-        with self._lock:
-            early = self._early
-            if early is not None:
-                early.append(n)
-                return
-        self._upstream.request(n)
+    def _refused(self, message: str) -> None:
+        """Rule 3.9 before upstream is subscribed (the core latched it): the error now."""
+        self._slot.cancel()  # upstream is never subscribed now
+        self._answer_bad_request()
 
     def _wake(self, cancel: bool) -> None:
         if cancel:
-            timer, self._timer = self._timer, None
-            if timer is not None:
-                timer.cancel()  # rule 3.13: the timer does not keep the subscriber
+            self._timer.dispose()  # rule 3.13: the timer does not keep the subscriber
             self._source = None
-        super()._wake(cancel)
+        super()._wake(cancel)  # the slot: cancels upstream, or what arrives later
+
+    def _released(self) -> None:
+        super()._released()
+        self._timer.dispose()  # ended before the timer fired (rule 3.9): it never fires
+        self._source = None
 
 
 class DelaySubscriptionPublisher(Generic[T]):

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from .._core.attach import Attach
 from .._core.demand import MAX_DEMAND
 from .._core.downstream import ACTIVE, DONE, SUBSCRIBED, Downstream
 from .._core.serial import SerialSubscription
@@ -37,30 +38,23 @@ class _InnerParent(Protocol):
 P = TypeVar("P", bound=_InnerParent)
 
 
-class QueuedInner(Generic[P, R]):
+class QueuedInner(Attach, Generic[P, R]):
     """The subscriber of one inner source (flat_map, zip): asks for the parent's
-    ``prefetch`` and queues the elements for the parent's drain. Its calls upstream come
-    from ``on_subscribe``'s thread and from whichever thread runs the parent's drain:
-    they are serial as the main upstream's are (``SerialSubscription``, rule 2.7)."""
+    ``prefetch`` and queues the elements for the parent's drain. It is its inner's
+    subscription slot (``Attach``): a cancel that comes before the inner's
+    ``on_subscribe`` cancels what arrives (rule 3.12), the prefetch is asked at the set,
+    and calls from ``on_subscribe``'s thread and the parent's drain are serial (2.7)."""
 
-    __slots__ = ("_parent", "done", "queue", "subscription")
+    __slots__ = ("_parent", "done", "queue")
 
     def __init__(self, parent: P) -> None:
+        super().__init__(parent._prefetch)  # asked when the inner's subscription is set
         self._parent: P | None = parent
         self.queue: deque[R] = deque()
         self.done = False
-        self.subscription: Subscription = CANCELLED
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        parent = self._parent
-        if self.subscription is not CANCELLED or parent is None:
-            subscription.cancel()  # rule 2.5
-            return
-        serial = SerialSubscription(subscription)  # rule 2.7: one call at a time
-        self.subscription = serial
-        serial.request(parent._prefetch)
+        self.set(subscription)  # rules 2.5, 3.12: refused and cancelled after a cancel
 
     def on_next(self, item: R) -> None:
         parent = self._parent
@@ -71,8 +65,7 @@ class QueuedInner(Generic[P, R]):
     def cancel(self) -> None:
         self._parent = None
         self.queue.clear()
-        subscription, self.subscription = self.subscription, CANCELLED
-        subscription.cancel()
+        Attach.cancel(self)
 
 
 class _Stopped(Exception):

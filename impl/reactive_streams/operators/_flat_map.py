@@ -111,7 +111,7 @@ class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
             grant = (consumed // limit) * limit
             consumed -= grant
             if self.pull is None:
-                self.subscription.request(grant)
+                self.request(grant)
             else:
                 self._refill(grant)
         self._consumed = consumed

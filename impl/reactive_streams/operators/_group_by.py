@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .._core.attach import Slot
 from .._core.downstream import ACTIVE, where
 from ._base import deliver_subscribe_then_error
 from ._drained import DrainedOperator
@@ -39,18 +40,19 @@ K = TypeVar("K")
 __all__ = ["GroupByPublisher"]
 
 
-class _Group(Generic[T]):
-    """One group: its queue, its end, and its one subscription (``_GroupSub``)."""
+class _Group(Slot[Any], Generic[T]):
+    """One group: its queue, its end, and the slot of its one subscription (``_GroupSub``;
+    claimed once, atomically, by its subscriber: ``_core.attach.Slot``)."""
 
-    __slots__ = ("done", "error", "key", "parent", "queue", "sub")
+    __slots__ = ("done", "error", "key", "parent", "queue")
 
     def __init__(self, parent: _GroupBy[Any], key: Any) -> None:
+        super().__init__()
         self.parent = parent
         self.key = key
         self.queue: deque[T] = deque()
         self.done = False
         self.error: BaseException | None = None
-        self.sub: _GroupSub[T] | None = None
 
     def __repr__(self) -> str:
         return f"<group_by group {self.key!r}>"
@@ -58,13 +60,14 @@ class _Group(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        if self.sub is not None:
+        if not self.claim(subscriber):  # check and store in one step (a racing second)
             deliver_subscribe_then_error(
                 subscriber, ValueError(f"group_by: group {self.key!r} allows one subscriber")
             )
             return
-        self.sub = _GroupSub(subscriber, self)
-        self.sub._signal()  # on_subscribe from its drain (rule 1.9)
+        sub = _GroupSub(subscriber, self)  # built once claimed: no refused hop in the trace
+        self.swap(sub)
+        sub._signal()  # on_subscribe from its drain (rule 1.9)
 
     def push(self, item: T) -> None:
         self.queue.append(item)
@@ -76,8 +79,8 @@ class _Group(Generic[T]):
         self.wake()
 
     def wake(self) -> None:
-        sub = self.sub
-        if sub is not None:
+        sub = self._held
+        if isinstance(sub, _GroupSub):
             sub._signal()
 
 

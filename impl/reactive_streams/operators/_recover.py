@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from .._core.arbiter import Arbiter
+from .._core.attach import Slot
 from .._core.downstream import where
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ class Retry(Arbiter[T]):
         self._attempt_no = 0  # errors seen so far
         self._backoff = backoff
         self._scheduler = scheduler
-        self._timer: Cancellable | None = None
+        self._timer: Slot[Cancellable] = Slot()  # the backoff's wait, if one is armed
 
     def _resubscribe(self) -> None:
         backoff, scheduler = self._backoff, self._scheduler
@@ -108,26 +109,24 @@ class Retry(Arbiter[T]):
             self._switch(self._source)
             return
         try:
-            self._timer = scheduler.schedule(backoff.delay(self._attempt_no), self._fire)
+            timer = scheduler.schedule(backoff.delay(self._attempt_no), self._fire)
         except Exception as exc:  # rules 1.9, 1.4: the scheduler refused the timer
             self._finish(exc)
+            return
+        self._timer.swap(timer)  # rules 3.12, 3.13: cancelled at once if a cancel came first
 
     def _fire(self) -> None:
-        self._timer = None
+        self._timer.swap(None)
         self._switch(self._source)  # a no-op once cancelled or ended
 
-    def _stop_timer(self) -> None:
-        timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()  # rules 3.12, 3.13: no timer keeps the subscriber
-
-    def _receive_cancel(self) -> None:
-        super()._receive_cancel()
-        self._stop_timer()
+    def _wake(self, cancel: bool) -> None:
+        if cancel:
+            self._timer.dispose()  # rules 3.12, 3.13: no timer keeps the subscriber
+        super()._wake(cancel)
 
     def _released(self) -> None:
         super()._released()
-        self._stop_timer()
+        self._timer.dispose()
 
     def _first(self) -> Publisher[T]:
         return self._source

@@ -63,7 +63,7 @@ class LinkedInner(QueuedInner[Any, Any]):
         self._consumed += 1
         if self._consumed == self._limit:
             self._consumed = 0
-            self.subscription.request(self._limit)
+            self.request(self._limit)
 
 
 class LinkedDrain(DrainedOperator[R]):
