@@ -584,7 +584,7 @@ SCENARIOS: dict[str, tuple[Plan, int]] = {
 #: sees): serial-lost-wake-up fails at schedule 69 of filter-replacement (whose 468 are
 #: all run), flat_map-scalar-no-recheck at 4,474 of flat_map-scalar, and ref_count's
 #: DisconnectedError inside its own cancel at 669 of ref_count-replay-cancel
-CI_RUNS = {"filter-replacement": 500, "flat_map-scalar": 4_600, "ref_count-replay-cancel": 800}
+CI_RUNS = {"filter-replacement": 500, "flat_map-scalar": 4_600, "ref_count-replay-cancel": 700}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -70,7 +70,7 @@ SLOW = bool(os.environ.get("RS_SLOW"))
 #: the line-level exploration: ``make interleave``, and ``make mutants`` (its planted bugs)
 DEEP = SLOW or os.environ.get("HYPOTHESIS_PROFILE") == "mutants"
 #: line-level runs per cell in ``make test`` (the smoke); ``make interleave`` runs them all
-_SMOKE = 16
+_SMOKE = 10
 ALL = MAX_DEMAND
 
 
@@ -565,14 +565,14 @@ def _named(name: str, body: Callable[[], int]) -> int:
 
 @pytest.mark.parametrize("name", _cells())
 def test_family_points(name: str) -> None:
-    """The cell at the core's points: the first 20 schedules without preemption and 40
+    """The cell at the core's points: the first 10 schedules without preemption and 25
     with one (with ``RS_SLOW``, up to 3,000 with two)."""
     if SLOW:
         runs = _named(name, lambda: explore_cell_points(name, 2, 3_000))
     else:
         runs = _named(
             name,
-            lambda: explore_cell_points(name, 0, 20) + explore_cell_points(name, 1, 40),
+            lambda: explore_cell_points(name, 0, 10) + explore_cell_points(name, 1, 25),
         )
     print(f"{name}: {runs} schedules at the points")  # shown with -s (make interleave)
     assert runs > 0
