@@ -458,6 +458,22 @@ class Exploration:
     longest: int = 0
 
 
+def _attempt(
+    build: Callable[[Scheduler], Callable[[], object] | None], sched: Scheduler, where: str
+) -> None:
+    """One run of ``build`` under ``sched`` and its final check; a failure becomes a
+    ``Counterexample`` that says ``where`` in the exploration it came."""
+    final = build(sched)
+    try:
+        sched.run()
+        if final is not None:
+            final()
+    except Counterexample as exc:
+        raise Counterexample(f"{exc.message}\n{where}", exc.schedule) from exc
+    except AssertionError as exc:
+        raise Counterexample(f"{exc}\n{where}", sched.schedule) from exc
+
+
 def explore(
     build: Callable[[Scheduler], Callable[[], object] | None],
     preemptions: int,
@@ -475,16 +491,8 @@ def explore(
             break
         prefix = stack.pop()
         sched = Scheduler(prefix, check=check)
-        final = build(sched)
         where = f"schedule {result.runs + 1} of the exploration (<= {preemptions} preemptions)"
-        try:
-            sched.run()
-            if final is not None:
-                final()
-        except Counterexample as exc:
-            raise Counterexample(f"{exc.message}\n{where}", exc.schedule) from exc
-        except AssertionError as exc:
-            raise Counterexample(f"{exc}\n{where}", sched.schedule) from exc
+        _attempt(build, sched, where)
         result.runs += 1
         decisions = sched.decisions
         result.longest = max(result.longest, len(decisions))
@@ -518,17 +526,6 @@ def explore_lines(
     of that many preemptions. The first failure raises ``Counterexample`` with a
     replayable schedule."""
 
-    def attempt(sched: Scheduler, where: str) -> None:
-        final = build(sched)
-        try:
-            sched.run()
-            if final is not None:
-                final()
-        except Counterexample as exc:
-            raise Counterexample(f"{exc.message}\n{where}", exc.schedule) from exc
-        except AssertionError as exc:
-            raise Counterexample(f"{exc}\n{where}", sched.schedule) from exc
-
     rng = random.Random(seed)
     result = Exploration()
     todo: list[Sequence[int]] = list(plans) if plans is not None else [()]
@@ -538,7 +535,7 @@ def explore_lines(
         plan = todo[k]
         k += 1
         first = Scheduler(plan, check=check, census=True)
-        attempt(first, f"the census run of plan {list(plan)} (no line-level preemption)")
+        _attempt(build, first, f"the census run of plan {list(plan)} (no line-level preemption)")
         result.runs += 1
         if plans is None and k == 1:  # the default plans: each thread first, too
             todo.extend((t,) for t in range(1, len(first.threads)))
@@ -566,7 +563,7 @@ def explore_lines(
                 f"line-level run {j + 1} of {len(picks)} of plan {list(plan)} (<= "
                 f"{preemptions} preemptions among {len(census)} line events, seed {seed})"
             )
-            attempt(Scheduler(plan, check=check, lines=lines), where)
+            _attempt(build, Scheduler(plan, check=check, lines=lines), where)
             result.runs += 1
     return result
 

@@ -138,6 +138,48 @@ class SerialProbe(PipeProbe):
             super().cancel()
 
 
+class HopJudge:
+    """Every traced hop of a run replayed against the spec's twins, event by event (the
+    interleaving machines share it): ``step`` after every step, ``at_rest`` at the end,
+    ``running`` the subscriptions neither cancelled nor terminated."""
+
+    def __init__(self) -> None:
+        self.tracer = tracing.start_tracing()  # the caller restores the former one
+        self.replay = Replay(sync=False, call_ends=False)
+        self.cursor = 0
+        self.skipped: set[int] = set()
+
+    def step(self) -> None:
+        events = self.tracer.events
+        for k in range(self.cursor, len(events)):
+            event = event_from_dict(events[k], k + 1)
+            if event.sub in self.skipped:
+                continue
+            why = self.replay.step(event)
+            if why is not None and " overlaps " in why:
+                # vocabulary v1 (no end_request): a signal nested in a request made from
+                # inside a signal reads as an overlap; the probe judges 1.3 itself
+                self.skipped.add(event.sub)
+                self.replay.subs.pop(event.sub, None)
+                continue
+            assert why is None, f"event {event.index} ({event.sig}, sub {event.sub}): {why}"
+            broken = inv.check_all(self.replay.state(event.sub))
+            assert not broken, f"event {event.index} ({event.sig}, sub {event.sub}): {broken}"
+        self.cursor = len(events)
+
+    def at_rest(self) -> None:
+        """The end of the trace: nothing left open, the properties at rest."""
+        self.step()
+        end = self.replay.unfinished()
+        assert end is None, f"at rest: {end}"
+        for sub, state in self.replay.subs.items():
+            broken = inv.check_at_rest(state)
+            assert not broken, f"at rest, subscription {sub}: {broken}"
+
+    def running(self) -> list[int]:
+        return sorted(s for s, state in self.replay.subs.items() if state.pub not in DONE)
+
+
 class Run:
     """One plan under one schedule: builds, judges after every step and at rest."""
 
@@ -148,10 +190,8 @@ class Run:
         self.where = repr(plan)
         self.emitter: Emitter[Any] | None = None
         self.log: list[dict[str, Any]] = []
-        self.replay = Replay(sync=False, call_ends=False)
-        self.cursor = 0
-        self.skipped: set[int] = set()
-        self.tracer = tracing.start_tracing()
+        self.hops = HopJudge()
+        self.replay = self.hops.replay
         flow, self.expect = self._source()
         for op in plan.ops:
             if op.name == "flat_map_just":  # every inner is scalar: flat_map's fast path
@@ -222,22 +262,7 @@ class Run:
     def check_step(self) -> None:
         """With every thread stopped: the trace, the probe, the oracle, the bounds."""
         assert not INNER_PROBLEMS, INNER_PROBLEMS[0]
-        events = self.tracer.events
-        for k in range(self.cursor, len(events)):
-            event = event_from_dict(events[k], k + 1)
-            if event.sub in self.skipped:
-                continue
-            why = self.replay.step(event)
-            if why is not None and " overlaps " in why:
-                # vocabulary v1 (no end_request): a signal nested in a request made from
-                # inside a signal reads as an overlap; the probe judges 1.3 itself
-                self.skipped.add(event.sub)
-                self.replay.subs.pop(event.sub, None)
-                continue
-            assert why is None, f"event {event.index} ({event.sig}, sub {event.sub}): {why}"
-            broken = inv.check_all(self.replay.state(event.sub))
-            assert not broken, f"event {event.index} ({event.sig}): {broken}"
-        self.cursor = len(events)
+        self.hops.step()
         probe = self.probe
         assert not probe.problems, probe.problems[0]
         assert not probe.after_fault, f"rule 2.13: {probe.after_fault[0]} after the fault"
@@ -281,16 +306,12 @@ class Run:
             f"{'an onError (rule 3.9)' if probe.invalid else 'elements'}, got "
             f"{probe.values!r}, every thread ended and nothing is queued"
         )
-        end = self.replay.unfinished()
-        assert end is None, f"at rest: {end}"
-        for sub, state in self.replay.subs.items():
-            broken = inv.check_at_rest(state)
-            assert not broken, f"at rest, subscription {sub}: {broken}"
+        self.hops.at_rest()
         if probe.subscription is not None:
             TracedMachine.references_dropped(probe, probe.subscription)  # rule 3.13
         if probe.stopped and all(stage.conn is None for stage in self.builder.stages):
             # ref_count disconnects with its last subscriber: nothing upstream may run
-            running = sorted(s for s, state in self.replay.subs.items() if state.pub not in DONE)
+            running = self.hops.running()
             assert not running, (
                 f"at rest: the probe stopped, yet hop subscription(s) {running} upstream "
                 f"were neither cancelled nor terminated"

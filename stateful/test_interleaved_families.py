@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -43,15 +42,12 @@ from typing import Any
 
 import pytest
 
-from reactive_streams import Emitter, Flow, ManualExecutor, tracing
+from reactive_streams import Emitter, Flow, ManualExecutor
 from reactive_streams._core import tracer as core_tracer
 from reactive_streams.operators import Backoff
 from reactive_streams.subscribers import LambdaSubscriber
-from reactive_streams.trace.format import event_from_dict
-from reactive_streams.trace.model import Replay
-from reactive_streams.trace.transitions import DONE, MAX_DEMAND
+from reactive_streams.trace.transitions import MAX_DEMAND
 
-from . import invariants as inv
 from .interleave import (
     Counterexample,
     Mutex,
@@ -63,12 +59,10 @@ from .interleave import (
     parse_schedule,
 )
 from .machines import TracedMachine
-from .test_interleaved import SerialProbe
+from .test_interleaved import DEEP, SLOW, HopJudge, SerialProbe
 from .test_pipeline_machine import SubscribeRaises
 
-SLOW = bool(os.environ.get("RS_SLOW"))
-#: the line-level exploration: ``make interleave``, and ``make mutants`` (its planted bugs)
-DEEP = SLOW or os.environ.get("HYPOTHESIS_PROFILE") == "mutants"
+# DEEP (RS_SLOW=1, or the mutants profile): the line-level exploration of every cell
 #: line-level runs per cell in ``make test`` (the smoke); ``make interleave`` runs them all
 _SMOKE = 10
 ALL = MAX_DEMAND
@@ -106,10 +100,7 @@ class World:
     at_rest: list[Callable[[], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.tracer = tracing.start_tracing()  # restored by the test, after the run
-        self.replay = Replay(sync=False, call_ends=False)
-        self.cursor = 0
-        self.skipped: set[int] = set()
+        self.hops = HopJudge()  # tracing on; the test restores the former tracer
         self.sched.check = self.check_step
 
     # ---------------------------------------------------------------- parts
@@ -177,22 +168,7 @@ class World:
     # ------------------------------------------------------------- judging
     def check_step(self) -> None:
         """With every thread stopped: every hop against the spec's twins, the probes."""
-        events = self.tracer.events
-        for k in range(self.cursor, len(events)):
-            event = event_from_dict(events[k], k + 1)
-            if event.sub in self.skipped:
-                continue
-            why = self.replay.step(event)
-            if why is not None and " overlaps " in why:
-                # vocabulary v1 (no end_request): a signal nested in a request made from
-                # inside a signal reads as an overlap; the probe judges 1.3 itself
-                self.skipped.add(event.sub)
-                self.replay.subs.pop(event.sub, None)
-                continue
-            assert why is None, f"event {event.index} ({event.sig}, sub {event.sub}): {why}"
-            broken = inv.check_all(self.replay.state(event.sub))
-            assert not broken, f"event {event.index} ({event.sig}, sub {event.sub}): {broken}"
-        self.cursor = len(events)
+        self.hops.step()
         for probe in self.probes:
             assert not probe.problems, probe.problems[0]
 
@@ -219,16 +195,12 @@ class World:
                     f"one_terminal_prop: {probe!r} asked for everything, did not cancel, "
                     f"and got {terminals} terminal signals (values {probe.values!r})"
                 )
-        end = self.replay.unfinished()
-        assert end is None, f"at rest: {end}"
-        for sub, state in self.replay.subs.items():
-            broken = inv.check_at_rest(state)
-            assert not broken, f"at rest, subscription {sub}: {broken}"
+        self.hops.at_rest()
         for probe in self.probes:
             if probe.subscription is not None:
                 TracedMachine.references_dropped(probe, probe.subscription)  # rule 3.13
         if everyone_stopped and self.releases:  # upstream_released_prop
-            running = sorted(s for s, state in self.replay.subs.items() if state.pub not in DONE)
+            running = self.hops.running()
             assert not running, (
                 f"upstream_released_prop: every subscriber stopped, yet hop subscription(s) "
                 f"{running} were neither cancelled nor terminated (rules 3.12, 3.13)"
