@@ -41,9 +41,10 @@ traces: $(SETUP)
 	RS_TRACE_DIR=$(TRACE_DIR) RS_PIPELINE_EXAMPLES=$(PIPELINE_EXAMPLES) $(PY) -m pytest -q \
 		-p no:cacheprovider stateful/test_pipeline_machine.py stateful/test_pipeline_threaded.py
 	$(PY) -m reactive_streams.trace validate -q --hops --min-count $(TRACE_MIN_COUNT) \
-		$(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl tests/traces/v2/valid/*.jsonl
+		$(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl tests/traces/v2/valid/*.jsonl \
+		tests/traces/java/valid/*.jsonl
 	$(PY) -m reactive_streams.trace validate -q --expect-header \
-		tests/traces/*.jsonl tests/traces/v2/*.jsonl
+		tests/traces/*.jsonl tests/traces/v2/*.jsonl tests/traces/java/*.jsonl
 
 ## crosshair: PEP 316 contracts of the pure cores, bounded time
 crosshair: $(SETUP)

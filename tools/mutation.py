@@ -141,7 +141,6 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "_core/relay.py": (CORE, INLINE_OFF),
     "_core/fusion.py": (CORE, INLINE_OFF),
     "_core/arbiter.py": (CORE, INLINE_OFF),
-    "_core/factory.py": (CORE, INLINE_OFF),
     "_core/demand.py": (CORE, INLINE_OFF),
     "_core/serial.py": (CORE, INLINE_OFF),
     "_core/pump.py": (CORE, INLINE_OFF),  # the sources' iterator pump

@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Wraps any java.util.concurrent.Flow.Subscriber and writes the subscriber-side events of
  * the Reactive Streams trace format, version 2 (JSON Lines, docs/trace-format.md):
- * subscribe, request/end_request and cancel/end_cancel around each call, begin_on_* and
- * end_on_* around each signal, every event with its thread, and the error's class as
- * error_type. The resulting file is checked against the TLA+ specification by
+ * subscribe, request/end_request and cancel/end_cancel around each call (with raised: a
+ * call that throws breaks rule 3.15 or 3.16), begin_on_* and end_on_* around each signal,
+ * every event with its thread, and the error's class as error_type. The resulting file is checked against the TLA+ specification by
  * {@code python -m reactive_streams.trace validate FILE}.
  *
  * <p>Use {@link #subscribe} instead of {@code publisher.subscribe(subscriber)}, so the
@@ -86,20 +86,24 @@ public final class TraceSubscriber<T> implements Flow.Subscriber<T> {
     @Override
     public void request(long n) {
       log.event(id, "request", ",\"n\":" + n);
+      boolean raised = true;
       try {
         inner.request(n);
-      } finally {
-        log.event(id, "end_request", ""); // rules 2.7, 3.3: the call's extent
+        raised = false;
+      } finally { // rules 2.7, 3.3: the call's extent; rule 3.16: it returns normally
+        log.event(id, "end_request", ",\"raised\":" + raised);
       }
     }
 
     @Override
     public void cancel() {
       log.event(id, "cancel", "");
+      boolean raised = true;
       try {
         inner.cancel();
-      } finally {
-        log.event(id, "end_cancel", "");
+        raised = false;
+      } finally { // rule 3.15: cancel returns normally
+        log.event(id, "end_cancel", ",\"raised\":" + raised);
       }
     }
   }

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from ._build import ev, range_publisher, signal, subscribed, verdict
+from reactive_streams.trace.format import FormatError
+
+from ._build import ev, range_publisher, signal, subscribed, trace, verdict
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -180,9 +182,10 @@ def test_a_trace_without_any_call_end_is_read_as_version_1() -> None:
     assert (result.ok, result.rule) == (False, "1.3"), result.line()
 
 
-def test_end_request_on_the_wrong_thread_is_named() -> None:
+def test_end_request_on_the_wrong_thread_is_malformed() -> None:
+    """An end pairs with its call on the same thread: not a protocol violation."""
     events = [*subscribed(), ev("request", 1, n=1), ev("end_request", 2)]
-    result = verdict(events, quiescent=False)
-    assert not result.ok
-    assert result.index == 6
-    assert "end of request() on thread 2" in result.message
+    with pytest.raises(FormatError) as error:
+        trace(events, quiescent=False)
+    assert error.value.line == 7
+    assert "end_request without a request before it (sub 1, thread 2)" in str(error.value)

@@ -134,7 +134,7 @@ def test_tlc_with_the_jar_from_the_environment(installed: Path, tmp_path: Path) 
 
 def test_a_missing_jar_names_the_option_and_no_tlc(installed: Path, tmp_path: Path) -> None:
     result = _run(installed, tmp_path, str(FIXTURE))
-    assert result.returncode == 2
+    assert result.returncode == 3  # not checked: TLC cannot run (docs/trace-format.md)
     assert result.stdout == ""
     [line] = result.stderr.strip().splitlines()
     assert "tla2tools.jar not found" in line
@@ -147,7 +147,7 @@ def test_missing_java_names_no_tlc(installed: Path, tmp_path: Path) -> None:
     no_java.mkdir()
     env = {"PATH": str(no_java), "RS_TLA_JAR": str(JAR if JAR.is_file() else FIXTURE)}
     result = _run(installed, tmp_path, str(FIXTURE), env=env)
-    assert result.returncode == 2
+    assert result.returncode == 3  # not checked
     [line] = result.stderr.strip().splitlines()
     assert "java not found" in line
     assert "--no-tlc" in line

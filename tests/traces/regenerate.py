@@ -99,14 +99,25 @@ def main() -> None:
     at = find(events, "send_on_error")
     save("request_0_no_error", events[:at], "sync", find(events, "request", n=0) + 1, "3.9")
 
-    # request(0) followed by more elements instead of onError (rule 3.9)
+    # request(0) followed by another element within the demand, and never by onError:
+    # the element is no fault (3.9 asks for the error, not for silence before it), the
+    # missing onError is, named at the request (rule 3.9); with the onError it is valid
     def zero_then_more(ts: TestSubscriber[int], ex: ManualExecutor | None) -> None:
         ts.request(1)
         ts.request(0)
 
     events = record(True, zero_then_more)
+    for sig in ("request", "recv_request"):  # demand for the planted second element
+        events[find(events, sig, n=1)]["n"] = 2
     at = find(events, "send_on_error")
-    save("request_0_then_on_next", events[:at] + on_next(2), "sync", at + 1, "3.9")
+    zero = find(events, "request", n=0) + 1
+    returns = [e for e in events[at:] if e["sig"] == "end_request"]  # request(0) returns
+    save("request_0_then_on_next", events[:at] + on_next(2) + returns, "sync", zero, "3.9")
+    write_trace(
+        HERE / "valid" / "request_0_then_on_next_then_error.jsonl",
+        renumber(events[:at] + on_next(2) + events[at:]),
+        Header("sync", quiescent=True),
+    )
 
     # onNext before onSubscribe (rule 1.9)
     events = record(True, lambda ts, ex: ts.request(1))

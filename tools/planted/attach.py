@@ -19,12 +19,15 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 ATTACH,
-                "            if upstream is None:\n                self._upstream = serial",
-                "            if upstream is None or upstream is GONE:\n                self._upstream = serial",
+                "            upstream = self._upstream\n            if upstream is None:\n",
+                "            upstream = None if self._upstream is GONE else self._upstream\n"
+                "            if upstream is None:\n",
             ),
         ),
-        machine=RACES,  # the pipeline machine (one thread) never cancels before a set
-        select="d1 or d2 or d11",
+        # the explorer preempts at attach.set; the one-thread pipeline machine never
+        # cancels before a set (tests/operators/test_attach_races.py kills it too: d1, d2, d11)
+        machine="stateful/test_interleaved.py",
+        select="flat_map",
     ),
     Mutant(
         "attach-early-demand-dropped",

@@ -14,8 +14,10 @@ subscription's non-blocking lock (``serial.acquire``, ``serial.release``), its q
 calls made meanwhile (``serial.queue``, ``serial.pending``), and the entry and exit of
 ``request``/``cancel`` (``request.enter``, ``request.exit``, ``cancel.enter``,
 ``cancel.exit``), and the attach primitive's set and cancel (``attach.set``,
-``attach.cancel``: an upstream, an inner or a timer stored against a racing cancel). A point is never inside a held ``threading.Lock``: the thread that
-waits there holds no lock another thread could block on.
+``attach.cancel``: an upstream, an inner or a timer stored against a racing cancel; the
+arbiter's attach of each new upstream is an ``attach.set`` too). A point is never inside
+a held ``threading.Lock``: the thread that waits there holds no lock another thread could
+block on.
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ __all__ = [
     "Header",
     "Trace",
     "event_from_dict",
+    "is_type_name",
     "parse_bytes",
     "parse_lines",
     "read_trace",
@@ -98,7 +99,14 @@ _FIELD_SIGS = {
 _HEADER_KNOWN = frozenset({"format", "version", "mode", "view", "quiescent", "expect"})
 #: a number literal longer than this is malformed before it is converted
 _MAX_DIGITS = 40
-_MAX_TEXT = 10_000
+_MAX_TEXT = 10_000  # ``hop``; an ``error`` text may be of any length
+_MAX_TYPE = 1_000
+#: one part of a class name: a Python identifier, or a Java binary name part with ``$``
+#: (``Main$1``, ``Outer$Inner``, ``$Proxy12``)
+_TYPE_PART = re.compile(r"(?!\d)[\w$]+")
+#: events that open or close a frame on their thread (rules 1.3, 2.7: judged per thread)
+_OPENS = {f"begin_{s}": s for s in SIGNAL_NAMES} | {"request": "request", "cancel": "cancel"}
+_CLOSES = {f"end_{s}": s for s in SIGNAL_NAMES} | {"end_request": "request", "end_cancel": "cancel"}
 
 
 class FormatError(ValueError):
@@ -292,13 +300,13 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _text_field(raw: Mapping[str, Any], key: str) -> str | None:
+def _text_field(raw: Mapping[str, Any], key: str, limit: int | None = _MAX_TEXT) -> str | None:
     value = raw.get(key)
     if key not in raw:
         return None
     if not isinstance(value, str):
         raise _Bad(f"field {key!r} must be a string, got {_show(value)}")
-    if len(value) > _MAX_TEXT:
+    if limit is not None and len(value) > limit:
         raise _Bad(f"field {key!r} is longer than {_MAX_TEXT} characters")
     return value
 
@@ -333,8 +341,8 @@ def _event(raw: Mapping[str, Any], index: int, view: str) -> Event:
     if type(raised) is not bool:
         raise _Bad(f"field 'raised' must be true or false, got {_show(raised)}")
     thread = _int_field(raw, "thread", low=INT64_MIN, high=2**64 - 1, required=False)
-    error_type = _text_field(raw, "error_type")
-    if error_type is not None and not _is_type_name(error_type):
+    error_type = _text_field(raw, "error_type", _MAX_TYPE)
+    if error_type is not None and not is_type_name(error_type):
         raise _Bad(f"field 'error_type' must be a class name, got {_show(error_type)}")
     return Event(
         index=index,
@@ -343,7 +351,7 @@ def _event(raw: Mapping[str, Any], index: int, view: str) -> Event:
         sig=sig,
         n=n,
         seq=seq,
-        error=_text_field(raw, "error"),
+        error=_text_field(raw, "error", None),
         raised=raised,
         thread=thread,
         error_type=error_type,
@@ -351,8 +359,12 @@ def _event(raw: Mapping[str, Any], index: int, view: str) -> Event:
     )
 
 
-def _is_type_name(text: str) -> bool:
-    return 0 < len(text) <= 200 and all(part.isidentifier() for part in text.split("."))
+def is_type_name(text: str) -> bool:
+    """A class name: dotted parts, each an identifier or a Java binary name part
+    (``com.example.Main$1``, ``Outer$Inner``)."""
+    return 0 < len(text) <= _MAX_TYPE and all(
+        _TYPE_PART.fullmatch(part) for part in text.split(".")
+    )
 
 
 def _header(raw: Mapping[str, Any]) -> Header:
@@ -392,6 +404,41 @@ def event_from_dict(raw: Mapping[str, Any], index: int, view: str = "full") -> E
         raise FormatError(index, str(exc)) from None
 
 
+class _Pairing:
+    """The shape of calls and signals: an ``end_*`` closes a ``begin_*`` (or an
+    ``end_request``/``end_cancel`` a ``request``/``cancel``) of the same subscription on
+    the same thread, and a subscription's calls and signals give ``thread`` on all of
+    them or on none (nesting is judged per thread)."""
+
+    def __init__(self) -> None:
+        self.open: dict[tuple[int, int | None, str], int] = {}
+        self.threaded: dict[int, tuple[bool, int]] = {}  # sub -> (gives threads, line)
+
+    def check(self, event: Event, line: int) -> None:
+        kind = _OPENS.get(event.sig) or _CLOSES.get(event.sig)
+        if kind is None:
+            return
+        has = event.thread is not None
+        given, first = self.threaded.setdefault(event.sub, (has, line))
+        if given != has:
+            now = "gives" if has else "has no"
+            then = "gives one" if given else "has none"
+            raise _Bad(
+                f"{event.sig} {now} field 'thread' but line {first} of sub {event.sub} "
+                f"{then}: a subscription's calls and signals name their thread on all "
+                "lines or on none"
+            )
+        key = (event.sub, event.thread, kind)
+        if event.sig in _OPENS:
+            self.open[key] = self.open.get(key, 0) + 1
+            return
+        if not self.open.get(key):
+            opener = kind if kind in ("request", "cancel") else f"begin_{kind}"
+            thread = "" if event.thread is None else f", thread {event.thread}"
+            raise _Bad(f"{event.sig} without a {opener} before it (sub {event.sub}{thread})")
+        self.open[key] -= 1
+
+
 def parse_lines(lines: Iterable[str | bytes], name: str = "<trace>") -> Trace:
     """Parse JSON Lines (text, or bytes decoded as strict UTF-8); raises ``FormatError``
     naming the first malformed line."""
@@ -399,6 +446,7 @@ def parse_lines(lines: Iterable[str | bytes], name: str = "<trace>") -> Trace:
     events: list[Event] = []
     last_clock: int | None = None
     seen_line = False
+    pairing = _Pairing()
     for number, raw_line in enumerate(lines, 1):
         index = len(events) + 1
         try:
@@ -425,6 +473,7 @@ def parse_lines(lines: Iterable[str | bytes], name: str = "<trace>") -> Trace:
             event = _event(raw, index, header.view)
             if last_clock is not None and event.clock <= last_clock:
                 raise _Bad(f"clock {event.clock} does not increase (previous {last_clock})")
+            pairing.check(event, number)
         except _Bad as exc:
             raise FormatError(index, str(exc), number) from None
         last_clock = event.clock

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .format import CALL_ENDS, Event
+from .format import CALL_ENDS, Event, is_type_name
 from .state import Msg, Open, Sent, SubState
 from .transitions import (
     DONE,
@@ -104,7 +104,7 @@ def error_type_of(event: Event) -> str | None:
     if event.error is None:
         return None
     name = event.error.split(":", 1)[0].strip()
-    return name if name and all(p.isidentifier() for p in name.split(".")) else None
+    return name if is_type_name(name) else None
 
 
 def _is_invalid_answer(event: Event) -> bool:
@@ -279,6 +279,9 @@ class Replay:
                 "running there"
             )
         self._pop_frame(s, stack)
+        if event.raised:  # rules 3.15, 3.16: the spec's EndRequest/EndCancel need ~raised
+            rule = "3.16" if kind == "request" else "3.15"
+            return f"rule {rule}: {kind}() raised; calling {kind} must return normally"
         return None
 
     def _recv_request(self, s: SubState, n: int | None) -> str | None:
@@ -338,11 +341,8 @@ class Replay:
                 return (
                     f"onNext seq {event.seq}, expected {s.emitted + 1} (elements count 1, 2, ...)"
                 )
-            if s.invalid:
-                return (
-                    f"rule 3.9: onNext after request(n <= 0) (event {s.invalid_at}) was "
-                    "received; onError is due"
-                )
+            # rule 3.9 asks for onError after request(n <= 0), not for silence before it:
+            # an onNext within the demand may still come first (the error is due at rest)
             if s.demand <= 0:
                 return (
                     f"rule 1.1: onNext #{event.seq} exceeds the demand received "
@@ -447,6 +447,8 @@ class Replay:
                 )
             return f"end of {sig} on thread {_thread(event.thread)} while {running} is running"
         self._pop_frame(s, stack)
+        if event.raised and not s.faulted:
+            s.fault_at, s.fault_sig = event.index, event.sig
         s.faulted = s.faulted or event.raised
         return None
 
@@ -498,6 +500,14 @@ class Replay:
                         frame.sig,
                         f"rule {rule}: sub {sub}: {frame.sig}() never returned",
                     )
+        if s.faulted and not s.cancelled:  # rule 2.13 at rest (the spec's AtRest)
+            method = s.fault_sig[len("end_") :]
+            return (
+                s.fault_at,
+                s.fault_sig,
+                f"rule 2.13: sub {sub}: {method} raised (event {s.fault_at}) and the "
+                "Subscription was never cancelled",
+            )
         if s.invalid and s.count("onError") == 0 and s.pub != "cancelled":
             return (
                 s.invalid_at,

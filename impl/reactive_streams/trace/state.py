@@ -76,6 +76,8 @@ class SubState:
     cancels: int = 0
     calls: int = 0
     faulted: bool = False
+    fault_at: int = 0  # the end_* event of the first on* method that raised (rule 2.13)
+    fault_sig: str = ""
     subscribe_at: int = 0
     cancel_at: int = 0
     invalid_at: int = 0  # the request event of the first invalid request received

@@ -9,8 +9,13 @@ For each trace:
 3. TLC runs ``spec/TraceReactiveStreams.tla`` on a batch of traces per mode (one JVM
    for many traces) and reports, per trace, accepted / stuck at event k / unfinished.
 
-TLC's answer is the verdict. When both agree on a rejection the message is the
-replay's; when only TLC rejects, the message gives the event TLC could not match.
+Each trace gets one of three verdicts (:attr:`Verdict.status`): ``valid``, ``invalid``
+(the rule and the event) or ``not checked`` (TLC crashed, ran out of stack, memory or
+time, or is missing: the reason is given, never a rejection). Both judges must agree:
+when the replay and TLC disagree on valid/invalid, the checker is at fault and the
+trace is ``not checked`` with both answers. When both reject, the message is the
+replay's if they name the same event, else it gives the event TLC could not match.
+A file that is not a trace is ``malformed`` (or ``unreadable``) instead.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from .transitions import is_valid_n
 
 __all__ = [
     "TLA_JAR_SHA256",
+    "TlcOptions",
     "TlcUnavailable",
     "Verdict",
     "find_jar",
@@ -66,12 +72,40 @@ class TlcUnavailable(RuntimeError):
     """TLC cannot run here (no Java, no jar, no spec); the message names ``--no-tlc``."""
 
 
+class _TlcFailure(RuntimeError):
+    """One TLC run gave no verdict; the message is the reason (first line)."""
+
+
+@dataclass(frozen=True)
+class TlcOptions:
+    """How TLC runs: ``timeout`` seconds per JVM, the JVM's thread ``stack`` (``-Xss``:
+    a Subscription with hundreds of threads needs a deep one) and ``heap`` (``-Xmx``)."""
+
+    timeout: float = 600.0
+    stack: str = "64m"
+    heap: str = "2g"
+
+
+#: the rules a version 2 trace cannot show without its call-end events
+CALL_END_RULES = (
+    "2.7 (request/cancel serial across threads)",
+    "3.3 (recursion through an open request)",
+    "3.15 (cancel returns normally)",
+    "3.16 (request returns normally)",
+)
+
+#: how much of a message taken from a file (error texts, class names) a report shows
+_REPORT_CHARS = 1_000
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The outcome for one trace. ``index`` is 1-based; 0 means the end of the trace.
 
-    ``kind`` is ``"verdict"``, or ``"malformed"`` / ``"unreadable"`` for a file that
-    could not be read as a trace (``message`` says where and why)."""
+    ``kind`` is ``"verdict"``, ``"not_checked"`` (``message``: why TLC gave no verdict,
+    or that the two judges disagree), or ``"malformed"`` / ``"unreadable"`` for a file
+    that could not be read as a trace (``message`` says where and why). ``unchecked``:
+    rules this trace cannot show (e.g. a version 2 trace without call ends)."""
 
     name: str
     events: int
@@ -82,6 +116,16 @@ class Verdict:
     judge: str = "tlc"  # "tlc", or "python" when TLC was not run
     kind: str = "verdict"
     hops: tuple[HopCount, ...] = ()  # Subscriptions and events per hop of the trace
+    unchecked: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        """``valid``, ``invalid``, ``not checked``, ``malformed`` or ``unreadable``."""
+        if self.kind == "not_checked":
+            return "not checked"
+        if self.kind != "verdict":
+            return self.kind
+        return "valid" if self.ok else "invalid"
 
     @property
     def rule(self) -> str | None:
@@ -90,6 +134,11 @@ class Verdict:
         return None
 
     def line(self) -> str:
+        return _shorten(self._line()) + self._unchecked_note()
+
+    def _line(self) -> str:
+        if self.kind == "not_checked":
+            return f"not checked ({self.events} events): {self.message}"
         if self.kind != "verdict":
             return self.message
         if self.ok:
@@ -99,6 +148,34 @@ class Verdict:
         if self.index is None:
             return f"invalid: {self.message}"
         return f"invalid: event {self.index} ({self.sig}): {self.message}"
+
+    def _unchecked_note(self) -> str:
+        if not self.unchecked:
+            return ""
+        return "; rules not checked (call ends not recorded): " + ", ".join(self.unchecked)
+
+    def to_json(self) -> dict[str, object]:
+        """The verdict as a JSON object (``--json``)."""
+        out: dict[str, object] = {
+            "file": self.name,
+            "status": self.status,
+            "events": self.events,
+            "judge": self.judge,
+        }
+        if self.status == "invalid":
+            out.update(event=self.index, sig=self.sig, rule=self.rule)
+        if self.status != "valid" or self.message:
+            out["message"] = _shorten(self.message)
+        if self.unchecked:
+            out["unchecked_rules"] = list(self.unchecked)
+        return out
+
+
+def _shorten(text: str) -> str:
+    """A report line stays readable whatever the file holds (long error texts)."""
+    if len(text) <= _REPORT_CHARS:
+        return text
+    return f"{text[:_REPORT_CHARS]}... ({len(text) - _REPORT_CHARS} more characters)"
 
 
 def _package_spec_dir() -> Path:
@@ -258,11 +335,13 @@ class _TlcResult:
     detail: str = ""
 
 
-def _java_cmd(jar: Path, metadir: Path) -> list[str]:
+def _java_cmd(jar: Path, metadir: Path, options: TlcOptions | None = None) -> list[str]:
+    options = options or TlcOptions()
     return [
         "java",
         "-XX:+UseParallelGC",
-        "-Xmx2g",
+        f"-Xmx{options.heap}",
+        f"-Xss{options.stack}",
         "-cp",
         str(jar),
         "tlc2.TLC",
@@ -281,7 +360,9 @@ def _java_cmd(jar: Path, metadir: Path) -> list[str]:
 _RUN_AGAIN = "Trying to run TLC again will probably fix"
 
 
-def _run_tlc(tmp: Path, jar: Path, timeout: float) -> tuple[int, str]:
+def _run_tlc(
+    tmp: Path, jar: Path, timeout: float, options: TlcOptions | None = None
+) -> tuple[int, str]:
     """TLC's exit code and (bounded) output for the module in ``tmp``; a run that
     failed only for its states directory is run again, at most twice."""
     out_path = tmp / "tlc.out"
@@ -289,7 +370,7 @@ def _run_tlc(tmp: Path, jar: Path, timeout: float) -> tuple[int, str]:
         shutil.rmtree(tmp / "states", ignore_errors=True)
         with open(out_path, "w", encoding="utf-8") as out:
             proc = subprocess.run(
-                _java_cmd(jar, tmp / "states"),
+                _java_cmd(jar, tmp / "states", options),
                 cwd=tmp,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -341,6 +422,7 @@ def run_tlc(
     timeout: float = 600.0,
     depth: int = 1,
     objections: Sequence[int | None] | None = None,
+    options: TlcOptions | None = None,
 ) -> list[_TlcResult]:
     """One TLC run over ``batch``; returns one result per trace (re-runs after a violation).
 
@@ -359,7 +441,7 @@ def run_tlc(
             parts.append(part)
             hints.append(_hint(part, objection))
     part_results = _run_parts(
-        [p.prepared for p in parts], hints, sync, spec_dir, jar, timeout, depth
+        [p.prepared for p in parts], hints, sync, spec_dir, jar, timeout, depth, options
     )
     per_trace: list[list[_TlcResult]] = [[] for _ in batch]
     for owner, part, result in zip(owners, parts, part_results, strict=True):
@@ -397,6 +479,7 @@ def _run_parts(
     jar: Path,
     timeout: float,
     depth: int,
+    options: TlcOptions | None = None,
 ) -> list[_TlcResult]:
     results: dict[int, _TlcResult] = {}
     todo = list(range(len(batch)))
@@ -415,7 +498,7 @@ def _run_parts(
                 ),
                 encoding="utf-8",
             )
-            returncode, text = _run_tlc(tmp, jar, timeout)
+            returncode, text = _run_tlc(tmp, jar, timeout, options)
         for match in _TRACE_LINE.finditer(text):
             k = todo[int(match.group(1)) - 1]
             results[k] = _TlcResult(match.group(2), int(match.group(3)))
@@ -424,22 +507,50 @@ def _run_parts(
             ts = re.findall(r"/\\ t = (\d+)", text)
             steps = re.findall(r"/\\ l = (\d+)", text)
             if not ts or not steps:
-                raise RuntimeError(
+                raise _TlcFailure(
                     f"TLC reported {violated.group(1)} without a state:\n{text[-2000:]}"
                 )
             k = todo[int(ts[-1]) - 1]
             results[k] = _TlcResult("violated", int(steps[-1]), violated.group(1))
         elif returncode != 0 or "Model checking completed" not in text:
-            raise RuntimeError(f"TLC failed (exit {returncode}):\n{text[-3000:]}")
+            raise _TlcFailure(_failure_reason(returncode, text, options or TlcOptions()))
         remaining = [k for k in todo if k not in results]
         if violated is None and remaining:
             if probe_all.issuperset(remaining):
-                raise RuntimeError(
+                raise _TlcFailure(
                     f"TLC gave no verdict for traces {remaining[:5]}:\n{text[-2000:]}"
                 )
             probe_all.update(remaining)
         todo = remaining
     return [results[k] for k in range(len(batch))]
+
+
+def _failure_reason(returncode: int, text: str, options: TlcOptions) -> str:
+    """Why a TLC run gave no verdict, in one line, with the option that helps."""
+    if "StackOverflowError" in text:
+        why = "java.lang.StackOverflowError"
+        return f"TLC ran out of stack ({why}; raise --tlc-stack, now {options.stack})"
+    if "OutOfMemoryError" in text:
+        why = "java.lang.OutOfMemoryError"
+        return f"TLC ran out of memory ({why}; raise --tlc-heap, now {options.heap})"
+    errors = [ln.strip() for ln in text.splitlines() if ln.startswith("Error:")]
+    detail = f": {errors[0]}" if errors else ""
+    return f"TLC failed (exit {returncode}){detail}"
+
+
+def _replay_says(python: Violation | None) -> str:
+    if python is None:
+        return "the replay finds it valid"
+    return f"the replay rejects {python}"
+
+
+def _disagree(trace: Trace, python: Violation | None, tlc: str) -> Verdict:
+    """The two judges disagree: a fault of the checker, never of the trace."""
+    message = (
+        f"checker error: {tlc}, but {_replay_says(python)}; the trace is not judged "
+        "(please report this with the trace)"
+    )
+    return Verdict(trace.name, len(trace.events), False, message=message, kind="not_checked")
 
 
 def _combine(
@@ -453,29 +564,26 @@ def _combine(
     if tlc.status == "accepted":
         if python is None:
             return Verdict(trace.name, n, True)
-        return Verdict(
-            trace.name,
-            n,
-            False,
-            python.index,
-            python.sig,
-            f"{python.message} [TLC accepted this trace: the replay and the spec disagree]",
-        )
+        return _disagree(trace, python, "TLC accepts the trace")
     if tlc.status == "unfinished":
         if python is not None and python.at_end:
             return Verdict(trace.name, n, False, python.index, python.sig, python.message)
+        if python is None:
+            return _disagree(trace, python, "TLC finds work still due at the end (AtRest)")
         return Verdict(trace.name, n, False, 0, "end", "work still due at the end (TLC: AtRest)")
     event = prepared.events[tlc.step - 1] if 0 < tlc.step <= len(prepared.events) else None
     index = event.index if event is not None else tlc.step
     sig = event.sig if event is not None else "?"
+    if python is None:
+        what = f"invariant {tlc.detail} violated" if tlc.status == "violated" else "no action"
+        return _disagree(trace, python, f"TLC rejects event {index} ({sig}): {what}")
     if tlc.status == "violated":
         message = f"invariant {tlc.detail} violated (TLC)"
         return Verdict(trace.name, n, False, index, sig, message)
-    if python is not None and python.index == index:
+    if python.index == index:
         return Verdict(trace.name, n, False, index, python.sig, python.message)
     message = "no spec action matches this event (TLC)"
-    if python is not None:
-        message += f"; the replay first objected at event {python.index}: {python.message}"
+    message += f"; the replay first objected at event {python.index}: {python.message}"
     return Verdict(trace.name, n, False, index, sig, message)
 
 
@@ -486,24 +594,31 @@ def _tlc_verdicts(
     spec_dir: Path,
     jar: Path,
     depth: int,
+    options: TlcOptions,
 ) -> dict[int, _TlcResult | str]:
-    """TLC's result per trace of ``batch``; a batch TLC fails on is split in halves, so
-    one trace it cannot take gets the reason and the others their verdicts."""
+    """TLC's result per trace of ``batch``, or why it gave none; a batch TLC fails on
+    is split in halves, so one trace it cannot take gets the reason and the others
+    their verdicts (a timeout is not split: every half could take as long)."""
     try:
         results = run_tlc(
             [prepared[k] for k in batch],
             sync,
             spec_dir,
             jar,
+            timeout=options.timeout,
             depth=depth,
+            options=options,
         )
-    except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
+    except subprocess.TimeoutExpired:
+        late = f"TLC did not finish within {options.timeout:g} s (raise --tlc-timeout)"
+        return {k: late for k in batch}
+    except (_TlcFailure, ValueError, OSError) as exc:
         if len(batch) == 1:
-            reason = str(exc).strip().splitlines()
-            return {batch[0]: reason[0] if reason else type(exc).__name__}
+            lines = str(exc).strip().splitlines()
+            return {batch[0]: lines[0] if lines else type(exc).__name__}
         half = len(batch) // 2
-        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth)
-        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth))
+        out = _tlc_verdicts(batch[:half], prepared, sync, spec_dir, jar, depth, options)
+        out.update(_tlc_verdicts(batch[half:], prepared, sync, spec_dir, jar, depth, options))
         return out
     return dict(zip(batch, results, strict=True))
 
@@ -522,6 +637,7 @@ def _tlc_all(
     jar: Path,
     depth: int,
     batch_size: int,
+    options: TlcOptions,
 ) -> dict[int, _TlcResult | str]:
     """TLC's result for every trace: one run per mode and batch of ``batch_size``."""
     tlc: dict[int, _TlcResult | str] = {}
@@ -531,14 +647,30 @@ def _tlc_all(
         if problem is None:
             checkable.append(k)
         else:
-            tlc[k] = f"not checked by TLC: {problem}"
+            tlc[k] = f"TLC cannot take it: {problem}"
     for sync in (False, True):
         idx = [k for k in checkable if (traces[k].header.mode == "sync") == sync]
         for start in range(0, len(idx), batch_size):
-            tlc.update(
-                _tlc_verdicts(idx[start : start + batch_size], prepared, sync, spec_dir, jar, depth)
-            )
+            chunk = idx[start : start + batch_size]
+            tlc.update(_tlc_verdicts(chunk, prepared, sync, spec_dir, jar, depth, options))
     return tlc
+
+
+def _not_checked(trace: Trace, python: Violation | None, reason: str) -> Verdict:
+    """TLC gave no verdict: the trace is not judged; the replay's answer is told."""
+    message = f"{reason}; {_replay_says(python)} (pass --no-tlc to judge by the replay alone)"
+    return Verdict(trace.name, len(trace.events), False, message=message, kind="not_checked")
+
+
+def unchecked_rules(trace: Trace) -> tuple[str, ...]:
+    """The rules a trace cannot show: a version 2 header promises call-end events, so
+    a version 2 trace with calls but no ``end_request``/``end_cancel`` did not record
+    them (a version 1 trace says by its version that every call returned at once)."""
+    if trace.header.version < 2 or has_call_ends(trace.events):
+        return ()
+    if not any(e.sig in ("request", "cancel") for e in trace.events):
+        return ()
+    return CALL_END_RULES
 
 
 def validate_traces(
@@ -549,10 +681,12 @@ def validate_traces(
     jar: Path | None = None,
     batch_size: int = 400,
     max_depth: int = 1,
+    options: TlcOptions | None = None,
 ) -> list[Verdict]:
     """Verdicts in the order of ``traces``; TLC runs once per mode and batch.
 
     Raises TlcUnavailable (before any work) when ``use_tlc`` and TLC cannot run."""
+    options = options or TlcOptions()
     if use_tlc and traces:
         spec_dir, jar = _tlc_setup(spec_dir, jar)
     full = [full_events(t) for t in traces]
@@ -572,20 +706,19 @@ def validate_traces(
         prepared = [prepare(t, e) for t, e in zip(traces, full, strict=True)]
         # TLC (a JVM) runs while this process replays: the verdicts meet in _combine
         with ThreadPoolExecutor(max_workers=1) as pool:
-            running = pool.submit(_tlc_all, traces, prepared, spec_dir, jar, max_depth, batch_size)
+            running = pool.submit(
+                _tlc_all, traces, prepared, spec_dir, jar, max_depth, batch_size, options
+            )
             python = replay_all()
             tlc = running.result()
     out: list[Verdict] = []
     for k, (t, p, v) in enumerate(zip(traces, prepared, python, strict=True)):
         result = tlc.get(k)
-        if isinstance(result, str):  # TLC could not take it: the replay's verdict, marked
-            verdict = _combine(t, p, v, None)
-            note = f"[{result}; replay only]"
-            message = f"{verdict.message} {note}" if verdict.message else note
-            ok = verdict.ok and result.startswith("not checked")  # a TLC failure is no pass
-            out.append(replace(verdict, message=message, ok=ok))
+        if isinstance(result, str):  # TLC gave no verdict: not judged (never "invalid")
+            verdict = _not_checked(t, v, result)
         else:
-            out.append(_combine(t, p, v, result))
+            verdict = _combine(t, p, v, result)
+        out.append(replace(verdict, unchecked=unchecked_rules(t)))
     return [
         replace(verdict, hops=count_hops(t.events, _rejected_event(t, verdict)))
         for t, verdict in zip(traces, out, strict=True)
@@ -616,12 +749,15 @@ def validate_files(
     use_tlc: bool = True,
     jar: Path | None = None,
     max_depth: int = 1,
+    options: TlcOptions | None = None,
 ) -> tuple[list[Verdict], float]:
     """Read and validate files; a file that cannot be read as a trace gets a verdict
     naming its bad line, and the other files are judged as if it were absent."""
     started = time.monotonic()
     read = [read_verdict(p) for p in paths]
     good = [t for t in read if isinstance(t, Trace)]
-    verdicts = iter(validate_traces(good, use_tlc=use_tlc, jar=jar, max_depth=max_depth))
+    verdicts = iter(
+        validate_traces(good, use_tlc=use_tlc, jar=jar, max_depth=max_depth, options=options)
+    )
     out = [next(verdicts) if isinstance(t, Trace) else t for t in read]
     return out, time.monotonic() - started

@@ -283,4 +283,10 @@ NO_TWIN: dict[str, dict[str, str]] = {
         "SameInvariantsInv": "checks the trace spec's restated invariants against "
         "ReactiveStreams.tla's (tests/trace/test_trace_spec_refines.py), a spec-to-spec check",
     },
+    "MCTraceReactiveStreams": {
+        "MustRejectInv": "the trace module's kill model: a mutated module accepts a fixture "
+        "it must reject; the replay's side is tests/trace/test_fixtures_v2.py on the same files",
+        "MustAcceptInv": "the trace module's kill model: a mutated module cannot take a fixture "
+        "it must accept; the replay's side is tests/trace/test_fixtures_v2.py on the same files",
+    },
 }
