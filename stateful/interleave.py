@@ -327,6 +327,13 @@ class Scheduler:
             pick = default
         return self.threads[pick]
 
+    @property
+    def mid_line(self) -> bool:
+        """A controlled thread is stopped at a line (line-level mode): a structure it was
+        updating may be half done, so only what was recorded (traces, what subscribers
+        received) may be judged now, not the internals."""
+        return any(not t.done and t.point.startswith("line ") for t in self.threads)
+
     def preemptions(self) -> int:
         return sum(d.preempts for d in self.decisions)
 
