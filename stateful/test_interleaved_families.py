@@ -514,6 +514,10 @@ AWAITING = {
     # invalid request (self._bad) before taking its lock, so a request(0) received in
     # between is answered by the source's own error, not rule 3.9's ValueError
     "retry-invalid-request": "Downstream._finish checks rule 3.9's latch outside its lock",
+    # found by the line-level mode: timeout's cleanup after a cancel (_clear) cancels the
+    # fallback subscriptions queued as events, then drops the queue; a fallback's
+    # on_subscribe queued in between is dropped, never cancelled
+    "timeout-fallback": "timeout's _clear drops a fallback subscription queued meanwhile",
 }
 
 
