@@ -369,8 +369,9 @@ def replay_plan(plan: Plan, schedule: str) -> Scheduler:
     return run_plan(plan, parse_schedule(schedule), lines=parse_preemptions(schedule) or None)
 
 
-def explore_plan(plan: Plan, preemptions: int, max_runs: int = 5_000) -> int:
-    """Every schedule of ``plan`` with at most ``preemptions`` preemptions; the runs made."""
+def explore_plan(plan: Plan, preemptions: int, max_runs: int = 5_000, lines: bool = False) -> int:
+    """Every schedule of ``plan`` with at most ``preemptions`` preemptions at the points
+    (``lines``: at the lines of library code, ``interleave.explore_lines``); the runs made."""
 
     def build(sched: Scheduler) -> Callable[[], None]:
         run = _run(plan, sched)
@@ -379,7 +380,7 @@ def explore_plan(plan: Plan, preemptions: int, max_runs: int = 5_000) -> int:
 
     logging.disable(logging.ERROR)
     try:
-        result = explore(build, preemptions, max_runs)
+        result = (explore_lines if lines else explore)(build, preemptions, max_runs)
     except Counterexample as exc:
         raise Counterexample(f"{exc.message}\n{plan!r}", exc.schedule) from exc
     finally:
@@ -638,22 +639,9 @@ def test_explore(name: str) -> None:
 def test_explore_lines(name: str) -> None:
     """The scenario at line level (``interleave.explore_lines``): every single preemption
     at a line of library code, from each starting thread (up to 1,500 runs)."""
-    plan, _ = SCENARIOS[name]
-
-    def build(sched: Scheduler) -> Callable[[], None]:
-        run = _run(plan, sched)
-        INNER_PROBLEMS.clear()
-        return run.check_at_rest
-
-    logging.disable(logging.ERROR)
-    try:
-        result = explore_lines(build, 1, 1_500)
-    except Counterexample as exc:
-        raise Counterexample(f"{exc.message}\n{plan!r}", exc.schedule) from exc
-    finally:
-        logging.disable(logging.NOTSET)
-    print(f"{name}: {result.runs} line-level runs")  # shown with -s (make interleave)
-    assert result.runs > 1
+    runs = explore_plan(SCENARIOS[name][0], 1, 1_500, lines=True)
+    print(f"{name}: {runs} line-level runs")  # shown with -s (make interleave)
+    assert runs > 1
 
 
 def test_serial_subscription_three_requesters() -> None:
