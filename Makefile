@@ -63,19 +63,22 @@ mutation: $(SETUP)
 	nice -n 10 $(PY) tools/mutation.py
 
 ## interleave: the interleaving machine in depth (RS_SLOW=1): every scenario at one more
-## preemption, 200 drawn schedules per cell (not CI; see docs/verification.md)
+## preemption, 200 drawn schedules per cell; every family cell at the points (two
+## preemptions) and at every line of library code (line-level mode: each single
+## preemption, then samples of two) (not CI; see docs/verification.md)
 interleave: $(SETUP)
 	RS_SLOW=1 nice -n 5 $(PY) -m pytest -q -s -p no:cacheprovider \
-		--timeout 3600 stateful/test_interleaved.py
+		--timeout 3600 stateful/test_interleaved.py stateful/test_interleaved_families.py
 
 ## sweep: the state machines with fresh randomness (profile "long"), RUNS times; make test's
-## "ci" profile is derandomized, so it repeats one exploration (slow, not in CI)
+## "ci" profile is derandomized, so it repeats one exploration (slow, not in CI); the
+## interleaving machine draws its pipelines and schedules afresh too
 sweep: RUNS ?= 3
 sweep: $(SETUP)
 	for i in $$(seq $(RUNS)); do HYPOTHESIS_PROFILE=long nice -n 5 $(PY) -m pytest -q \
 		-p no:cacheprovider --timeout 2000 stateful/test_*machine*.py \
 		stateful/test_reach_bridges.py stateful/test_threaded.py stateful/test_pipeline_threaded.py \
-		|| exit 1; done
+		stateful/test_interleaved.py || exit 1; done
 
 ## test: ruff, mypy strict, pytest (unit, conformance kit, stateful machines, Spark)
 test: lint typecheck unit

@@ -157,23 +157,40 @@ class _Counted(Child[T]):
     """A child of a ``ref_count()`` flow: its end (terminal signal, cancel, fault) uncounts it
     once; the core ``Downstream`` tells which comes first."""
 
-    __slots__ = ("_counted", "_counter")
+    __slots__ = ("_counted", "_counter", "_leaving", "_wake_due")
 
     def __init__(self, conn: Connection[T], subscriber: Subscriber[T], counter: _RefCount[T]):
         super().__init__(conn, subscriber, "ref_count")
         self._counter = counter
         self._counted = True  # written under the counter's lock
+        self._leaving = False  # inside our own cancel, before the detach
+        self._wake_due = False  # the cancel took the drain: it runs after the detach
 
     def _uncount(self, kick: bool) -> Connection[T] | None:
         return self._counter._release(self, kick)
 
     def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
-        # the last subscriber detaches the connection first, so the cancel's drain
-        # cancels the source instead of pulling more for nobody (rule 3.5)
+        # the cancel is received first: the disconnect the last subscriber causes never
+        # signals that subscriber (no DisconnectedError from its own cancel, rules 1.8,
+        # 3.12); the drain it wakes runs after the detach, so it cancels the source
+        # instead of pulling more for nobody (rule 3.5)
+        self._leaving = True
+        try:
+            super()._cancel(fault)
+        finally:
+            self._leaving = False
         conn = self._uncount(kick=False)
-        super()._cancel(fault)
+        if self._wake_due:
+            self._wake_due = False
+            self._conn._start_drain(pump=False)  # a cancel never pumps (rule 3.5)
         if conn is not None:
             conn._kick()
+
+    def _wake(self, cancel: bool) -> None:
+        if cancel and self._leaving:
+            self._wake_due = True  # run by ``_cancel`` once the connection is detached
+            return
+        super()._wake(cancel)
 
     def _released(self) -> None:
         super()._released()

@@ -1,0 +1,126 @@
+"""Planted bugs for the interleaving explorer's line-level mode: D1, D2, D3, D4 and D11
+put back where the attach primitive (``_core/attach.py``) closed them, each a check and
+then a store with no lock between, and no scheduling point either: only the line-level
+mode of ``stateful/interleave.py`` can stop a thread between the two. Each is killed by
+its family cell in ``stateful/test_interleaved_families.py`` (``test_family_lines``,
+which the ``mutants`` profile runs as ``make interleave`` does).
+"""
+
+from __future__ import annotations
+
+from planted import OPS, Mutant, Patch
+
+FAMILIES = "stateful/test_interleaved_families.py"
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "explorer-inner-check-then-set",
+        "an inner's on_subscribe checks its slot, then stores: a cancel in between leaves "
+        "the inner requested and never cancelled (D1)",
+        "3.12",
+        (
+            Patch(
+                OPS + "_drained.py",
+                "    def on_subscribe(self, subscription: Subscription) -> None:\n"
+                "        self.set(subscription)  # rules 2.5, 3.12: refused and cancelled after "
+                "a cancel\n",
+                "    def on_subscribe(self, subscription: Subscription) -> None:\n"
+                "        if self._upstream is not None or self._parent is None:\n"
+                "            subscription.cancel()\n"
+                "            return\n"
+                "        self._upstream = serial = SerialSubscription(subscription)  # D1\n"
+                "        n, self._early = self._early, 0\n"
+                "        serial.request(n)\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[zip]",
+    ),
+    Mutant(
+        "explorer-delay-subscription-check-then-set",
+        "delay_subscription's on_subscribe checks outside the slot's lock, then stores: "
+        "upstream subscribed after a cancel is never cancelled (D2)",
+        "3.12",
+        (
+            Patch(
+                OPS + "_delay_subscription.py",
+                "from .._core.relay import Relay\n",
+                "from .._core.relay import Relay\nfrom .._core.serial import SerialSubscription\n",
+            ),
+            Patch(
+                OPS + "_delay_subscription.py",
+                "        self._slot.set(subscription)  # rules 2.5, 3.12: refused after a cancel, "
+                "atomically\n",
+                "        slot = self._slot\n"
+                "        if slot._upstream is not None or self._pub is not ACTIVE:\n"
+                "            subscription.cancel()\n"
+                "            return\n"
+                "        slot._upstream = serial = SerialSubscription(subscription)  # D2\n"
+                "        n, slot._early = slot._early, 0\n"
+                "        if n:\n"
+                "            serial.request(n)\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[delay_subscription]",
+    ),
+    Mutant(
+        "explorer-retry-timer-stored-after-cancel",
+        "retry stores its backoff timer whatever a racing cancel did: the timer stays "
+        "armed after the cancel (D3)",
+        "3.13",
+        (
+            Patch(
+                OPS + "_recover.py",
+                "        self._timer.swap(timer)  # rules 3.12, 3.13: cancelled at once if a "
+                "cancel came first\n",
+                "        self._timer._held = timer  # D3: stored over a dispose\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[retry-backoff]",
+    ),
+    Mutant(
+        "explorer-group-check-then-set",
+        "a group's subscribe checks that it has no subscriber, then stores one: two racing "
+        "subscribers are both admitted, neither refused (D4)",
+        "2.5",
+        (
+            Patch(
+                OPS + "_group_by.py",
+                "        if not self.claim(subscriber):  # check and store in one step (a racing "
+                "second)\n",
+                "        if self._held is not None:  # D4: checked here, stored by swap below\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[group_by]",
+    ),
+    Mutant(
+        "explorer-lambda-check-then-set",
+        "LambdaSubscriber.on_subscribe checks done and its slot, then stores: a cancel in "
+        "between is lost and the source keeps the demand (D11)",
+        "3.12",
+        (
+            Patch(
+                "subscribers.py",
+                "from ._core.serial import SerialQueue\n",
+                "from ._core.serial import SerialQueue, SerialSubscription\n",
+            ),
+            Patch(
+                "subscribers.py",
+                "        # cancelled; the check and the store are one step (_core.attach)\n"
+                "        self._upstream.set(subscription)\n",
+                "        slot = self._upstream\n"
+                "        if slot._upstream is not None or self.done.is_set():\n"
+                "            subscription.cancel()\n"
+                "            return\n"
+                "        slot._upstream = serial = SerialSubscription(subscription)  # D11\n"
+                "        n, slot._early = slot._early, 0\n"
+                "        serial.request(n)\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[lambda-cancel]",
+    ),
+)
