@@ -507,17 +507,10 @@ def explore_cell_lines(name: str, preemptions: int, max_runs: int, seed: int = 0
 
 
 #: cells that fail until a fix made elsewhere is merged (remove the entry with it)
-AWAITING = {
-    "timeout-fallback-raises": "D7: timeout's fallback whose subscribe raises never "
-    "terminates the subscriber (fixed by subscribe_or_fail in the core, issue 37)",
-    # found by the line-level mode (make interleave): Downstream._finish reads the latched
-    # invalid request (self._bad) before taking its lock, so a request(0) received in
-    # between is answered by the source's own error, not rule 3.9's ValueError
-    "retry-invalid-request": "Downstream._finish checks rule 3.9's latch outside its lock",
-    # found by the line-level mode: timeout's cleanup after a cancel (_clear) cancels the
-    # fallback subscriptions queued as events, then drops the queue; a fallback's
-    # on_subscribe queued in between is dropped, never cancelled
-    "timeout-fallback": "timeout's _clear drops a fallback subscription queued meanwhile",
+AWAITING: dict[str, str] = {
+    # cells whose defect is known and not yet fixed: name -> what fails (non-strict xfail);
+    # empty since Downstream._finish reads rule 3.9's latch under its lock and timeout's
+    # fallback is held in an Attach that its cleanup cancels (both found by the line mode)
 }
 
 

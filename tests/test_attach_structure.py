@@ -45,8 +45,11 @@ ALLOWED = {
     "delivers on_subscribe downstream: nobody can cancel yet (pub is SUBSCRIBED)",
     "_core/arbiter.py:Arbiter._upstream": "the switch form: checked and stored under the "
     "core's lock, which a cancel takes too (the attach.set point is before it)",
-    "operators/_timed_window.py:Timeout._upstream": "the fallback's subscription is an event "
-    "of the hop's drain, which also runs the cancel (one at a time, rule 1.3)",
+    "operators/_timed_window.py:Timeout._upstream": "the fallback's Attach, an event of the "
+    "hop's drain, which also runs the cancel (one at a time, rule 1.3)",
+    "operators/_timed_window.py:Timeout._inner": "the fallback's subscriber, stored by the "
+    "hop's drain before it subscribes; the cleanup that cancels its Attach runs in the same "
+    "drain (one at a time, rule 1.3)",
     "operators/_timed.py:TimedDrain._timer": "armed by the hop's drain, which also disarms "
     "it at the cancel (one at a time, rule 1.3)",
     "multicast/_connection.py:Connection._upstream": "checked and stored under the "

@@ -312,12 +312,12 @@ class Downstream(DrainLoop, Generic[T]):
             self._deliver_subscribe()
         if self._inbound:
             self._receive()  # calls made before the end are received first
-        if self._bad is not None:
-            error = ValueError(self._bad)  # rule 3.9 wins over the source's own end
         tracer = self._tracer
         with self._lock:
             if self._pub is not ACTIVE:
                 return False
+            if self._bad is not None:  # read under the lock: a request(0) may race the end
+                error = ValueError(self._bad)  # rule 3.9 wins over the source's own end
             if error is None:
                 self._pub = Pub.COMPLETED
                 if tracer is not None:

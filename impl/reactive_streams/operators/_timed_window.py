@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._core.attach import Attach
 from .._core.demand import MAX_DEMAND
-from .._core.serial import SerialSubscription
 from .._core.subscribing import subscribe_or_fail
 from ._timed import COMPLETE, ERROR, NEXT, SUBSCRIBED, TICK, TimedDrain
 
@@ -198,16 +198,16 @@ class WindowTimeout(BufferTimeout[T]):
 class _FallbackInner:
     """The subscriber of ``timeout``'s fallback: its signals are events of the hop."""
 
-    __slots__ = ("_hop", "_source")
+    __slots__ = ("_hop", "_source", "slot")
 
     def __init__(self, hop: Timeout[Any], source: int) -> None:
         self._hop = hop
         self._source = source
+        self.slot = Attach()  # the fallback's subscription, set once against the hop's end
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None:
-            raise TypeError("rule 2.13: on_subscribe(None)")
-        self._hop._event(SUBSCRIBED, subscription, self._source)
+        if self.slot.set(subscription):  # rules 2.13, 3.12: refused once the hop ended
+            self._hop._event(SUBSCRIBED, self.slot, self._source)
 
     def on_next(self, item: Any) -> None:
         self._hop._event(NEXT, item, self._source)
@@ -228,7 +228,7 @@ class Timeout(TimedDrain[T]):
     demand (no timeout on it). Signals of a cancelled upstream are ignored. ``first_only``:
     only the first element is timed."""
 
-    __slots__ = ("_current", "_dt", "_fallback", "_first_only")
+    __slots__ = ("_current", "_dt", "_fallback", "_first_only", "_inner")
 
     def __init__(
         self,
@@ -243,6 +243,7 @@ class Timeout(TimedDrain[T]):
         self._fallback = fallback
         self._first_only = first_only
         self._current = 0  # the source whose signals count (1: the fallback)
+        self._inner: _FallbackInner | None = None
 
     def _opened(self) -> None:
         self._arm(self._dt)  # the first element counts from the subscription
@@ -268,7 +269,7 @@ class Timeout(TimedDrain[T]):
             if source == 0 and not self._stale(value):
                 self._timed_out()
         elif kind == SUBSCRIBED:
-            self._upstream = SerialSubscription(value)
+            self._upstream = value  # the fallback's Attach: serial already (rule 2.7)
             with self._lock:  # a later request is forwarded once, by the next round
                 requested = self._requested
                 self._owed = 0
@@ -277,9 +278,9 @@ class Timeout(TimedDrain[T]):
                 value.request(outstanding)  # the demand the cancelled upstream left
 
     def _clear(self) -> None:
-        for kind, value, _ in self._events:
-            if kind == SUBSCRIBED:
-                value.cancel()  # rule 3.12: a fallback subscribed after the end stops
+        inner = self._inner
+        if inner is not None:
+            inner.slot.cancel()  # rule 3.12: the fallback stops, even one still on its way
         super()._clear()
 
     def _timed_out(self) -> None:
@@ -291,5 +292,5 @@ class Timeout(TimedDrain[T]):
             return
         self._current = 1
         self._fallback = None
-        inner = _FallbackInner(self, 1)
+        self._inner = inner = _FallbackInner(self, 1)
         subscribe_or_fail(fallback, inner, inner.on_error)  # rule 1.9: a raise is its on_error
