@@ -767,8 +767,12 @@ def test_recovery_over_connect_names_the_staging_directory_it_lost() -> None:
         CommitLog(fs, T, "s").recover()
 
 
-def test_a_batch_committed_but_not_yet_published_is_read_from_staging() -> None:
+def test_a_batch_committed_but_not_yet_published_is_not_read_nor_any_after_it() -> None:
+    # a reader never mixes a staging directory with batch directories (issue 42:
+    # CONFLICTING_DIRECTORY_STRUCTURES); the rename, or a restart, shows the batch
     fs = DictFS()
     log = CommitLog(fs, T, "s")
     _committed(fs, log, 0)
-    assert log.committed_files() == [f"{T}/{log.staging_dir_name(0)}/part-0"]
+    assert log.committed_files() == []
+    log.publish(log.records()[0])
+    assert log.committed_files() == [f"{log.batch_dir(0)}/part-0"]

@@ -621,13 +621,21 @@ class CommitLog:
         return gone
 
     def committed_files(self) -> list[str]:
-        """URIs of every committed data file of this sink, in batch order (a batch
-        committed but not yet renamed is read from its staging directory)."""
+        """URIs of the data files of this sink's committed batches, in batch order, up
+        to the first one committed but not yet published (renamed into its batch
+        directory; its rename or a restart's roll-forward shows it): a reader never
+        mixes a staging directory with batch directories. A batch kept in staging for
+        good (written over Spark Connect) is read there."""
         records = self.records()
         names = {e.name for e in self.fs.list(self.uri)}
-        out = []
+        out: list[str] = []
         for r in records:
-            moved = self.batch_dir_name(r.batch_id) in names
-            for staged, final in r.files:
-                out.append(join(self.uri, final if moved else f"{r.staging}/{staged}"))
+            if kept_in_staging(r):
+                out.extend(join(self.uri, final) for _, final in r.files)
+            elif not r.files:
+                continue  # no data (a batch of skips, or the lease's fence)
+            elif self.batch_dir_name(r.batch_id) in names:
+                out.extend(join(self.uri, final) for _, final in r.files)
+            else:
+                break  # committed, not yet published: later batches wait for it
         return out
