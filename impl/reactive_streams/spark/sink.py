@@ -35,6 +35,7 @@ from reactive_streams.api import Subscription
 from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
 from reactive_streams.spark.ioerrors import io_cause, local_cause
+from reactive_streams.spark.lease import LeaseLost
 from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
 from reactive_streams.spark.quarantine import Quarantine
@@ -835,6 +836,12 @@ class SparkSink:
                 if self._quarantine is None or not 0 <= at < len(rows):
                     raise
                 offset, position = places[at]
+                if e.record_index != offset:  # counted in the rows left: name its own
+                    e = SchemaError(
+                        str(e).replace(f"record {e.record_index}", f"record {offset}", 1),
+                        e.field,
+                        offset,
+                    )
                 self._quarantine.put(offset, position, e, rows[at])
                 with self._lock:
                     self._quarantined += 1
@@ -887,7 +894,8 @@ class SparkSink:
                 return action(attempt)
             except Exception as e:
                 first = first or e
-                if attempt == self.max_attempts:
+                # a fenced writer stays fenced: a retry cannot succeed (LeaseLost is final)
+                if attempt == self.max_attempts or isinstance(e, LeaseLost):
                     raise _StepFailed(step, batch_id, attempt, e, first) from e
                 with self._lock:
                     self._retries += 1
