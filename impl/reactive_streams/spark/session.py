@@ -134,7 +134,8 @@ def _connect_session(url: str, app_name: str, conf: Mapping[str, str] | None) ->
         from pyspark.sql.connect.session import SparkSession as ConnectSession
     except ImportError as e:
         raise RuntimeError(
-            f"{url}: Spark Connect needs the client packages (pip install -e '.[connect]'): {e}"
+            f"{url}: Spark Connect needs the client packages "
+            f"(pip install 'reactive-streams-reference[connect]'): {e}"
         ) from e
     spark = ConnectSession.builder.remote(url).appName(app_name).getOrCreate()
     settings = {k: v for k, v in session_conf("local[*]").items() if k in _CONNECT_RUNTIME}
