@@ -380,8 +380,9 @@ class CommitLog:
         return join(self.commits_dir, f"{batch_id:012d}.json")
 
     def records(self, *, repair: bool = False) -> list[CommitRecord]:
-        """All commit records in batch order; raises if the ids have a gap. With
-        ``repair``, a last record that does not parse is deleted (a cut-short create).
+        """All commit records in batch order; raises if the ids have a gap. A last
+        record that does not parse (a create cut short by a crash, or one being written)
+        is not committed: it is skipped, and with ``repair`` deleted.
 
         A batch id may hold several candidates (a compaction's entry, a leftover record,
         Spark Connect's candidates): the highest lease epoch wins, whatever order they
@@ -417,8 +418,9 @@ class CommitLog:
             except (ValueError, TypeError, KeyError, OSError, RuntimeError) as e:
                 if int(name[:12]) <= base:
                     continue  # a leftover the compaction holds
-                if name == above[-1] and repair:
-                    self.fs.delete(uri, False)
+                if name == above[-1]:  # a create cut short, or still being written:
+                    if repair:  # not committed (a reader polling beside a killed
+                        self.fs.delete(uri, False)  # writer skips it, issue 42)
                     break
                 raise RuntimeError(f"commit record {uri} is unreadable: {e}") from e
         out: list[CommitRecord] = []
