@@ -12,12 +12,13 @@ survives, and a new sink with the same id resumes a replayable source at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from reactive_streams.api import Subscriber
 from reactive_streams.executors import ManualExecutor
@@ -30,6 +31,7 @@ from reactive_streams.spark.memory import (
 )
 from reactive_streams.spark.positions import SKIP, Positioned
 from reactive_streams.spark.sink import SparkSink, SparkSinkError
+from reactive_streams.spark.writer import Payload
 from reactive_streams.trace.invariants import spark_sink as twin
 
 N = 12
@@ -77,7 +79,10 @@ class ReplaySource:
             offset = self.next
             self.next += 1
             self.delivered += 1  # rule 1.1: never more than requested
-            self.subscriber.on_next((offset, f"v{offset}"))
+            self.subscriber.on_next(self.record(offset))
+
+    def record(self, offset: int) -> Any:
+        return (offset, f"v{offset}")
 
 
 class SparkSinkMachine(RuleBasedStateMachine):
@@ -87,13 +92,21 @@ class SparkSinkMachine(RuleBasedStateMachine):
         self.restarts = 0
         self._start()
 
+    def _writer(self) -> MemoryBatchWriter:
+        return MemoryBatchWriter(self.storage, SINK)
+
+    def _budget(self) -> tuple[int, int]:
+        """``batch_rows`` and ``batch_bytes``."""
+        return BATCH, 64 * 1024 * 1024
+
     def _start(self) -> None:
         self.tasks = ManualExecutor()
-        self.writer = MemoryBatchWriter(self.storage, SINK)
+        self.writer = self._writer()
         self.sink = SparkSink(
             writer=self.writer,
             sink_id=SINK,
-            batch_rows=BATCH,
+            batch_rows=self._budget()[0],
+            batch_bytes=self._budget()[1],
             max_attempts=2,
             executor=self.tasks,
             max_latency=None,
@@ -313,12 +326,102 @@ class PositionedSinkMachine(SparkSinkMachine):
             assert self._committed_position() == N
 
 
-for machine in (SparkSinkMachine, PositionedSinkMachine):
+LO, HI = 20, 90  # payload lengths of the byte budget machine's records
+BYTES = 160  # its batch_bytes: two to six records a batch
+
+
+def row_bytes(offset: int, length: int) -> int:
+    """The sink's estimate of ``(offset, "x" * length)``: the tuple, the int, the string."""
+    return 4 + 8 + length + 4
+
+
+class SizedWriter(MemoryBatchWriter):
+    """Reports each batch's bytes as the sum of its rows' estimates (scale 1)."""
+
+    def convert(self, records: Sequence[Any], first_offset: int) -> Payload:
+        payload = super().convert(records, first_offset)
+        nbytes = sum(row_bytes(r[0], len(r[1])) for r in records)
+        return Payload(payload.data, payload.rows, nbytes)
+
+
+class SizedSource(ReplaySource):
+    """Records whose payload length is drawn per offset (the same on every replay)."""
+
+    def __init__(self, start: int, lengths: list[int]) -> None:
+        super().__init__(start)
+        self.lengths = lengths
+
+    def record(self, offset: int) -> Any:
+        return (offset, "x" * self.lengths[offset])
+
+
+class ByteBudgetSinkMachine(SparkSinkMachine):
+    """Rows of drawn sizes (LO..HI) against a byte budget that binds before the record
+    budget, and a slow writer (the greedy ``deliver_all`` runs the source ahead of every
+    write): the bytes held never pass ``2 * batch_bytes`` by more than the demand
+    granted before a larger record came (each at most HI - LO over the estimate), and
+    no batch passes ``batch_bytes``."""
+
+    def __init__(self) -> None:
+        self.lengths = [LO] * N  # drawn by draw_sizes before any delivery
+        super().__init__()
+
+    def _writer(self) -> MemoryBatchWriter:
+        return SizedWriter(self.storage, SINK)
+
+    def _budget(self) -> tuple[int, int]:
+        return N, BYTES  # a capacity of 2N records: the bytes bind first
+
+    def _source(self) -> ReplaySource:
+        return SizedSource(self.sink.resume_offset, self.lengths)
+
+    @initialize(lengths=st.lists(st.integers(LO, HI), min_size=N, max_size=N))
+    def draw_sizes(self, lengths: list[int]) -> None:
+        self.lengths[:] = lengths  # the source holds this list: it reads it at delivery
+
+    @precondition(lambda self: not self.sink.completion.done())
+    @rule()
+    def deliver_bad_record(self) -> None:
+        if self.source.live and self.source.demand > 0:  # no smaller than a row (LO)
+            self.source.delivered += 1
+            self.sink.on_next(("not-an-offset", "x" * LO))
+
+    @precondition(lambda self: not self.sink.completion.done())
+    @rule()
+    def deliver_all(self) -> None:
+        self.source.deliver(N)  # a fast source: everything it may send, before any write
+
+    @invariant()
+    def sink_byte_bound(self) -> None:
+        if not self.source.live or self.sink.completion.done():
+            return  # a failed sink drops what it held (and cancels a live source)
+        committed = max(self.storage.committed_offset(SINK), self.source.start)
+        held = sum(row_bytes(o, self.lengths[o]) for o in range(committed, self.source.next))
+        smallest = row_bytes(0, LO)
+        # demand is granted while held + outstanding * estimate <= 2 * BYTES, and the
+        # estimate is at least the smallest row: at most 2 * BYTES // smallest records
+        # are granted at once, each at most HI - LO larger than the estimate
+        bound = max(row_bytes(0, HI), 2 * BYTES + (2 * BYTES // smallest) * (HI - LO))
+        assert held <= bound, (held, bound)
+        assert self.sink.held_bytes >= held  # its count has them all (and a bad record)
+
+    @invariant()
+    def sink_batch_within_budget(self) -> None:
+        for rec in self.storage.committed(SINK):
+            assert rec.bytes <= BYTES or rec.rows == 1, (rec.bytes, rec.rows)
+
+
+for machine, examples in (
+    (SparkSinkMachine, 300),
+    (PositionedSinkMachine, 300),
+    (ByteBudgetSinkMachine, 150),
+):
     machine.TestCase.settings = settings(
-        max_examples=300,
+        max_examples=examples,
         stateful_step_count=60,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )
 test_spark_sink_machine = pytest.mark.timeout(300)(SparkSinkMachine.TestCase)
 test_positioned_sink_machine = pytest.mark.timeout(300)(PositionedSinkMachine.TestCase)
+test_byte_budget_sink_machine = pytest.mark.timeout(300)(ByteBudgetSinkMachine.TestCase)

@@ -575,7 +575,7 @@ MUTANTS = (
         (
             Patch(
                 "spark/sink.py",
-                "        if limit == self._seal_rows:\n",
+                "        if full:\n",
                 "        if False:  # never split an input\n",
             ),
         ),
@@ -616,8 +616,8 @@ MUTANTS = (
         (
             Patch(
                 "spark/sink.py",
-                "                if was_empty and size and not self._measured:  # budget by its first record\n",
-                "                if False:\n",
+                "        self._seal_bytes = float(batch_bytes)\n",
+                "        self._seal_bytes = float('inf')  # until a batch is measured\n",
             ),
         ),
         "tests/spark/test_sink_budget.py",
@@ -2189,8 +2189,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "spark/sink.py",
-                "                if was_empty and size and not self._measured:",
-                "                if was_empty and not self._measured:",
+                "                    if sizes:\n",
+                "                    if True:\n",
             ),
         ),
         "tests/spark/test_sink_contract.py",

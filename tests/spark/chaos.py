@@ -215,6 +215,42 @@ def job(argv: list[str]) -> int:
     return 0
 
 
+def reader(argv: list[str]) -> int:
+    """A reader polling ``read_committed`` beside the writer until ``stop`` exists:
+    every read must succeed, show no id twice and never fewer rows than before; in the
+    ``filter`` shape (ids in order) what it shows is a prefix of the stream: every
+    kept id up to the largest it sees, no gap (a batch seen in part would leave one)."""
+    table, sink_id, stop, out, shape = argv
+    from reactive_streams.spark.session import local_session
+    from reactive_streams.spark.writer import read_committed
+
+    spark = local_session("local[1]", fast_start=True, driver_memory="1g")
+    stats: dict[str, Any] = {"reads": 0, "errors": [], "not_whole": [], "went_back": 0}
+    last = 0
+    while not os.path.exists(stop):
+        try:
+            df = read_committed(spark, table, sink_id=sink_id)
+            row = df.selectExpr(
+                "count(*) AS c", "count(DISTINCT id) AS d", "max(id) AS m"
+            ).collect()[0]
+            count, distinct, top = int(row["c"]), int(row["d"]), int(row["m"] or -1)
+        except FileNotFoundError:
+            continue  # nothing committed yet
+        except Exception as e:  # any other failure is a finding
+            stats["errors"].append(f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
+            continue
+        stats["reads"] += 1
+        decades = (top + 1) // 10  # the kept ids 0..top: 8 per ten
+        prefix = decades * 8 + sum(kept(i) for i in range(decades * 10, top + 1))
+        if distinct != count or (shape == "filter" and count != prefix):
+            stats["not_whole"].append({"count": count, "distinct": distinct, "max": top})
+        stats["went_back"] += count < last
+        last = max(last, count)
+    spark.stop()
+    Path(out).write_text(json.dumps(stats), encoding="utf-8")
+    return 0
+
+
 @dataclass
 class Report:
     kills: list[dict[str, Any]] = field(default_factory=list)
@@ -225,6 +261,7 @@ class Report:
     id_sum: int = 0
     expected_count: int = 0
     expected_sum: int = 0
+    reader: dict[str, Any] | None = None  # the polling reader's findings (--reader)
 
     @property
     def lost(self) -> int:
@@ -288,6 +325,7 @@ def run_chaos(
     timeout: float = 3600.0,
     log: Any = None,
     shape: str = "filter",
+    poll: bool = False,
 ) -> Report:
     """Run the job, SIGKILL it ``kills`` times at spread-out commit counts (sometimes
     while Spark is writing a batch, sometimes at a random delay), finish. The table is
@@ -310,6 +348,16 @@ def run_chaos(
     cmd.append(str(rows))
     if shape == "two_sinks":  # the earlier run, not killed: SINK_ID rows to overwrite
         subprocess.run([*cmd, "0"], env=env, check=True, stdout=subprocess.DEVNULL, timeout=timeout)
+    stop, found = work / "reader.stop", work / "reader.json"
+    polling: subprocess.Popen[bytes] | None = None
+    if poll:  # a reader beside the writer, for the whole run
+        stop.unlink(missing_ok=True)
+        polling = subprocess.Popen(
+            [sys.executable, __file__, "--reader", table, SINK_ID, str(stop), str(found), shape],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(work / "reader.err", "wb"),  # noqa: SIM115 - the child holds it
+        )
     for target in [*targets, None]:
         report.runs += 1
         grow(data, shape, report.runs, rows)
@@ -356,6 +404,10 @@ def run_chaos(
                 os.killpg(child.pid, signal.SIGKILL)
             child.wait(timeout=60)
             errfile.close()
+    if polling is not None:
+        stop.touch()
+        polling.wait(timeout=600)
+        report.reader = json.loads(found.read_text(encoding="utf-8"))
     report.seconds = time.monotonic() - started
     report.expected_count, report.expected_sum = expected(rows, shape, data, batch)
     return report
@@ -374,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "--job":
         return job(args[1:])
+    if args and args[0] == "--reader":
+        return reader(args[1:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--kills", type=int, default=20)
@@ -381,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--master", default="local[1]")
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--shape", choices=SHAPES, default="filter")
+    parser.add_argument(
+        "--reader", action="store_true", help="poll read_committed beside the writer"
+    )
     parser.add_argument(
         "--cluster", action="store_true", help="start a standalone master + 2 workers on loopback"
     )
@@ -428,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
                 table=table,
                 log=lambda m: print(m, flush=True),
                 shape=opts.shape,
+                poll=opts.reader,
             )
         from reactive_streams.spark.session import local_session
 
@@ -462,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
                 "lost": report.lost,
                 "duplicated": report.duplicated,
                 "sum_ok": report.id_sum == report.expected_sum,
+                **({} if report.reader is None else {"reader": _reader_summary(report.reader)}),
                 **(
                     {}
                     if other is None
@@ -477,6 +536,9 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     exact = report.lost == 0 and report.duplicated == 0 and report.id_sum == report.expected_sum
+    if report.reader is not None:
+        seen = report.reader
+        exact = exact and not seen["errors"] and not seen["not_whole"] and not seen["went_back"]
     if other is not None:
         exact = exact and other.lost == 0 and other.duplicated == 0
         exact = exact and other.id_sum == other.expected_sum
@@ -489,6 +551,16 @@ def main(argv: list[str] | None = None) -> int:
         and (not hidden or all(private.get("workers_own_mount_ns", [True])))
     )
     return 0 if exact and apart else 1
+
+
+def _reader_summary(seen: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "reads": seen["reads"],
+        "errors": len(seen["errors"]),
+        "first_errors": seen["errors"][:3],
+        "not_whole": len(seen["not_whole"]),
+        "went_back": seen["went_back"],
+    }
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from reactive_streams.spark.commit_log import CommitRecord
 from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
 from reactive_streams.spark.positions import SKIP, Positioned
 from reactive_streams.spark.quarantine import LocalFS
-from reactive_streams.spark.sink import SparkSink, SparkSinkError
+from reactive_streams.spark.sink import DEMAND_SLICE, SparkSink, SparkSinkError
 from reactive_streams.spark.writer import Payload
 
 from .test_sink_unit import FakeSubscription, memory_sink
@@ -50,29 +50,31 @@ def in_boxes(levels: int) -> Any:
     return value
 
 
-def first_batches(record: Any, batch_bytes: int = 2008) -> list[tuple[str, int]]:
-    """The converts a sink asks for after five copies of ``record``: a first record of
-    1004 estimated bytes cuts batches of two (batch_bytes 2008); one of 8 does not."""
+def first_batch(record: Any, batch_bytes: int = 2008) -> int:
+    """The rows of the first batch of five copies of ``record``: a first record of
+    1004 estimated bytes cuts a batch of two (batch_bytes 2008); one of 8 does not."""
     storage, ex = MemoryStorage(), ManualExecutor()
     sink = any_sink(storage, ex, batch_rows=100, batch_bytes=batch_bytes)
     sink.on_subscribe(FakeSubscription())
     for _ in range(5):
         sink.on_next(record)
+        ex.run_all()  # commits free the byte budget (batches are sealed by size only)
     sink.on_complete()
     ex.run_all()
     assert sink.result(0).metrics.records == 5
     writer = sink.writer
     assert isinstance(writer, AnyWriter)
-    return [c for c in writer.calls if c[0] == "convert"]
+    converts = [offset for step, offset in writer.calls if step == "convert"]
+    return converts[1] if len(converts) > 1 else 5
 
 
 @pytest.mark.parametrize("wrap", [in_dicts, in_boxes], ids=["dicts", "dataclasses"])
 def test_the_first_record_estimate_descends_nine_levels(wrap: Any) -> None:
     # nine levels: the text at the bottom counts, the first batch holds two records
-    assert first_batches(wrap(9)) == [("convert", 0), ("convert", 2), ("convert", 4)]
-    assert first_batches(wrap(5)) == [("convert", 0), ("convert", 2), ("convert", 4)]
+    assert first_batch(wrap(9)) == 2
+    assert first_batch(wrap(5)) == 2
     # ten: the tenth level counts 8 bytes, the five records fit one batch
-    assert first_batches(wrap(10)) == [("convert", 0)]
+    assert first_batch(wrap(10)) == 5
 
 
 def test_a_sink_error_says_where_a_restart_resumes_and_what_was_dropped() -> None:
@@ -154,8 +156,11 @@ def test_the_defaults_request_two_batches_and_seal_a_partial_one_after_two_secon
     sink = SparkSink(writer=writer, sink_id="u", executor=ManualExecutor(), progress=False)
     sub = FakeSubscription()
     sink.on_subscribe(sub)
-    assert sub.requested == 2 * 262_144  # demand is the free buffer: two batches of rows
+    # demand is the free buffer (two batches of rows, two of bytes), asked in slices
+    # of DEMAND_SLICE records after a first record measured the size of one
+    assert sub.requested == 1
     sink.on_next((0, "a"))
+    assert sub.requested == 1 + DEMAND_SLICE
     assert RecordingTimer.armed == [2.0]  # max_latency: a partial batch waits 2 s at most
     sink.cancel()
 
@@ -450,7 +455,7 @@ def test_a_list_first_is_budgeted_by_its_first_record_and_arms_the_latency_timer
 
 def test_a_first_record_of_one_estimated_byte_budgets_one_byte_a_row() -> None:
     # {"a": None} estimates 1 byte: batch_bytes=3 seals batches of three rows
-    assert first_batches({"a": None}, batch_bytes=3) == [("convert", 0), ("convert", 3)]
+    assert first_batch({"a": None}, batch_bytes=3) == 3
 
 
 # ------------------------------------------------------------ the end
@@ -658,10 +663,11 @@ def test_a_write_running_when_the_sink_is_cancelled_still_reports_its_failure() 
 
 
 def test_records_a_close_drops_mid_input_count_when_a_later_write_fails() -> None:
-    # batches of two envelopes (batch_bytes: 34 estimated bytes); capacity 8
+    # batches of two envelopes of 17 estimated bytes (batch_bytes 50); capacity 8
+    # records, 100 bytes
     ex = StrictExecutor()
     writer = CancelInStage(at=1)
-    sink = strict_sink(ex, writer, batch_rows=4, batch_bytes=34, max_attempts=1)
+    sink = strict_sink(ex, writer, batch_rows=4, batch_bytes=50, max_attempts=1)
     writer.sink = sink
     subscribed(sink)
     for i in range(4):
@@ -717,21 +723,23 @@ class InFlight(MemoryBatchWriter):
 
 
 def test_at_most_two_batches_are_in_flight_and_the_third_is_sealed_after_the_first() -> None:
-    # batches of one row (17 estimated bytes, 16 measured), capacity four rows
+    # batches of one row (17 estimated bytes, 16 measured, a budget of 30), capacity
+    # four rows and 60 bytes: three rows
     ex = StrictExecutor()
     writer = InFlight()
-    sink = strict_sink(ex, writer, batch_rows=2, batch_bytes=17)
+    sink = strict_sink(ex, writer, batch_rows=2, batch_bytes=30)
     sub = subscribed(sink)
-    assert sub.requested == 4
+    assert sub.requested == 1  # one record first, to measure its size
     for i in range(3):
         sink.on_next((i, "x"))  # batches 0 and 1 sealed; the third row waits
-    assert (sink.buffered, sink.outstanding) == (3, 1)
+    assert (sink.buffered, sink.outstanding, sub.requested) == (3, 0, 3)
     run_newest_first(ex)
     assert writer.most == 2  # the memory bound: two sealed batches in flight at most
     # the third row was sealed when batch 0 was written, with no new element
     assert writer.storage.committed_offset("u") == 3
     assert [r.rows for r in writer.storage.committed("u")] == [1, 1, 1]
-    assert sub.requested == 4 + 3  # every committed row is requested again
+    # every committed row is requested again: three rows of the 60 bytes (64 measured)
+    assert sub.requested == 3 + 3
     assert ex.raised == []
 
 
@@ -917,8 +925,8 @@ def test_measured_batches_are_budgeted_down_to_one_byte_and_one_row() -> None:
     # the first batch by the estimate (17 bytes: one row), then as measured
     assert batch_sizes(per_row=1, batch_bytes=4) == [1, 4, 4]
     assert batch_sizes(per_row=16, batch_bytes=10) == [1] * 9  # a row above the budget
-    # whole bytes per row: 17 bytes for two rows measure 8 a row, so 24 bytes hold 3
-    assert batch_sizes(per_row=8, batch_bytes=24, extra=1) == [1, 2, 3, 3]
+    # two rows measure 17 bytes, three would measure 25: 24 bytes hold two
+    assert batch_sizes(per_row=8, batch_bytes=24, extra=1) == [1, 2, 2, 2, 2]
 
 
 class RefusesOnce(MemoryBatchWriter):

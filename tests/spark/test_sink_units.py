@@ -468,8 +468,10 @@ def test_a_second_failure_keeps_the_first() -> None:
     sink = memory_sink(MemoryStorage(), ex, batch_rows=2)
     sub = FakeSubscription()
     sink.on_subscribe(sub)
-    for i in range(sub.requested + 2):  # two over: the first fails it, the second is dropped
+    i = 0
+    while i < sub.requested + 2:  # two over: the first fails it, the second is dropped
         sink.on_next((i, "x"))
+        i += 1
     ex.run_all()
     assert (
         str(failure(sink).__cause__) == "rule 1.1: the publisher sent more elements than requested"

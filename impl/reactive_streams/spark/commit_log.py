@@ -121,6 +121,16 @@ def _undelta(prev: Any, enc: Any) -> Any:
     return enc
 
 
+# a commit record stores such a field as what it adds to the newest compaction's last
+# record, ``{"rs_since": <its batch id>, "rs_delta": ...}``: a record holds the files
+# done since the last compaction, not every file ever done (issue 42)
+_SINCE, _DELTA = "rs_since", "rs_delta"
+
+
+def _is_since(position: Any) -> bool:
+    return type(position) is dict and set(position) == {_SINCE, _DELTA}
+
+
 def _encode_compaction(records: Sequence[CommitRecord]) -> str:
     """One line: each record's JSON, or ``{"rs_delta": <JSON>}`` with its position
     relative to the record before (only where that decodes back exactly)."""
@@ -258,6 +268,10 @@ class CommitLog:
         self.fs.mkdirs(self.commits_dir)
         self.lease: Lease | None = None
         self.compact_every = compact_every  # 0: never compact
+        # batch id -> position of the compactions read or written: the bases of the
+        # records' ``rs_since`` positions; the newest one is what a commit refers to
+        self._bases: dict[int, Any] = {}
+        self._base: int | None = None
 
     def acquire(
         self,
@@ -366,8 +380,9 @@ class CommitLog:
         return join(self.commits_dir, f"{batch_id:012d}.json")
 
     def records(self, *, repair: bool = False) -> list[CommitRecord]:
-        """All commit records in batch order; raises if the ids have a gap. With
-        ``repair``, a last record that does not parse is deleted (a cut-short create).
+        """All commit records in batch order; raises if the ids have a gap. A last
+        record that does not parse (a create cut short by a crash, or one being written)
+        is not committed: it is skipped, and with ``repair`` deleted.
 
         A batch id may hold several candidates (a compaction's entry, a leftover record,
         Spark Connect's candidates): the highest lease epoch wins, whatever order they
@@ -386,6 +401,8 @@ class CommitLog:
                 for r in _decode_compaction(line):
                     held[r.batch_id] = [r]
                 base = int(name[:12])
+                self._bases[base] = held[base][0].position
+                self._base = base
                 break
             except (ValueError, TypeError, KeyError, OSError):
                 if repair:
@@ -396,13 +413,14 @@ class CommitLog:
             uri = join(self.commits_dir, name)
             try:
                 data = contents[name] if read_many else self.fs.read(uri)
-                found = _candidates(data)
+                found = [self._full(r) for r in _candidates(data)]
                 held.setdefault(int(name[:12]), []).extend(found)
-            except (ValueError, TypeError, KeyError, OSError) as e:
+            except (ValueError, TypeError, KeyError, OSError, RuntimeError) as e:
                 if int(name[:12]) <= base:
                     continue  # a leftover the compaction holds
-                if name == above[-1] and repair:
-                    self.fs.delete(uri, False)
+                if name == above[-1]:  # a create cut short, or still being written:
+                    if repair:  # not committed (a reader polling beside a killed
+                        self.fs.delete(uri, False)  # writer skips it, issue 42)
                     break
                 raise RuntimeError(f"commit record {uri} is unreadable: {e}") from e
         out: list[CommitRecord] = []
@@ -436,7 +454,44 @@ class CommitLog:
         return best[0]
 
     def _resolve(self, uri: str) -> CommitRecord:
-        return self._winner(uri, _candidates(self.fs.read(uri)))
+        return self._winner(uri, [self._full(r) for r in _candidates(self.fs.read(uri))])
+
+    def _stored(self, record: CommitRecord) -> CommitRecord:
+        """``record`` as written: its position relative to the newest compaction's
+        (only where that decodes back exactly)."""
+        base = self._base
+        if base is None or record.position is None or record.batch_id <= base:
+            return record
+        prev = self._bases[base]
+        enc = _delta(prev, record.position)
+        if enc == record.position or _undelta(prev, enc) != record.position:
+            return record
+        return replace(record, position={_SINCE: base, _DELTA: enc})
+
+    def _full(self, record: CommitRecord) -> CommitRecord:
+        """``record`` as read back: an ``rs_since`` position applied to its base."""
+        position = record.position
+        if not _is_since(position):
+            return record
+        since = int(position[_SINCE])
+        if since not in self._bases:
+            found = self._compaction_end(since)
+            if found is None:
+                raise RuntimeError(
+                    f"commit record of batch {record.batch_id} of sink_id {self.sink_id!r} "
+                    f"is relative to compaction {since}, which is missing"
+                )
+            self._bases[since] = found.position
+        return replace(record, position=_undelta(self._bases[since], position[_DELTA]))
+
+    def _compaction_end(self, batch_id: int) -> CommitRecord | None:
+        """The last record of compaction ``<batch_id>.compact``, None if unreadable."""
+        try:
+            data = self.fs.read(join(self.commits_dir, f"{batch_id:012d}.compact"))
+            last = _decode_compaction(data.decode("utf-8").split("\n")[0])[-1]
+        except (OSError, ValueError, TypeError, KeyError, IndexError):
+            return None
+        return last if last.batch_id == batch_id else None
 
     def commit(self, record: CommitRecord) -> None:
         """Create the commit record if absent; idempotent for an identical record.
@@ -446,7 +501,7 @@ class CommitLog:
         if mine is not None:
             record = replace(record, epoch=mine.epoch, holder=mine.holder)
         uri = self._record_uri(record.batch_id)
-        data = record.to_json().encode("utf-8")
+        data = self._stored(record).to_json().encode("utf-8")
         created = self.fs.create_exclusive(uri, data)
         existing = record if created else self._resolve(uri)  # Connect: ours may win
         if 0 <= existing.epoch < record.epoch and getattr(self.fs, "read_parts", None) is None:
@@ -494,14 +549,9 @@ class CommitLog:
         it; None if neither exists."""
         try:
             return self._resolve(self._record_uri(batch_id))
-        except (OSError, ValueError, TypeError, KeyError):
+        except (OSError, ValueError, TypeError, KeyError, RuntimeError):
             pass
-        try:
-            data = self.fs.read(join(self.commits_dir, f"{batch_id:012d}.compact"))
-            last = _decode_compaction(data.decode("utf-8").split("\n")[0])[-1]
-        except (OSError, ValueError, TypeError, KeyError, IndexError):
-            return None
-        return last if last.batch_id == batch_id else None
+        return self._compaction_end(batch_id)
 
     def _after_commit(self, record: CommitRecord, uri: str) -> None:
         if not self.compact_every:
@@ -528,6 +578,9 @@ class CommitLog:
         last = done[-1].batch_id
         text = _encode_compaction(done)  # one line (Spark Connect)
         self.fs.create_exclusive(join(self.commits_dir, f"{last:012d}.compact"), text.encode())
+        if self._compaction_end(last) == done[-1]:  # whole: later records refer to it
+            self._bases[last] = done[-1].position
+            self._base = last
         parts = getattr(self.fs, "read_parts", None)  # Spark Connect: candidate by candidate
         listed = (
             parts(self.commits_dir)
@@ -545,8 +598,8 @@ class CommitLog:
                 continue
             for sub, data in candidates:  # only what this compaction holds: a newer
                 try:  # writer's candidate that landed meanwhile stays (issue 26.2)
-                    held = all(r in done for r in _candidates(data))
-                except (ValueError, TypeError, KeyError):
+                    held = all(self._full(r) in done for r in _candidates(data))
+                except (ValueError, TypeError, KeyError, RuntimeError):
                     held = True  # unreadable: never a winner
                 if held:
                     self.fs.delete(join(self.commits_dir, name, *([sub] if sub else [])), False)
@@ -615,19 +668,29 @@ class CommitLog:
             self.fs.delete(join(self.uri, name))
         self.fs.delete(self.commits_dir)  # the lease stays: reset under one's own lease
         self.fs.mkdirs(self.commits_dir)
+        self._bases.clear()  # the compactions went with the records
+        self._base = None
         if self.lease is not None and self.lease.mine is not None:
             # the fence again, at batch 0: a writer of the previous run stays fenced
             self._fence(self.lease.mine)
         return gone
 
     def committed_files(self) -> list[str]:
-        """URIs of every committed data file of this sink, in batch order (a batch
-        committed but not yet renamed is read from its staging directory)."""
+        """URIs of the data files of this sink's committed batches, in batch order, up
+        to the first one committed but not yet published (renamed into its batch
+        directory; its rename or a restart's roll-forward shows it): a reader never
+        mixes a staging directory with batch directories. A batch kept in staging for
+        good (written over Spark Connect) is read there."""
         records = self.records()
         names = {e.name for e in self.fs.list(self.uri)}
-        out = []
+        out: list[str] = []
         for r in records:
-            moved = self.batch_dir_name(r.batch_id) in names
-            for staged, final in r.files:
-                out.append(join(self.uri, final if moved else f"{r.staging}/{staged}"))
+            if kept_in_staging(r):
+                out.extend(join(self.uri, final) for _, final in r.files)
+            elif not r.files:
+                continue  # no data (a batch of skips, or the lease's fence)
+            elif self.batch_dir_name(r.batch_id) in names:
+                out.extend(join(self.uri, final) for _, final in r.files)
+            else:
+                break  # committed, not yet published: later batches wait for it
         return out

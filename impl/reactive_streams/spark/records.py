@@ -14,7 +14,16 @@ from typing import Any
 
 from reactive_streams.spark.values import column_problem, needs_check, null_typed
 
-__all__ = ["RecordConverter", "SchemaError", "check_lossless", "to_arrow_schema"]
+__all__ = [
+    "RESERVED",
+    "RecordConverter",
+    "SchemaError",
+    "check_column_names",
+    "check_lossless",
+    "to_arrow_schema",
+]
+
+RESERVED = "rs_batch"  # the sink's batch partition column: a data column would be replaced
 
 _NONE: type = type(None)
 _INT_OK: frozenset[type] = frozenset({int, _NONE})
@@ -104,6 +113,27 @@ class SchemaError(ValueError):
         self.record_index = record_index
 
 
+def check_column_names(names: Sequence[str]) -> None:
+    """Refuse a column a reader would lose: one named like the sink's partition column
+    ``rs_batch`` (readers put the batch directory's value there), or two names equal
+    but for case (Spark resolves column names case-insensitively)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.lower() == RESERVED:
+            raise SchemaError(
+                f"column {name!r} is reserved: {RESERVED} is the sink's batch partition "
+                "column, and readers would replace its values; rename it",
+                name,
+            )
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            raise SchemaError(
+                f"columns {other!r} and {name!r} differ only by case: Spark resolves column "
+                "names case-insensitively, so a reader cannot tell them apart; rename one",
+                name,
+            )
+
+
 def to_arrow_schema(schema: Any) -> Any:
     """Accept a ``pyarrow.Schema``, a Spark ``StructType`` or a DDL string."""
     import pyarrow as pa
@@ -158,6 +188,10 @@ class RecordConverter:
     def __init__(self, schema: Any = None, columns: Sequence[str] | None = None) -> None:
         self.schema = to_arrow_schema(schema)
         self.columns = list(columns) if columns is not None else None
+        if self.schema is not None:  # refused now, before the sink takes anything
+            check_column_names(self.schema.names)
+        if self.columns is not None:
+            check_column_names(self.columns)
 
     def convert(self, records: Sequence[Any], first_index: int = 0) -> Any:
         import pyarrow as pa
@@ -170,6 +204,8 @@ class RecordConverter:
             if self.schema is not None
             else _names_of(records[0], kind, self.columns)
         )
+        if self.schema is None:  # inferred: its names are known only now
+            check_column_names(names)
         self._check_shape(records, kind, names, first_index)
         if kind == "dict" and self.schema is not None:
             for field in self.schema:

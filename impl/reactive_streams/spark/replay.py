@@ -54,12 +54,14 @@ class FileSource:
 
     def __init__(
         self,
-        paths: Sequence[str | os.PathLike[str]],
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
         *,
         parse: Callable[[str], Any] = json.loads,
         pattern: str = "*",
         executor: Executor | None = None,
     ) -> None:
+        if isinstance(paths, (str, bytes, os.PathLike)):  # one path, not its characters
+            paths = [os.fspath(paths)]
         self.paths = [os.fspath(p) for p in paths]
         self.pattern = pattern
         self.parse = parse

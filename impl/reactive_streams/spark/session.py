@@ -60,29 +60,72 @@ _CONNECT_RUNTIME = (
 
 
 _DEFAULT_PORTS = {"sc": 15002, "spark": 7077}
+_WHAT = {"sc": "Spark Connect server", "spark": "Spark master"}
+# HTTP/2's client preface and an empty SETTINGS frame: a gRPC server (Spark Connect)
+# answers with its own SETTINGS frame (RFC 9113 section 3.4)
+_H2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+_H2_SETTINGS = 0x4
+# to a Spark RPC server these bytes are a frame of an impossible length: it closes the
+# connection (TransportFrameDecoder); an HTTP server answers them
+_SPARK_PROBE = b"GET / HTTP/1.0\r\n\r\n"
+
+
+def _handshake(sock: socket.socket, scheme: str, timeout: float) -> str | None:
+    """Why the peer is not a ``scheme`` server, or None if it answered like one."""
+    sock.settimeout(timeout)
+    try:
+        if scheme == "sc":
+            sock.sendall(_H2_HELLO)
+            head = b""
+            while len(head) < 9:
+                chunk = sock.recv(9 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+            if len(head) == 9 and head[3] == _H2_SETTINGS:
+                return None
+            return f"answered {head!r}, not an HTTP/2 (gRPC) SETTINGS frame"
+        sock.sendall(_SPARK_PROBE)
+        answer = sock.recv(64)
+        return None if not answer else f"answered {answer[:40]!r}, not Spark RPC"
+    except ConnectionResetError:
+        return None if scheme == "spark" else "reset the connection at the HTTP/2 preface"
+    except TimeoutError:
+        return f"accepted TCP but answered no handshake within {timeout:g} s"
+    except OSError as e:
+        return f"handshake failed: {e.strerror or e}"
 
 
 def check_reachable(url: str, timeout: float) -> None:
-    """Raise ``ConnectionError`` naming ``url`` unless one of its ``host:port``s accepts
-    a TCP connection within ``timeout`` seconds (``sc://`` and ``spark://`` URLs; others
-    pass). Without it an unreachable Connect server retried for about 10 minutes and
-    an unreachable standalone master failed after about 100 s without naming itself."""
+    """Raise ``ConnectionError`` naming ``url`` unless one of its ``host:port``s
+    accepts a TCP connection and answers a handshake, each within ``timeout`` seconds
+    (so at most ``2 * timeout`` per listed host): an ``sc://`` server answers HTTP/2's
+    preface with a SETTINGS frame, as gRPC does (skipped with ``use_ssl=true``); a
+    ``spark://`` master closes a connection that sends it an HTTP request, as Spark's
+    RPC server does, where an HTTP server answers. Other URLs pass. Without it an
+    unreachable Connect server retried for about 10 minutes, a silent listener hung,
+    and an unreachable standalone master failed after about 100 s without naming
+    itself."""
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if scheme not in _DEFAULT_PORTS:
         return
-    hosts = url.split("://", 1)[1].split("/", 1)[0].split(";", 1)[0]
+    hosts, _, params = url.split("://", 1)[1].split("/", 1)[0].partition(";")
+    tls = "use_ssl=true" in params.lower()
     errors = []
     for hostport in hosts.split(","):
         parts = urlsplit(f"//{hostport}")
         host, port = parts.hostname or "localhost", parts.port or _DEFAULT_PORTS[scheme]
         try:
-            with socket.create_connection((host, port), timeout=timeout):
-                return
+            with socket.create_connection((host, port), timeout=timeout) as sock:
+                why = None if tls else _handshake(sock, scheme, timeout)
         except OSError as e:
             errors.append(f"{host}:{port}: {e.strerror or e}")
+            continue
+        if why is None:
+            return
+        errors.append(f"{host}:{port}: {why}")
     raise ConnectionError(
-        f"{url}: no {'Spark Connect server' if scheme == 'sc' else 'Spark master'} reachable "
-        f"within {timeout:g} s ({'; '.join(errors)})"
+        f"{url}: no {_WHAT[scheme]} reachable within {timeout:g} s ({'; '.join(errors)})"
     )
 
 
@@ -91,7 +134,8 @@ def _connect_session(url: str, app_name: str, conf: Mapping[str, str] | None) ->
         from pyspark.sql.connect.session import SparkSession as ConnectSession
     except ImportError as e:
         raise RuntimeError(
-            f"{url}: Spark Connect needs the client packages (pip install -e '.[connect]'): {e}"
+            f"{url}: Spark Connect needs the client packages "
+            f"(pip install 'reactive-streams-reference[connect]'): {e}"
         ) from e
     spark = ConnectSession.builder.remote(url).appName(app_name).getOrCreate()
     settings = {k: v for k, v in session_conf("local[*]").items() if k in _CONNECT_RUNTIME}

@@ -6,9 +6,14 @@ Flow of one batch (``spec/SparkSink.tla`` models it):
             --> write lane: stage (Spark write, retried) -> commit record -> publish
             --> acknowledge: free the rows, ``request`` the free buffer again.
 
-*Demand is the free buffer*: ``buffered + outstanding demand <= capacity``
-(``capacity = 2 * batch_rows``) at every moment, so memory is bounded whatever the
-stream length; while Spark writes batch k, batch k+1 is filled and converted
+*Demand is the free buffer*, in records and in bytes: ``buffered + outstanding
+demand <= capacity`` (``capacity = 2 * batch_rows``) at every moment, and when the
+sink requests, ``held bytes + outstanding * bytes per record <= 2 * batch_bytes``
+(each record's bytes estimated as it arrives; see :attr:`SparkSink.held_bytes`).
+Demand goes out in slices of at most ``DEMAND_SLICE`` records, so records larger
+than the estimate at their request overshoot by at most a slice of them. A batch is
+sealed on a running byte count, before the record that would pass ``batch_bytes``.
+While Spark writes batch k, batch k+1 is filled and converted
 (at most two sealed batches in flight). The convert and write lanes each run one
 task at a time on ``executor`` (a two-thread pool by default; a
 ``ManualExecutor`` in tests makes every interleaving reproducible).
@@ -30,6 +35,7 @@ from reactive_streams.api import Subscription
 from reactive_streams.executors import Executor, ThreadPoolExecutor
 from reactive_streams.spark.commit_log import CommitRecord, Recovery
 from reactive_streams.spark.ioerrors import io_cause, local_cause
+from reactive_streams.spark.lease import LeaseLost
 from reactive_streams.spark.positions import SKIP, Positioned, check_position
 from reactive_streams.spark.progress import Progress, SinkMetrics
 from reactive_streams.spark.quarantine import Quarantine
@@ -104,9 +110,29 @@ def _split_position(position: Any) -> tuple[Any, int]:
     return position, 0
 
 
+DEMAND_SLICE = 64  # records requested at most at once: bounds a jump in record size
+
+
+def _row_bytes(value: Any) -> int:
+    """:func:`_estimate` with the common flat dict and tuple records inlined."""
+    kind = type(value)
+    if kind is dict or kind is tuple:
+        n = 0 if kind is dict else 4
+        for v in value.values() if kind is dict else value:
+            k = type(v)
+            if k is str or k is bytes:
+                n += len(v) + 4
+            elif k is int or k is float:
+                n += 8
+            else:
+                n += _estimate(v, 1)
+        return n
+    return _estimate(value)
+
+
 def _estimate(value: Any, depth: int = 0) -> int:
     """About the Arrow bytes of one record (8 per number, length plus a 4-byte offset
-    per string), to bound the first batch before any batch has been measured."""
+    per string): the sink's running byte count, scaled by the measured Arrow size."""
     kind = type(value)
     if kind is Positioned:
         return 0 if value.value is SKIP else _estimate(value.value, depth)
@@ -158,12 +184,21 @@ class _Batch:
     """A sealed batch: ``slots`` elements taken from the buffer (records, or
     envelopes of which skips produce no row) and the source position after them."""
 
-    __slots__ = ("batch_id", "offset_before", "payload", "position", "records", "slots")
+    __slots__ = (
+        "batch_id",
+        "nbytes",
+        "offset_before",
+        "payload",
+        "position",
+        "records",
+        "slots",
+    )
 
     def __init__(
-        self, batch_id: int, offset_before: int, records: list[Any], position: Any
+        self, batch_id: int, offset_before: int, records: list[Any], position: Any, nbytes: int
     ) -> None:
         self.batch_id = batch_id
+        self.nbytes = nbytes  # estimated, as counted on arrival
         self.offset_before = offset_before
         self.records: list[Any] | None = records
         self.slots = len(records)
@@ -331,8 +366,15 @@ class SparkSink:
         self._filling_since = 0.0
         self._in_flight_rows = 0
         self._in_flight_batches = 0
-        self._seal_rows = batch_rows
-        self._measured = False  # a converted batch gave the bytes per row
+        # the byte budget, counted in estimated bytes (see _row_bytes); a converted
+        # batch rescales it to the Arrow bytes it measured
+        self._filling_bytes = 0
+        self._last_bytes = 0  # of the last element appended to _filling
+        self._in_flight_bytes = 0
+        self._row_est = 0  # bytes per record (0: none seen): up at once, down slowly
+        self._scale = 1.0  # measured Arrow bytes per estimated byte
+        self._seal_bytes = float(batch_bytes)
+        self._slice = min(DEMAND_SLICE, self.capacity)
         self._next_batch_id = self.recovery.last_batch_id + 1
         self._next_offset = self.recovery.resume_offset
         self._committed_offset = self.recovery.resume_offset
@@ -382,6 +424,18 @@ class SparkSink:
         """Records held (filling plus sealed, not yet committed)."""
         with self._lock:
             return len(self._filling) + self._in_flight_rows
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of the records held (filling plus sealed, not yet committed), as the
+        sink counts them: each record's estimate, scaled by the measured Arrow size."""
+        with self._lock:
+            return int((self._filling_bytes + self._in_flight_bytes) * self._scale)
+
+    @property
+    def byte_capacity(self) -> int:
+        """The byte budget demand is counted against: ``2 * batch_bytes``."""
+        return 2 * self.batch_bytes
 
     @property
     def outstanding(self) -> int:
@@ -448,29 +502,46 @@ class SparkSink:
                 self._outstanding = outstanding
                 if type(item) is list:  # a batch of records or envelopes: one slot each
                     was_empty = not filling
+                    sizes = [_row_bytes(e) for e in item]
+                    nbytes, largest = sum(sizes), max(sizes, default=0)
+                    if sizes:
+                        self._last_bytes = sizes[-1]
                     filling.extend(item)
-                    size = len(filling)
                 else:
+                    was_empty = not filling
+                    nbytes = largest = self._last_bytes = _row_bytes(item)
                     filling.append(item)
-                    size = len(filling)
-                    if size > 1 and size < self._seal_rows:
-                        return  # the hot path: one lock, one append
-                    was_empty = size == 1
-                if was_empty and size and not self._measured:  # budget by its first record
-                    per_row = max(1, _estimate(filling[-size]))
-                    self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
+                held = self._filling_bytes = self._filling_bytes + nbytes
+                est = self._row_est
+                if largest > est:  # the estimate per record follows a growth at once
+                    self._row_est = largest
+                elif largest < est:  # and a shrink slowly
+                    self._row_est = est - (est - largest + 15) // 16
+                size = len(filling)
+                refill = outstanding < self._slice // 2
+                if (
+                    not was_empty
+                    and size < self.batch_rows
+                    and held + self._row_est <= self._seal_bytes
+                    and not refill
+                ):
+                    return  # the hot path: one lock, one append
                 if was_empty and size:
                     self._fill_since = time.monotonic()
                     if self.max_latency is not None:
                         self._start_delay_timer_locked()
-                batch = self._seal_locked() if size >= self._seal_rows else None
+                full = size >= self.batch_rows or held + self._row_est > self._seal_bytes
+                batch = self._seal_locked() if full else None
                 violation = False
             else:
-                violation, batch = True, None
+                violation, batch, refill = True, None, False
         if violation:
             self._fail(RuntimeError("rule 1.1: the publisher sent more elements than requested"))
-        elif batch is not None:
+            return
+        if batch is not None:
             self._convert_lane.submit(lambda: self._convert(batch))
+        if refill:  # demand goes out in slices: the next one as this one runs low
+            self._request_free()
 
     def _skip_replayed(self, item: Any) -> Any:
         """Drop the first replayed outputs of an input whose outputs were partly
@@ -531,6 +602,7 @@ class SparkSink:
             self._state = "cancelled"
             self._dropped += len(self._filling)
             self._filling = []
+            self._filling_bytes = 0
         self._cancel_upstream()
         self._finalize_later()
 
@@ -561,17 +633,41 @@ class SparkSink:
             self._state = "done"
         return done
 
+    def _full_locked(self) -> bool:
+        """The filling batch holds ``batch_rows``, or no room for a record more of the
+        estimated size: it is sealed now rather than after the next record."""
+        filling = len(self._filling)
+        return filling >= self.batch_rows or (
+            filling > 0 and self._filling_bytes + self._row_est > self._seal_bytes
+        )
+
+    def _fits_locked(self, limit: int) -> int:
+        """How many of the first ``limit`` slots fit in the byte budget (at least one)."""
+        filling, budget = self._filling, self._seal_bytes
+        if self._filling_bytes <= budget:
+            return limit
+        if limit == len(filling) > 1 and self._filling_bytes - self._last_bytes <= budget:
+            return limit - 1  # the common case: the last record passed the budget
+        total = 0
+        for j in range(limit):
+            total += _row_bytes(filling[j])
+            if total > budget:
+                return max(1, j)
+        return limit
+
     def _cut_locked(self) -> int:
-        """Slots the next batch takes: at most ``seal_rows``, ending with an envelope
-        that completes its input (a position), so no input is ever half committed."""
+        """Slots the next batch takes: at most ``batch_rows`` and ``batch_bytes``, ending
+        with an envelope that completes its input (a position), so no input is ever
+        half committed."""
         filling = self._filling
-        limit = min(len(filling), self._seal_rows)
+        limit = self._fits_locked(min(len(filling), self.batch_rows))
+        full = self._full_locked()
         if type(filling[0]) is not Positioned:
             return limit
         for j in range(limit - 1, -1, -1):
             if getattr(filling[j], "position", None) is not None:
                 return j + 1
-        if limit == self._seal_rows:
+        if full:
             # one input expanded past a batch: split it; the batch commits how many of
             # its outputs it holds, and a replay drops that many (see _split_position)
             return limit
@@ -587,9 +683,18 @@ class SparkSink:
             if self._upstream_done:  # closed mid-input: a replay sends that input again
                 self._dropped += len(self._filling)
                 self._filling = []
+                self._filling_bytes = 0
             return None
-        take = self._filling[:cut]
-        self._filling = self._filling[cut:]
+        filling = self._filling
+        take = filling[:cut]
+        self._filling = filling[cut:]
+        if cut == len(filling):
+            nbytes = self._filling_bytes
+        elif cut == len(filling) - 1:
+            nbytes = self._filling_bytes - self._last_bytes
+        else:
+            nbytes = sum(map(_row_bytes, take))
+        self._filling_bytes = max(0, self._filling_bytes - nbytes)
         position = self._sealed_position
         if type(take[0]) is Positioned:
             last = len(take) - 1  # the last envelope that completes its input, or -1
@@ -606,7 +711,7 @@ class SparkSink:
             if position is not None:
                 self._sealed_position = position
             position = self._sealed_position
-        batch = _Batch(self._next_batch_id, self._next_offset, take, position)
+        batch = _Batch(self._next_batch_id, self._next_offset, take, position, nbytes)
         self._waiting.append(self._fill_since)
         if self._filling:  # the rest arrived later; close enough for a lag figure
             self._fill_since = time.monotonic()
@@ -614,6 +719,7 @@ class SparkSink:
         self._next_offset += len(take)
         self._in_flight_batches += 1
         self._in_flight_rows += len(take)
+        self._in_flight_bytes += nbytes
         if self._filling and self.max_latency is not None:
             self._start_delay_timer_locked()
         return batch
@@ -621,7 +727,7 @@ class SparkSink:
     def _should_seal_locked(self) -> bool:
         if not self._filling or self._state != "active":
             return False
-        if self._upstream_done or len(self._filling) >= self._seal_rows:
+        if self._upstream_done or self._full_locked():
             return True
         # The latency bound seals a partial batch only when no write is in flight:
         # while Spark writes, the batch keeps filling (a write's completion checks
@@ -649,9 +755,23 @@ class SparkSink:
         with self._lock:
             if self._state != "active" or self._upstream_done or self._subscription is None:
                 return
-            free = self.capacity - len(self._filling) - self._in_flight_rows - self._outstanding
+            outstanding = self._outstanding
+            free = self.capacity - len(self._filling) - self._in_flight_rows - outstanding
+            est = self._row_est
+            held = self._filling_bytes + self._in_flight_bytes
+            if est == 0:  # no record seen yet: one, to measure, before a slice
+                free = min(free, 1 - outstanding)
+            else:
+                free_bytes = 2 * self._seal_bytes - held - outstanding * est
+                free = min(free, int(free_bytes // est), self._slice - outstanding)
             if free <= 0:
-                return
+                if outstanding or self._in_flight_batches or self._full_locked():
+                    return  # an arrival or a commit asks again
+                # nothing in flight to free the budget: one record at a time, so one
+                # larger than the whole budget still flows
+                free = min(1, self.capacity - len(self._filling))
+                if free <= 0:
+                    return
             self._outstanding += free
             sub = self._subscription
         with self._sub_lock:
@@ -689,11 +809,11 @@ class SparkSink:
             return
         batch.payload = payload
         batch.records = None  # the payload holds the data now
-        if payload.rows:
-            per_row = max(1, payload.nbytes // payload.rows)
+        if payload.rows and batch.nbytes > 0 and payload.nbytes > 0:
+            scale = payload.nbytes / batch.nbytes  # Arrow bytes per estimated byte
             with self._lock:
-                self._seal_rows = max(1, min(self.batch_rows, self.batch_bytes // per_row))
-                self._measured = True
+                self._scale = scale
+                self._seal_bytes = self.batch_bytes / scale
         self._write_lane.submit(lambda: self._write(batch))
 
     def _convert_rows(self, batch: _Batch, entries: list[Any]) -> Payload:
@@ -716,6 +836,12 @@ class SparkSink:
                 if self._quarantine is None or not 0 <= at < len(rows):
                     raise
                 offset, position = places[at]
+                if e.record_index != offset:  # counted in the rows left: name its own
+                    e = SchemaError(
+                        str(e).replace(f"record {e.record_index}", f"record {offset}", 1),
+                        e.field,
+                        offset,
+                    )
                 self._quarantine.put(offset, position, e, rows[at])
                 with self._lock:
                     self._quarantined += 1
@@ -759,6 +885,7 @@ class SparkSink:
             self._waiting.popleft()
         self._in_flight_batches -= 1
         self._in_flight_rows -= batch.slots
+        self._in_flight_bytes -= batch.nbytes
 
     def _retry(self, step: str, batch_id: int, action: Callable[[int], R]) -> R:
         first: Exception | None = None
@@ -767,7 +894,8 @@ class SparkSink:
                 return action(attempt)
             except Exception as e:
                 first = first or e
-                if attempt == self.max_attempts:
+                # a fenced writer stays fenced: a retry cannot succeed (LeaseLost is final)
+                if attempt == self.max_attempts or isinstance(e, LeaseLost):
                     raise _StepFailed(step, batch_id, attempt, e, first) from e
                 with self._lock:
                     self._retries += 1
@@ -818,6 +946,7 @@ class SparkSink:
             self._flush_s += time.monotonic() - flush_started
             self._in_flight_batches -= 1
             self._in_flight_rows -= batch.slots
+            self._in_flight_bytes -= batch.nbytes
             self._committed_offset = record.offset_after
             self._last_committed = bid
             self._records += payload.rows
@@ -865,6 +994,7 @@ class SparkSink:
         self._error = error
         self._dropped += len(self._filling)
         self._filling = []
+        self._filling_bytes = 0
         return True
 
     def _finalize_later(self) -> None:

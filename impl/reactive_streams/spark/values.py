@@ -97,6 +97,23 @@ def _scalar_problem(value: Any, t: Any) -> str | None:
         return None if kind is bool or not isinstance(value, numbers.Number) else "loss"
     if _temporal(t) and isinstance(value, numbers.Number):
         return _AMBIGUOUS.format(t=t)
+    if types.is_timestamp(t):
+        return _timestamp_problem(value, t)
+    return None
+
+
+def _timestamp_problem(value: Any, t: Any) -> str | None:
+    """A datetime ``t`` would change: one with a time zone into a column without one
+    (Arrow keeps its UTC wall time, not its own), nanoseconds into microseconds."""
+    offset = getattr(value, "utcoffset", None)
+    if t.tz is None and offset is not None and callable(offset) and offset() is not None:
+        return (
+            f"which has a time zone (UTC{offset()}) but column type {t} has none: pass "
+            "a naive datetime (the wall time to store) or declare a timestamp with one"
+        )
+    nanos = getattr(value, "nanosecond", 0)  # pandas.Timestamp
+    if nanos and t.unit != "ns":
+        return f"whose {nanos} ns column type {t} cannot hold (it would truncate them)"
     return None
 
 
@@ -114,10 +131,12 @@ def _problem(value: Any, t: Any, path: str) -> tuple[str, Any, str] | None:
             return (f"{path}.{extra[0]}", value[extra[0]], f"which struct {t} has no field for")
         for i in range(t.num_fields):
             f = t.field(i)
-            if f.name in value:
-                found = _problem(value[f.name], f.type, f"{path}.{f.name}")
-                if found:
-                    return found
+            item = value.get(f.name)
+            if item is None and not f.nullable:  # Arrow takes it; Spark fails the write
+                return (f"{path}.{f.name}", None, "which is not nullable")
+            found = _problem(item, f.type, f"{path}.{f.name}")
+            if found:
+                return found
         return None
     if types.is_map(t):
         items = value.items() if isinstance(value, dict) else value
@@ -128,7 +147,10 @@ def _problem(value: Any, t: Any, path: str) -> tuple[str, Any, str] | None:
         return None
     if _nested(t):  # the list types
         if isinstance(value, (list, tuple)):
+            nullable = t.value_field.nullable
             for i, item in enumerate(value):
+                if item is None and not nullable:
+                    return (f"{path}[{i}]", None, "which is not nullable")
                 found = _problem(item, t.value_type, f"{path}[{i}]")
                 if found:
                     return found

@@ -150,14 +150,15 @@ class SparkBatchWriter:
         partition_by: Sequence[str] | None,
         tune_session: bool,
     ) -> None:
-        if mode == "overwrite":  # a re-run from the start replaces this sink's rows
-            self.log.reset()
         if isinstance(schema, str) and is_connect(spark):
             schema = spark.createDataFrame([], schema).schema  # the server parses the DDL
+        # the schema's checks come first: a refused schema deletes nothing
         self.converter = RecordConverter(schema, columns)
         self.partition_by = _partition_columns(partition_by)
         if self.partition_by and self.converter.schema is not None:
             _check_partition_columns(self.partition_by, self.converter.schema)
+        if mode == "overwrite":  # a re-run from the start replaces this sink's rows
+            self.log.reset()
         self._table_registered = False
         if tune_session:
             # Arrow input goes through the file-backed path: about half the JVM CPU.
@@ -255,6 +256,12 @@ class SparkBatchWriter:
             f"CREATE TABLE IF NOT EXISTS {self.table} ({columns}, {keys}) "
             f"USING {self.format}{opts} PARTITIONED BY ({names}) LOCATION '{location}'"
         )
+        # a table an earlier run registered lacks the columns schema_evolution added
+        known = {c.lower() for c in self.spark.table(self.table).columns}
+        added = [f for f in data if f.name.lower() not in known]
+        if added:
+            new = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in added)
+            self.spark.sql(f"ALTER TABLE {self.table} ADD COLUMNS ({new})")
         self._table_registered = True
 
     def release(self) -> None:
@@ -321,19 +328,48 @@ def read_committed(
     format: str = "parquet",
     options: Mapping[str, str] | None = None,
 ) -> Any:
-    """A DataFrame over exactly the committed files of ``sink_id`` under ``path``
-    (never a batch that is being written or was abandoned by a crash)."""
-    log = CommitLog(filesystem(spark), path, sink_id)
+    """A DataFrame over the committed, published files of ``sink_id`` under ``path``
+    (never a batch that is being written, was abandoned by a crash, or is committed
+    and not yet renamed into place), with the table's merged schema once
+    ``schema_evolution="add_columns"`` added columns (older rows read null there)."""
+    fs = filesystem(spark)
+    log = CommitLog(fs, path, sink_id)
     files = log.committed_files()
     reader = spark.read.format(format)
     opts = dict(options or {})
     if format == "csv":
         opts.setdefault("header", "true")
+    if format in ("parquet", "orc") and _evolved(fs, log.uri):
+        opts.setdefault("mergeSchema", "true")  # else the schema comes from one file
     if opts:
         reader = reader.options(**opts)
     if not files:
         raise FileNotFoundError(f"{log.uri}: sink {sink_id!r} has committed no data file")
-    if any(f[len(log.uri) + 1 :].count("/") > 1 for f in files):
-        # partitioned batches (``partition_by``): discover the columns from the paths
-        return reader.option("basePath", log.uri).load(files).drop("rs_batch")
+    staged = [f for f in files if f[len(log.uri) + 1 :].startswith("_rs_sink/")]
+    placed = [f for f in files if not f[len(log.uri) + 1 :].startswith("_rs_sink/")]
+    # one load per layout (batch directories; staging kept over Spark Connect): Spark
+    # refuses to discover partitions over both at once (CONFLICTING_DIRECTORY_STRUCTURES)
+    frames = [_load(reader, log.uri, group) for group in (placed, staged) if group]
+    df = frames[0]
+    for other in frames[1:]:
+        df = df.unionByName(other, allowMissingColumns=True)
+    return df
+
+
+def _load(reader: Any, base: str, files: list[str]) -> Any:
+    """One layout's files; partition columns (``partition_by``) discovered from the
+    paths below the batch directory."""
+    if any(f[len(base) + 1 :].count("/") > 1 for f in files):
+        return reader.option("basePath", base).load(files).drop("rs_batch")
     return reader.load(files)
+
+
+def _evolved(fs: Any, path: str) -> bool:
+    """Whether the table's stored schema has more than its first version."""
+    from reactive_streams.spark.table_schema import SchemaStore
+
+    try:
+        found = SchemaStore(fs, path).current()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return found is not None and found[0] > 0
