@@ -121,16 +121,17 @@ demo: $(SETUP)
 
 ## spark-chaos: SIGKILL a filtering SparkSink job KILLS times over ROWS rows and resume by
 ## source position, on local[1] and on a standalone master + 2 one-core workers started on
-## loopback; read back: 0 lost, 0 duplicated (not CI; about 25 min each on 2 loaded cores);
+## loopback, with a reader polling read_committed beside the writer; read back: 0 lost,
+## 0 duplicated, 0 reader errors (not CI; about 25 min each on 2 loaded cores);
 ## then the shapes two_sinks (a second sink id it prefixes, overwrite) and batch_change
 spark-chaos: ROWS ?= 2000000
 spark-chaos: KILLS ?= 20
 spark-chaos: $(SETUP)
 	rm -rf build/spark-chaos
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
-		--master "local[1]" --work build/spark-chaos/local
+		--master "local[1]" --reader --work build/spark-chaos/local
 	PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
-		--cluster --work build/spark-chaos/cluster
+		--cluster --reader --work build/spark-chaos/cluster
 	for shape in two_sinks batch_change; do \
 		PYTHONPATH=$(CURDIR)/impl $(PY) tests/spark/chaos.py --rows $(ROWS) --kills $(KILLS) \
 			--master "local[1]" --shape $$shape --work build/spark-chaos/$$shape-local && \
