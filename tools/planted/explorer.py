@@ -124,3 +124,54 @@ MUTANTS: tuple[Mutant, ...] = (
         select="test_family_lines[lambda-cancel]",
     ),
 )
+
+MUTANTS = (
+    *MUTANTS,
+    Mutant(
+        "explorer-finish-reads-3.9-latch-unlocked",
+        "Downstream._finish reads rule 3.9's latch before its lock: a request(0) received in "
+        "between is answered by the source's own end, not by the ValueError",
+        "3.9",
+        (
+            Patch(
+                "_core/downstream.py",
+                "        tracer = self._tracer\n"
+                "        with self._lock:\n"
+                "            if self._pub is not ACTIVE:\n"
+                "                return False\n"
+                "            if self._bad is not None:  # read under the lock: a request(0) may "
+                "race the end\n"
+                "                error = ValueError(self._bad)  # rule 3.9 wins over the source's "
+                "own end\n",
+                "        if self._bad is not None:\n"
+                "            error = ValueError(self._bad)\n"
+                "        tracer = self._tracer\n"
+                "        with self._lock:\n"
+                "            if self._pub is not ACTIVE:\n"
+                "                return False\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[retry-invalid-request]",
+    ),
+    Mutant(
+        "explorer-timeout-fallback-dropped-at-cleanup",
+        "timeout's cleanup cancels only the fallback subscriptions already queued: one whose "
+        "on_subscribe comes during or after it is never cancelled",
+        "3.12",
+        (
+            Patch(
+                OPS + "_timed_window.py",
+                "        inner = self._inner\n"
+                "        if inner is not None:\n"
+                "            inner.slot.cancel()  # rule 3.12: the fallback stops, even one still "
+                "on its way\n",
+                "        for kind, value, _ in self._events:\n"
+                "            if kind == SUBSCRIBED:\n"
+                "                value.cancel()\n",
+            ),
+        ),
+        machine=FAMILIES,
+        select="test_family_lines[timeout-fallback]",
+    ),
+)
