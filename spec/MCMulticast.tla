@@ -15,10 +15,13 @@ Resting == (term \/ Active = {}) /\ UNCHANGED vars
 MCNext == Next \/ Resting
 MCSpec == Init /\ [][MCNext]_vars /\ WF_vars(Dispatch) /\ WF_vars(Complete)
 
-\* Witness (a must-fail model): the upstream request runs ahead of the smallest
-\* subscriber demand, so the MinDemand + B bound is approached, not implied by it.
+\* Witness (a must-fail model): publish() prefetches, i.e. a request to the
+\* source takes the upstream requests in flight beyond the smallest subscriber
+\* demand (> 0), so the MinDemand + B bound is approached, not implied by it.
+\* An action: the state alone is reached by a late arrival too (a subscriber
+\* arriving with less demand than was requested for the others).
 MinDemandExercisedWitness ==
-    ~(Active # {} /\ 0 < MinDemand /\ MinDemand < upReq - taken)
+    [][upReq' > upReq /\ Active # {} /\ MinDemand > 0 => upReq' - taken <= MinDemand]_vars
 
 -----------------------------------------------------------------------------
 (* Mutations *)
@@ -34,6 +37,14 @@ Mut_UpRequestMax(k) ==
 Mut_UpRequestAhead(k) ==
     /\ disc = "no" /\ ~srcDone
     /\ upReq + k <= N + B
+    /\ upReq' = upReq + k
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+
+\* Too strict: publish() never prefetches; it asks the source for no more than
+\* the smallest subscriber demand (and the buffer bound).
+Mut_UpRequestNoPrefetch(k) ==
+    /\ disc = "no" /\ ~srcDone
+    /\ upReq + k <= taken + Min({MinDemand, B})
     /\ upReq' = upReq + k
     /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
 

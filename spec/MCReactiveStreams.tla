@@ -282,6 +282,25 @@ Mut_CanBeginDepthCountsAllSignals(s, th, sig) ==
 \* before the Publisher received the cancel.
 Mut_SendOnNextNotAfterCancelCall(s) ==
     OnNextWhen(s, pub[s] = "active" /\ ~Cancelled(s), TRUE, TRUE)
+\* Too strict, 3.2/2.7: cancel() may not be called from inside onNext.
+Mut_CanCancelNotInOnNext(s, th) ==
+    \/ CanCall(s, th) /\ ~TopIn(s, th, {"onNext"})
+    \/ CanFaultCancel(s, th)
+\* Too strict, 1.4/2.10: a source failure is signalled only while demand is
+\* outstanding.
+Mut_ErrorAllowedSourceNeedsDemand(s, cause) ==
+    CASE cause = "invalid" -> Invalid(s)
+      [] cause = "source"  -> SourceFails /\ ~Invalid(s) /\ demand[s] > 0
+      [] OTHER             -> FALSE
+\* onNext signals committed and not yet begun.
+NextsInFlight(s) ==
+    Cardinality({i \in delivered[s] + 1..Len(sent[s]) : sent[s][i].sig = "onNext"})
+\* Too strict, 1.5/1.3: onComplete waits until every onNext has begun.
+Mut_SendOnCompleteAfterDelivery(s) ==
+    CompleteWhen(s, pub[s] = "active" /\ NextsInFlight(s) = 0, TRUE, Exhausted(s))
+\* Too strict, 1.3: the next onNext is committed only once the previous one began.
+Mut_SendOnNextOneInFlight(s) ==
+    OnNextWhen(s, pub[s] = "active" /\ NextsInFlight(s) = 0, TRUE, TRUE)
 
 -----------------------------------------------------------------------------
 (* Reachability witnesses: legal situations the spec must allow.  A witness *)
@@ -297,8 +316,9 @@ RangePublisherNestingWitness ==
 OnNextAfterCancelCallWitness ==
     [][\A s \in Subs :
           Cancelled(s) /\ pub[s] = "active" => Count(sent'[s], "onNext") = NextCount(s)]_vars
-\* 1.3 is about running, not committing: two signals in flight at once.
-TwoSignalsInFlightWitness == ~(\E s \in Subs : InFlight(s) >= 2)
+\* 1.3 is about running, not committing: two onNext signals committed and in
+\* flight at once (onSubscribe or a terminal signal in flight does not count).
+TwoSignalsInFlightWitness == ~(\E s \in Subs : NextsInFlight(s) >= 2)
 \* 3.2: a request made inside onNext.
 RequestInsideOnNextWitness ==
     ~(\E s \in Subs, th \in Threads : \E i \in 2..Len(stack[s][th]) :
@@ -306,5 +326,18 @@ RequestInsideOnNextWitness ==
 \* 2.13: an onSubscribe that raised, answered by the cancel owed for it (the
 \* only signal begun is onSubscribe, so the fault is its raise).
 OnSubscribeRaisedWitness == ~(\E s \in Subs : faulted[s] /\ delivered[s] = 1 /\ Cancelled(s))
+\* 3.2, 2.7: cancel() called from inside onNext (the Subscriber's own code).
+CancelInsideOnNextWitness ==
+    ~(\E s \in Subs, th \in Threads : \E i \in 2..Len(stack[s][th]) :
+         stack[s][th][i - 1] = "onNext" /\ stack[s][th][i] = "cancel")
+\* 1.4, 2.10: the source fails while no demand is outstanding (onError needs
+\* no preceding request).
+OnErrorWithoutDemandWitness ==
+    ~(\E s \in Subs : demand[s] = 0 /\ \E i \in DOMAIN sent[s] : sent[s][i].err = "source")
+\* 1.5, 1.3: onComplete committed while an onNext before it is still in flight.
+OnCompleteBehindOnNextWitness ==
+    ~(\E s \in Subs : Len(sent[s]) >= 2 /\ delivered[s] < Len(sent[s]) - 1
+                     /\ sent[s][Len(sent[s])].sig = "onComplete"
+                     /\ sent[s][Len(sent[s]) - 1].sig = "onNext")
 
 =============================================================================
