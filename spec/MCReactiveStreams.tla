@@ -20,6 +20,10 @@ Resting == (\A s \in Subs : Quiet(s)) /\ UNCHANGED vars
 MCNext  == Next \/ Resting
 MCSpec  == Init /\ [][MCNext]_vars /\ Fairness
 
+\* The trace coverage model (spec/trace_coverage.py) maps recorded traces onto
+\* the state graph; traces do not record the drain loop's sleep.
+SleepUntraced(s) == FALSE
+
 -----------------------------------------------------------------------------
 (* Mutations of the Publisher's signals.                                   *)
 
@@ -162,6 +166,25 @@ Mut_RecvRequestZeroValid(s) == RecvRequestWith(s, LAMBDA n : n >= 0, TRUE)
 \* 3.9: request(n <= 0) silently ignored.
 Mut_RecvRequestIgnoresInvalid(s) == RecvRequestWith(s, LAMBDA n : n > 0, FALSE)
 
+\* 3.8: a lost wake-up: the request adds demand but does not wake the sleeping
+\* drain loop (the wake-up went out while the loop was still deciding to sleep).
+Mut_RecvRequestNoWake(s) ==
+    /\ up[s] # <<>>
+    /\ Head(up[s]).type = "request"
+    /\ LET n == Head(up[s]).n IN
+       /\ up' = [up EXCEPT ![s] = Tail(@)]
+       /\ IF n <= 0
+          THEN /\ invalidAt' = [invalidAt EXCEPT ![s] = IF @ < 0 THEN Len(sent[s]) ELSE @]
+               /\ UNCHANGED <<demand, requested>>
+          ELSE /\ requested' = [requested EXCEPT ![s] = AddRequested(s, n)]
+               /\ demand' = [demand EXCEPT ![s] = SatAdd(@, n)]
+               /\ UNCHANGED invalidAt
+    /\ UNCHANGED <<pub, emitted, asked, awake, ref, cutoff, sent, delivered, stack, cancels,
+                   calls, faulted>>
+\* 3.8: the drain loop never sleeps (busy-waits): the lost-wake-up property
+\* would have nothing to check (a witness catches it).
+Mut_SleepNever(s) == FALSE
+
 \* 1.8: the cancel message is never processed.
 Mut_RecvCancelNever(s) == FALSE
 \* 3.13: the Subscriber reference is kept after cancel.
@@ -203,6 +226,33 @@ Mut_RequestAfterCancel(s, th, n) ==
 
 \* 3.16: request() never returns (the caller hangs).
 Mut_EndRequestNever(s, th) == FALSE
+
+\* 2.13: a request after an on* method raised still reaches the Publisher.
+Mut_RequestAfterRaise(s, th, n) ==
+    /\ delivered[s] >= 1 /\ calls[s] < MaxCalls /\ CanCall(s, th) /\ SyncQuiet(s)
+    /\ calls' = [calls EXCEPT ![s] = @ + 1]
+    /\ stack' = Push(s, th, "request")
+    /\ IF Cancelled(s) \/ pub[s] \in Done
+       THEN UNCHANGED <<up, asked>>
+       ELSE /\ UpRoom(s)
+            /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
+            /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
+                   sent, delivered, cancels, faulted>>
+
+\* 3.15, 3.16: nothing makes request()/cancel() return (no fairness on their end).
+Mut_FairnessNoReturn ==
+    \A s \in Subs :
+        /\ WF_vars(RecvRequest(s))
+        /\ WF_vars(RecvCancel(s))
+        /\ WF_vars(SendOnSubscribe(s))
+        /\ WF_vars(SendOnNext(s))
+        /\ WF_vars(SendOnComplete(s) /\ emitted[s] = Elements)
+        /\ WF_vars(SendOnError(s, "invalid"))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
+                      End(s, th, sig, raised))
+        /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ \E th \in Threads : Cancel(s, th))
 
 \* 2.13: the implementation does not cancel after an on* method raised.
 Mut_FairnessNoCancelAfterRaise ==
@@ -334,6 +384,8 @@ CancelInsideOnNextWitness ==
 \* no preceding request).
 OnErrorWithoutDemandWitness ==
     ~(\E s \in Subs : demand[s] = 0 /\ \E i \in DOMAIN sent[s] : sent[s][i].err = "source")
+\* 3.8: the drain loop slept (no demand) and a request woke it.
+DrainWokenWitness == [][\A s \in Subs : awake[s] \/ ~awake'[s]]_vars
 \* 1.5, 1.3: onComplete committed while an onNext before it is still in flight.
 OnCompleteBehindOnNextWitness ==
     ~(\E s \in Subs : Len(sent[s]) >= 2 /\ delivered[s] < Len(sent[s]) - 1

@@ -69,7 +69,7 @@ VARIABLES
                 \*   outstanding demand has reached MaxDemand ("unbounded", 3.17)
     invalidAt,  \* -1, or Len(sent[s]) when the Publisher received request(n <= 0) (3.9)
     asked,      \* ghost: a request(n <= 0) was sent towards the Publisher (3.9)
-    awake,      \* the drain loop is scheduled
+    awake,      \* the drain loop is scheduled (FALSE: it sleeps until a request wakes it)
     ref,        \* the Publisher holds a reference to the Subscriber (3.13)
     cutoff,     \* ghost: -1, or Len(sent[s]) when the cancel was received (3.12)
     up,         \* FIFO of [type |-> "request"|"cancel", n |-> Int] towards the Publisher
@@ -366,6 +366,16 @@ SendOnError(s, cause) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
                    stack, cancels, calls, faulted>>
 
+\* Rule 3.8 -- reactive_streams._core.pump: the drain loop finds no demand and
+\* sleeps; RecvRequest wakes it (a lost wake-up leaves demand unserved,
+\* Spec308_DemandServedProp).  The trace does not record it.
+Sleep(s) ==
+    /\ pub[s] = "active" /\ awake[s] /\ demand[s] = 0
+    /\ emitted[s] < Elements /\ ~Invalid(s)     \* else the loop ends the stream
+    /\ awake' = [awake EXCEPT ![s] = FALSE]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, ref, cutoff, up, sent,
+                   delivered, stack, cancels, calls, faulted>>
+
 -----------------------------------------------------------------------------
 (* The Subscriber executes the signals, in order, on some thread.          *)
 
@@ -404,6 +414,7 @@ Next ==
         \/ SendOnNext(s)
         \/ SendOnComplete(s)
         \/ \E cause \in ErrorCauses : SendOnError(s, cause)
+        \/ Sleep(s)
         \/ \E th \in Threads :
               \/ \E n \in Sizes : Request(s, th, n)
               \/ EndRequest(s, th)
@@ -415,7 +426,8 @@ Next ==
 \* Fairness: the Publisher keeps working and every call returns.  The
 \* Subscriber's own calls (subscribe, request, cancel) are never forced,
 \* except the cancel the implementation makes after an on* method raised.
-\* Early completion and source failures are possible, never forced.
+\* Early completion, source failures and the drain loop's sleep are
+\* possible, never forced.
 Fairness ==
     \A s \in Subs :
         /\ WF_vars(RecvRequest(s))
@@ -558,7 +570,8 @@ Spec213_FaultCancelOnceProp ==
            /\ stack'[s][th] = Append(stack[s][th], "cancel"))
           => faulted[s] /\ ~Cancelled(s)]_vars
 
-\* Rule 3.8 (no lost wake-up): demand with elements left is never ignored forever.
+\* Rule 3.8 (no lost wake-up): demand with elements left is never ignored
+\* forever, although the drain loop sleeps (Sleep) whenever it finds no demand.
 Spec308_DemandServedProp ==
     \A s \in Subs : []<>~Hungry(s)
 
@@ -572,5 +585,16 @@ Spec309_InvalidRequestErrorsProp ==
 \* Rule 3.13: cancel eventually drops the Publisher's reference to the Subscriber.
 Spec313_DropReferenceProp ==
     \A s \in Subs : Cancelled(s) ~> ~ref[s]
+
+\* Rule 2.13: once an on* method raised, the Subscription is considered
+\* cancelled: a request() made after it sends nothing (only the owed cancel
+\* may still go to the Publisher).
+Spec213_RaisedConsideredCancelledProp ==
+    [][\A s \in Subs :
+          faulted[s] /\ Len(up'[s]) > Len(up[s]) => up'[s][Len(up'[s])].type = "cancel"]_vars
+
+\* Rules 3.15, 3.16 (and 3.5): every request() and cancel() call returns.
+Spec315_CallsReturnProp ==
+    \A s \in Subs, th \in Threads : InCall(s, th) ~> ~InCall(s, th)
 
 =============================================================================

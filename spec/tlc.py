@@ -173,6 +173,7 @@ class Outcome:
     distinct: int | None
     detail: str  # first error line, for the report
     coverage: Mapping[str, int] = dataclasses.field(default_factory=dict)  # action -> steps
+    alone: bool = False  # a mutation's target caught it and nothing else it checks did
 
 
 class ManifestError(ValueError):
@@ -593,19 +594,25 @@ def print_coverage(coverage: Mapping[str, Mapping[str, int]]) -> int:
     return missing
 
 
-def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Mutation]) -> int:
+def run_mutations(
+    args: argparse.Namespace,
+    manifest: Manifest,
+    chosen: Sequence[Mutation],
+    whole_set: bool = False,
+) -> int:
     print()
     print("Spec-mutation kill table (every invariant and property of the model enabled)")
     header = f"{'mutation':<38} {'rule':<5} {'model':<36} {'caught by':<44} {'states':>8} {'s':>5}"
     print(header)
     print("-" * len(header))
     failures = 0
+    sole: set[str] = set()
     unfit = {mut.name: check_kill_model(manifest.model(mut.model), manifest) for mut in chosen}
 
     def one(mut: Mutation) -> tuple[Outcome, int, float]:
         if unfit[mut.name]:
             return Outcome("error", "", None, f"model unfit: {unfit[mut.name]}"), -1, 0.0
-        model = manifest.model(mut.model)
+        model = target_last(manifest.model(mut.model), manifest, mut.catches)
 
         def run(m: Model, label: str) -> tuple[Outcome, int, float]:
             return run_tlc(
@@ -621,8 +628,25 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
 
         outcome, code, secs = run(model, f"mutation_{mut.name}")
         _, props = checked(model, manifest.specs)
+        if model.expect != "pass":
+            return outcome, code, secs
+        if caught_by(outcome, code) == mut.catches:
+            # reported although listed last: at the first violating state nothing
+            # else it checks broke
+            return dataclasses.replace(outcome, alone=True), code, secs
         if caught_by(outcome, code) == "a temporal property" and mut.catches in props:
-            # name it: the same mutation with that one property (TLC 2.15 names none of several)
+            # TLC 2.15 names none of several: without the target, does anything break?
+            rest = tuple(p for p in props if p != mut.catches)
+            others, code2, more = run(
+                dataclasses.replace(model, properties=rest), f"mutation_{mut.name}_others"
+            )
+            secs += more
+            if caught_by(others, code2) == "":
+                named = dataclasses.replace(
+                    outcome, result="violation", violated=mut.catches, alone=True
+                )
+                return named, EXIT_LIVENESS, secs
+            # something else breaks too: is the target among them?
             named, code, more = run(
                 dataclasses.replace(model, properties=(mut.catches,)),
                 f"mutation_{mut.name}_{mut.catches}",
@@ -649,6 +673,9 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
         else:
             shown = f"ERROR ({outcome.detail})"
         mark = "" if who else "  <-- MISMATCH"
+        if who and outcome.alone:
+            shown += " (alone)"
+            sole.add(mut.catches)
         print(
             f"{mut.name:<38} {mut.rule:<5} {mut.model:<36} {shown:<44} {states:>8} {secs:5.1f}"
             + mark
@@ -661,7 +688,56 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
         f"{len(chosen) - failures}/{len(chosen)} mutations caught"
         + (f" ({equivalent} shown equivalent)" if equivalent else "")
     )
+    if whole_set:
+        spared = unguarded(manifest, chosen, sole)
+        if spared:
+            print(
+                "no mutation is caught by these alone (every ...Inv/...Prop must be): "
+                + ", ".join(spared)
+            )
+        failures += len(spared)
     return failures
+
+
+def target_last(model: Model, manifest: Manifest, target: str) -> Model:
+    """`model` with `target` checked last among its invariants or properties, so that a
+    violation TLC reports of it means nothing listed before it broke first."""
+    if model.cfg or model.expect != "pass":
+        return model
+    invs, props = checked(model, manifest.specs)
+    if target in invs:
+        return dataclasses.replace(model, invariants=(*(i for i in invs if i != target), target))
+    if target in props:
+        return dataclasses.replace(model, properties=(*(p for p in props if p != target), target))
+    return model
+
+
+def guarded_names(manifest: Manifest, specs: set[str]) -> list[str]:
+    """The ...Inv/...Prop names of these specs: each needs a mutation only it catches."""
+    names = []
+    for spec in sorted(specs):
+        defaults = manifest.specs.get(spec)
+        if defaults is None:
+            continue
+        for name in (*defaults.invariants, *defaults.properties):
+            if name.endswith(("Inv", "Prop")):
+                names.append(name)
+    return names
+
+
+def unguarded(manifest: Manifest, chosen: Sequence[Mutation], sole: set[str]) -> list[str]:
+    """The ...Inv/...Prop of the specs these mutations mutate that none of them is caught
+    by alone.  A hand-written must-fail protocol variant (a cfg model of the set) stands
+    for a mutation of the property it violates."""
+    models = [manifest.model(name) for name in sorted({mut.model for mut in chosen})]
+    sets = {s for m in models for s in m.sets}
+    variants = {
+        m.violates
+        for m in manifest.models
+        if m.cfg and m.expect == "violation" and sets & set(m.sets)
+    }
+    names = guarded_names(manifest, {m.spec for m in models})
+    return [n for n in names if n not in sole and n not in variants]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -737,7 +813,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     failures = run_models(args, manifest, chosen) if chosen else 0
     if chosen_muts:
-        failures += run_mutations(args, manifest, chosen_muts)
+        whole = bool(args.set_name) and not (args.models or args.mutation)
+        failures += run_mutations(args, manifest, chosen_muts, whole_set=whole)
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"TLC total {time.monotonic() - start:.1f} s wall, "
