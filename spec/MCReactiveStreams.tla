@@ -202,11 +202,11 @@ Mut_RecvCancelKeepsReference(s) ==
 
 \* 1.3: a signal may begin while another thread runs a signal of s.
 Mut_CanBeginConcurrently(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
 \* 3.3: onNext nests inside request inside onNext without bound.
 Mut_CanBeginUnbounded(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)
 \* 2.7: request()/cancel() called from two threads at once.
 Mut_CanCallConcurrently(s, th) == stack[s][th] = <<>> \/ TopIn(s, th, SigNames)
@@ -275,7 +275,13 @@ Mut_FairnessNoCancelAfterRaise ==
 \* 1.3: a signal may begin directly inside another signal on its thread,
 \* with no request()/cancel() between them.
 Mut_CanBeginNested(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames \cup SigNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"} \cup SigNames)
+    /\ \A o \in Threads \ {th} : ~InSignal(s, o)
+    /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
+\* 3.10: a signal may begin directly inside cancel() (only request() may
+\* signal synchronously).
+Mut_CanBeginInsideCancel(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)
     /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
 \* 2.7: request()/cancel() may begin directly inside an open request()/cancel().
@@ -325,7 +331,7 @@ Mut_SatAddStrict(d, n) == IF d = MaxDemand \/ n > MaxDemand - d THEN MaxDemand E
 \* Too strict, 3.2/3.3: the depth bound counts every signal frame, so the
 \* RangePublisher's onSubscribe -> request -> onNext is refused at Depth 1.
 Mut_CanBeginDepthCountsAllSignals(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)
     /\ sig = "onNext" => Frames(s, th, SigNames) < Depth
 \* Too strict, 2.8/1.8: no onNext committed once cancel() was called, even

@@ -16,11 +16,12 @@
 (* Calls have a beginning and an end, on a thread: the Subscriber's on*    *)
 (* methods, and its request()/cancel() calls on the Subscription.          *)
 (* stack[s][th] is the stack of such calls open on thread th, innermost    *)
-(* last.  A signal begun on the thread of an open request()/cancel() call  *)
-(* is nesting (3.2, 3.10): legal, with at most Depth onNext frames open at *)
-(* once on one stack (3.3).  A signal begun while another thread runs a    *)
-(* signal of the same Subscriber is concurrent: forbidden (1.3).  Two      *)
-(* threads inside request()/cancel() at once are forbidden (2.7).          *)
+(* last.  A signal begun on the thread of an open request() call is        *)
+(* nesting (3.2, 3.10, 3.11): legal, with at most Depth onNext frames open *)
+(* at once on one stack (3.3); no rule lets cancel() signal.  A signal     *)
+(* begun while another thread runs a signal of the same Subscriber is      *)
+(* concurrent: forbidden (1.3).  Two threads inside request()/cancel() at  *)
+(* once are forbidden (2.7).                                               *)
 (* With Sync = TRUE a request or a cancel is received, and a committed     *)
 (* signal delivered, before anything else happens on that Subscription.    *)
 (*                                                                         *)
@@ -110,11 +111,12 @@ InCall(s, th)    == Frames(s, th, CallNames) > 0
 Push(s, th, f)   == [stack EXCEPT ![s][th] = Append(@, f)]
 PopOn(s, th)     == [stack EXCEPT ![s][th] = Pop(@)]
 
-\* A signal may begin on th: th is idle or inside request()/cancel() (nesting,
-\* 3.2, 3.10); no other thread runs a signal of s (1.3); an onNext keeps the
-\* onNext frames on th within Depth (3.3).
+\* A signal may begin on th: th is idle or inside request() (nesting, 3.2,
+\* 3.10, 3.11: request() may signal synchronously; no rule lets cancel()); no
+\* other thread runs a signal of s (1.3); an onNext keeps the onNext frames on
+\* th within Depth (3.3).
 CanBegin(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)                          \* rule 1.3
     /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth                 \* rule 3.3
 
@@ -453,12 +455,13 @@ Spec101_DeliveredLeqRequestedInv ==
 
 \* Rule 1.3: signals are serial: at most one thread runs on* calls of s, and
 \* on that thread a signal begins only at the bottom of the stack or directly
-\* inside a request()/cancel() call (3.2), never directly inside another signal.
+\* inside a request() call (3.2, 3.10, 3.11), never directly inside another
+\* signal or inside cancel().
 Spec103_SerialSignalsInv ==
     \A s \in Subs :
         /\ Cardinality({th \in Threads : InSignal(s, th)}) <= 1
         /\ \A th \in Threads : \A i \in 2..Len(stack[s][th]) :
-              stack[s][th][i] \in SigNames => stack[s][th][i - 1] \in CallNames
+              stack[s][th][i] \in SigNames => stack[s][th][i - 1] = "request"
 
 \* Rule 1.7: nothing follows onComplete or onError, whatever the cancel state.
 Spec107_NothingAfterTerminalInv ==
