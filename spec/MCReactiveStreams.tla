@@ -216,7 +216,7 @@ Mut_RequestAfterCancel(s, th, n) ==
     /\ delivered[s] >= 1 /\ calls[s] < MaxCalls /\ CanCall(s, th) /\ SyncQuiet(s)
     /\ calls' = [calls EXCEPT ![s] = @ + 1]
     /\ stack' = Push(s, th, "request")
-    /\ IF pub[s] \in Done
+    /\ IF faulted[s] \/ pub[s] \in Done
        THEN UNCHANGED <<up, asked>>
        ELSE /\ UpRoom(s)
             /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]

@@ -114,6 +114,8 @@ class SpecDefaults:
     specification: str
     invariants: tuple[str, ...]
     properties: tuple[str, ...]
+    # ...Inv/...Prop that others imply, so no mutation can break it alone -> why
+    implied: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -198,7 +200,11 @@ def load_manifest(path: Path) -> Manifest:
             specification=entry.get("specification", "Spec"),
             invariants=_strings(entry, "invariants", f"spec.{name}"),
             properties=_strings(entry, "properties", f"spec.{name}"),
+            implied=dict(entry.get("implied", {})),
         )
+        unknown = set(specs[name].implied) - {*specs[name].invariants, *specs[name].properties}
+        if unknown:
+            raise ManifestError(f"spec.{name}: implied names unchecked {sorted(unknown)}")
     models = []
     for entry in data.get("model", []):
         name = entry.get("name", "?")
@@ -606,7 +612,7 @@ def run_mutations(
     print(header)
     print("-" * len(header))
     failures = 0
-    sole: set[str] = set()
+    sole: set[tuple[str, str]] = set()  # (spec, target) of a mutation caught by it alone
     unfit = {mut.name: check_kill_model(manifest.model(mut.model), manifest) for mut in chosen}
 
     def one(mut: Mutation) -> tuple[Outcome, int, float]:
@@ -680,7 +686,7 @@ def run_mutations(
         mark = "" if who else "  <-- MISMATCH"
         if who and outcome.alone:
             shown += " (alone)"
-            sole.add(mut.catches)
+            sole.add((manifest.model(mut.model).spec, mut.catches))
         print(
             f"{mut.name:<38} {mut.rule:<5} {mut.model:<36} {shown:<44} {states:>8} {secs:5.1f}"
             + mark
@@ -717,32 +723,35 @@ def target_last(model: Model, manifest: Manifest, target: str) -> Model:
     return model
 
 
-def guarded_names(manifest: Manifest, specs: set[str]) -> list[str]:
-    """The ...Inv/...Prop names of these specs: each needs a mutation only it catches."""
+def guarded_names(manifest: Manifest, specs: set[str]) -> list[tuple[str, str]]:
+    """(spec, name) of the ...Inv/...Prop of these specs that need a mutation only they
+    catch: all but those the [spec] table says others imply."""
     names = []
     for spec in sorted(specs):
         defaults = manifest.specs.get(spec)
         if defaults is None:
             continue
         for name in (*defaults.invariants, *defaults.properties):
-            if name.endswith(("Inv", "Prop")):
-                names.append(name)
+            if name.endswith(("Inv", "Prop")) and name not in defaults.implied:
+                names.append((spec, name))
     return names
 
 
-def unguarded(manifest: Manifest, chosen: Sequence[Mutation], sole: set[str]) -> list[str]:
+def unguarded(
+    manifest: Manifest, chosen: Sequence[Mutation], sole: set[tuple[str, str]]
+) -> list[str]:
     """The ...Inv/...Prop of the specs these mutations mutate that none of them is caught
     by alone.  A hand-written must-fail protocol variant (a cfg model of the set) stands
     for a mutation of the property it violates."""
     models = [manifest.model(name) for name in sorted({mut.model for mut in chosen})]
     sets = {s for m in models for s in m.sets}
     variants = {
-        m.violates
+        (m.spec, m.violates)
         for m in manifest.models
         if m.cfg and m.expect == "violation" and sets & set(m.sets)
     }
     names = guarded_names(manifest, {m.spec for m in models})
-    return [n for n in names if n not in sole and n not in variants]
+    return [f"{spec}.{name}" for spec, name in names if (spec, name) not in sole | variants]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
