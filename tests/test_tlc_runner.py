@@ -288,17 +288,27 @@ def test_a_mutation_caught_by_another_than_its_target_is_off_target() -> None:
     assert tlc.off_target(witness, "SomeWitness unreachable") == ""
 
 
-def _fake_tlc(
-    outputs: list[tuple[str, int]], cfgs: list[str]
-) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """subprocess.run for TLC: the next output of `outputs`; each cfg read into `cfgs`."""
+def _run_mutation(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    outputs: list[tuple[str, int]],
+) -> tuple[int, str, list[str]]:
+    """tlc.main on one mutation with TLC faked: each run prints the next of `outputs`.
+    Returns the exit status, what main printed and the cfg of each run."""
+    cfgs: list[str] = []
 
     def run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
         cfgs.append(Path(cmd[cmd.index("-config") + 1]).read_text())
         text, code = outputs[len(cfgs) - 1]
         return subprocess.CompletedProcess(cmd, code, text, "")
 
-    return run
+    jar = tmp_path / "tla2tools.jar"
+    jar.write_text("")
+    monkeypatch.setattr(tlc.subprocess, "run", run)
+    status = tlc.main(["--jar", str(jar), "--jobs", "1", "--mutation", name])
+    return status, capsys.readouterr().out, cfgs
 
 
 def _cfg_invariants(cfg: str) -> list[str]:
@@ -309,67 +319,52 @@ def _cfg_invariants(cfg: str) -> list[str]:
 def test_an_unnamed_temporal_catch_is_named_by_runs_without_and_with_that_property(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfgs: list[str] = []
-    jar = tmp_path / "tla2tools.jar"
-    jar.write_text("")
-    args = ["--jar", str(jar), "--jobs", "1", "--mutation", "forget_complete"]
     target = "Spec105_CompletesProp"
     unnamed = (LIVENESS_OUTPUT, tlc.EXIT_LIVENESS)
     passed = (PASS_OUTPUT, 0)
+
+    def mutate(outputs: list[tuple[str, int]]) -> tuple[int, str, list[str]]:
+        return _run_mutation(monkeypatch, tmp_path, capsys, "forget_complete", outputs)
+
     # without the target nothing breaks: the target caught it, alone
-    monkeypatch.setattr(tlc.subprocess, "run", _fake_tlc([unnamed, passed], cfgs))
-    assert tlc.main(args) == 0, capsys.readouterr().out
-    assert f"{target} (alone)" in capsys.readouterr().out
+    status, out, cfgs = mutate([unnamed, passed])
+    assert status == 0, out
+    assert f"{target} (alone)" in out
     others = tlc.cfg_properties(cfgs[1])
     assert target not in others
     assert others
     assert tlc.cfg_properties(cfgs[0])[-1] == target  # checked last
     # another property breaks too, and the target alone as well: caught, not alone
-    cfgs.clear()
-    monkeypatch.setattr(tlc.subprocess, "run", _fake_tlc([unnamed, unnamed, unnamed], cfgs))
-    assert tlc.main(args) == 0
-    out = capsys.readouterr().out
+    status, out, cfgs = mutate([unnamed, unnamed, unnamed])
+    assert status == 0, out
     assert target in out
     assert "(alone)" not in out
     assert tlc.cfg_properties(cfgs[2]) == [target]
     # the property alone holds: another one broke, off target
-    cfgs.clear()
-    monkeypatch.setattr(tlc.subprocess, "run", _fake_tlc([unnamed, unnamed, passed], cfgs))
-    assert tlc.main(args) == 1
-    assert f"OFF TARGET (another property, not {target})" in capsys.readouterr().out
+    status, out, _ = mutate([unnamed, unnamed, passed])
+    assert status == 1
+    assert f"OFF TARGET (another property, not {target})" in out
 
 
 def test_an_invariant_target_is_checked_last_and_its_catch_is_then_alone(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfgs: list[str] = []
-    jar = tmp_path / "tla2tools.jar"
-    jar.write_text("")
-    args = ["--jar", str(jar), "--jobs", "1", "--mutation", "extra_on_next"]
     caught = (INVARIANT_OUTPUT, tlc.EXIT_SAFETY)  # names Spec101_DeliveredLeqRequestedInv
-    monkeypatch.setattr(tlc.subprocess, "run", _fake_tlc([caught], cfgs))
-    assert tlc.main(args) == 0
-    assert "Spec101_DeliveredLeqRequestedInv (alone)" in capsys.readouterr().out
+    status, out, cfgs = _run_mutation(monkeypatch, tmp_path, capsys, "extra_on_next", [caught])
+    assert status == 0, out
+    assert "Spec101_DeliveredLeqRequestedInv (alone)" in out
     assert _cfg_invariants(cfgs[0])[-1] == "Spec101_DeliveredLeqRequestedInv"
 
 
 def test_an_invariant_broken_before_the_target_is_run_again_in_the_specs_order(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfgs: list[str] = []
-    jar = tmp_path / "tla2tools.jar"
-    jar.write_text("")
-    args = ["--jar", str(jar), "--jobs", "1", "--mutation", "demand_uncapped"]
-    other = INVARIANT_OUTPUT.replace(
-        "Spec101_DeliveredLeqRequestedInv", "Spec308_RequestAddsDemandInv"
-    )
-    target = INVARIANT_OUTPUT.replace(
-        "Spec101_DeliveredLeqRequestedInv", "Spec317_DemandSaturatesInv"
-    )
+    first = "Spec101_DeliveredLeqRequestedInv"
+    other = INVARIANT_OUTPUT.replace(first, "Spec308_RequestAddsDemandInv")
+    target = INVARIANT_OUTPUT.replace(first, "Spec317_DemandSaturatesInv")
     outputs = [(other, tlc.EXIT_SAFETY), (target, tlc.EXIT_SAFETY)]
-    monkeypatch.setattr(tlc.subprocess, "run", _fake_tlc(outputs, cfgs))
-    assert tlc.main(args) == 0
-    out = capsys.readouterr().out
+    status, out, cfgs = _run_mutation(monkeypatch, tmp_path, capsys, "demand_uncapped", outputs)
+    assert status == 0, out
     assert "Spec317_DemandSaturatesInv" in out
     assert "(alone)" not in out
     spec_order = list(MANIFEST.specs["ReactiveStreams"].invariants)
