@@ -187,6 +187,15 @@ Mut_SleepNever(s) == FALSE
 
 \* 1.8: the cancel message is never processed.
 Mut_RecvCancelNever(s) == FALSE
+\* 1.8: the cancel is received and the reference dropped, but the Publisher
+\* does not stop (it stays active and may go on signalling).
+Mut_RecvCancelNoStop(s) ==
+    /\ up[s] # <<>>
+    /\ Head(up[s]).type = "cancel"
+    /\ ref' = [ref EXCEPT ![s] = FALSE]
+    /\ up' = [up EXCEPT ![s] = <<>>]
+    /\ UNCHANGED <<pub, cutoff, emitted, demand, requested, invalidAt, asked, awake, sent,
+                   delivered, stack, cancels, calls, faulted>>
 \* 3.13: the Subscriber reference is kept after cancel.
 Mut_RecvCancelKeepsReference(s) ==
     /\ up[s] # <<>>
