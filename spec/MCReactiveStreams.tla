@@ -38,6 +38,16 @@ Mut_SendOnNextSkipsDemand(s) ==
     /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
                    cancels, calls, faulted>>
 
+\* 1.1, 3.17: onNext without demand, counted: the demand goes below zero.
+Mut_SendOnNextBelowZero(s) ==
+    /\ pub[s] = "active" /\ emitted[s] < Elements /\ ~Invalid(s) /\ awake[s]
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onNext")
+    /\ emitted' = [emitted EXCEPT ![s] = @ + 1]
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onNext", emitted[s] + 1, "none"))]
+    /\ demand' = [demand EXCEPT ![s] = Take(@)]
+    /\ UNCHANGED <<pub, requested, invalidAt, asked, awake, ref, cutoff, up, delivered, stack,
+                   cancels, calls, faulted>>
+
 \* SendOnNext with its state guard replaced by `ok` (and optionally ignoring 3.9).
 OnNextWhen(s, ok, checkInvalid, wake) ==
     /\ ok /\ emitted[s] < Elements /\ demand[s] > 0

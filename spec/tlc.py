@@ -711,10 +711,23 @@ def run_mutations(
 
 
 def target_last(model: Model, manifest: Manifest, target: str) -> Model:
-    """`model` with `target` checked last among its invariants or properties, so that a
-    violation TLC reports of it means nothing listed before it broke first."""
+    """`model` with `target` checked after every other invariant or property but those
+    others imply (`implied`, which break with what implies them), so that a violation
+    TLC reports of it means nothing else broke first."""
     if model.cfg or model.expect != "pass":
         return model
+    invs, props = checked(model, manifest.specs)
+    implied = manifest.specs[model.spec].implied
+
+    def ordered(names: Sequence[str]) -> tuple[str, ...]:
+        rest = [n for n in names if n != target]
+        return (*(n for n in rest if n not in implied), target, *(n for n in rest if n in implied))
+
+    if target in invs:
+        return dataclasses.replace(model, invariants=ordered(invs))
+    if target in props:
+        return dataclasses.replace(model, properties=ordered(props))
+    return model
     invs, props = checked(model, manifest.specs)
     if target in invs:
         return dataclasses.replace(model, invariants=(*(i for i in invs if i != target), target))

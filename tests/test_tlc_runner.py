@@ -866,3 +866,13 @@ def test_split_subscriptions_keeps_positions_and_numbers_threads_per_part() -> N
     [empty] = split_subscriptions(Prepared((), False))
     assert empty.prepared.events == ()
     assert empty.positions == ()
+
+
+def test_a_target_is_checked_after_all_but_what_others_imply() -> None:
+    model = tlc.target_last(MANIFEST.model("rs_async_live"), MANIFEST, "Spec317_DemandSaturatesInv")
+    assert model.invariants is not None
+    assert model.invariants[-2:] == (
+        "Spec317_DemandSaturatesInv",
+        "Spec101_DeliveredLeqRequestedInv",
+    )
+    assert set(model.invariants) == set(MANIFEST.specs["ReactiveStreams"].invariants)
