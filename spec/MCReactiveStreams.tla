@@ -259,9 +259,10 @@ Mut_RequestAfterRaise(s, th, n) ==
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
                    sent, delivered, cancels, faulted>>
 
-\* 3.15, 3.16: nothing makes a request()/cancel() made from the Subscriber's idle
-\* thread return (no fairness on the end of a call alone on its stack; a call
-\* made inside an on* method still returns, so the method ends).
+\* 3.16: nothing makes a request() made from the Subscriber's idle thread
+\* return (no fairness on the end of a request() alone on its stack; one made
+\* inside an on* method still returns, so the method ends, and signals still
+\* begin inside the open request()).
 Mut_FairnessNoReturn ==
     \A s \in Subs :
         /\ WF_vars(RecvRequest(s))
@@ -273,7 +274,7 @@ Mut_FairnessNoReturn ==
         /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
         /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
                       End(s, th, sig, raised))
-        /\ WF_vars(\E th \in Threads : Len(stack[s][th]) > 1 /\ (EndRequest(s, th) \/ EndCancel(s, th)))
+        /\ WF_vars(\E th \in Threads : EndCancel(s, th) \/ (Len(stack[s][th]) > 1 /\ EndRequest(s, th)))
         /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ \E th \in Threads : Cancel(s, th))
 
 \* 2.13: the implementation does not cancel after an on* method raised.
