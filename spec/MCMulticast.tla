@@ -13,12 +13,15 @@ Symmetry == Permutations(Subs)
 \* Terminated, or nobody listening (buffered elements wait for a subscriber).
 Resting == (term \/ Active = {}) /\ UNCHANGED vars
 MCNext == Next \/ Resting
-MCSpec == Init /\ [][MCNext]_vars /\ WF_vars(Dispatch) /\ WF_vars(Complete)
+MCSpec == Init /\ [][MCNext]_vars /\ Fairness
 
-\* Witness (a must-fail model): the upstream request runs ahead of the smallest
-\* subscriber demand, so the MinDemand + B bound is approached, not implied by it.
+\* Witness (a must-fail model): publish() prefetches, i.e. a request to the
+\* source takes the upstream requests in flight beyond the smallest subscriber
+\* demand (> 0), so the MinDemand + B bound is approached, not implied by it.
+\* An action: the state alone is reached by a late arrival too (a subscriber
+\* arriving with less demand than was requested for the others).
 MinDemandExercisedWitness ==
-    ~(Active # {} /\ 0 < MinDemand /\ MinDemand < upReq - taken)
+    [][upReq' > upReq /\ Active # {} /\ MinDemand > 0 => upReq' - taken <= MinDemand]_vars
 
 -----------------------------------------------------------------------------
 (* Mutations *)
@@ -34,6 +37,14 @@ Mut_UpRequestMax(k) ==
 Mut_UpRequestAhead(k) ==
     /\ disc = "no" /\ ~srcDone
     /\ upReq + k <= N + B
+    /\ upReq' = upReq + k
+    /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
+
+\* Too strict: publish() never prefetches; it asks the source for no more than
+\* the smallest subscriber demand (and the buffer bound).
+Mut_UpRequestNoPrefetch(k) ==
+    /\ disc = "no" /\ ~srcDone
+    /\ upReq + k <= taken + Min({MinDemand, B})
     /\ upReq' = upReq + k
     /\ UNCHANGED <<joined, st, demand, requested, delivered, upSent, taken, srcDone, disc, term>>
 
@@ -76,6 +87,21 @@ Mut_CompleteEarly ==
     /\ st' = [s \in Subs |-> IF st[s] = "active" THEN "done" ELSE st[s]]
     /\ term' = TRUE
     /\ UNCHANGED <<joined, demand, requested, delivered, upReq, upSent, taken, srcDone, disc>>
+
+\* Fairness with one conjunct removed (a connection that may stop doing it).
+FairnessWithout(drop) ==
+    /\ "request" # drop => WF_vars(\E k \in 1..B : UpRequest(k))
+    /\ "emit" # drop => WF_vars(UpEmit)
+    /\ "source_complete" # drop => WF_vars(UpComplete)
+    /\ WF_vars(Dispatch)
+    /\ WF_vars(Drop)
+    /\ "complete" # drop => WF_vars(Complete)
+\* 1.5: the connection may never complete its subscribers.
+Mut_FairnessNoComplete == FairnessWithout("complete")
+\* 1.5: the source may never signal its completion.
+Mut_FairnessNoSourceComplete == FairnessWithout("source_complete")
+\* 1.1/3.8: the connection may stop asking the source for more.
+Mut_FairnessNoUpRequest == FairnessWithout("request")
 
 \* A subscriber arriving after termination stays active and is never terminated.
 Mut_ArriveAlwaysActive(s) ==

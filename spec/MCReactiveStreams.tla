@@ -20,6 +20,10 @@ Resting == (\A s \in Subs : Quiet(s)) /\ UNCHANGED vars
 MCNext  == Next \/ Resting
 MCSpec  == Init /\ [][MCNext]_vars /\ Fairness
 
+\* The trace coverage model (spec/trace_coverage.py) maps recorded traces onto
+\* the state graph; traces do not record the drain loop's sleep.
+SleepUntraced(s) == FALSE
+
 -----------------------------------------------------------------------------
 (* Mutations of the Publisher's signals.                                   *)
 
@@ -32,6 +36,16 @@ Mut_SendOnNextSkipsDemand(s) ==
     /\ demand' = [demand EXCEPT ![s] = IF @ > 0 THEN Take(@) ELSE 0]
     /\ awake' = awake
     /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
+                   cancels, calls, faulted>>
+
+\* 1.1, 3.17: onNext without demand, counted: the demand goes below zero.
+Mut_SendOnNextBelowZero(s) ==
+    /\ pub[s] = "active" /\ emitted[s] < Elements /\ ~Invalid(s) /\ awake[s]
+    /\ DownRoom(s) /\ SyncQuiet(s) /\ SyncDeliverable(s, "onNext")
+    /\ emitted' = [emitted EXCEPT ![s] = @ + 1]
+    /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onNext", emitted[s] + 1, "none"))]
+    /\ demand' = [demand EXCEPT ![s] = Take(@)]
+    /\ UNCHANGED <<pub, requested, invalidAt, asked, awake, ref, cutoff, up, delivered, stack,
                    cancels, calls, faulted>>
 
 \* SendOnNext with its state guard replaced by `ok` (and optionally ignoring 3.9).
@@ -162,8 +176,36 @@ Mut_RecvRequestZeroValid(s) == RecvRequestWith(s, LAMBDA n : n >= 0, TRUE)
 \* 3.9: request(n <= 0) silently ignored.
 Mut_RecvRequestIgnoresInvalid(s) == RecvRequestWith(s, LAMBDA n : n > 0, FALSE)
 
+\* 3.8: a lost wake-up: the request adds demand but does not wake the sleeping
+\* drain loop (the wake-up went out while the loop was still deciding to sleep).
+Mut_RecvRequestNoWake(s) ==
+    /\ up[s] # <<>>
+    /\ Head(up[s]).type = "request"
+    /\ LET n == Head(up[s]).n IN
+       /\ up' = [up EXCEPT ![s] = Tail(@)]
+       /\ IF n <= 0
+          THEN /\ invalidAt' = [invalidAt EXCEPT ![s] = IF @ < 0 THEN Len(sent[s]) ELSE @]
+               /\ UNCHANGED <<demand, requested>>
+          ELSE /\ requested' = [requested EXCEPT ![s] = AddRequested(s, n)]
+               /\ demand' = [demand EXCEPT ![s] = SatAdd(@, n)]
+               /\ UNCHANGED invalidAt
+    /\ UNCHANGED <<pub, emitted, asked, awake, ref, cutoff, sent, delivered, stack, cancels,
+                   calls, faulted>>
+\* 3.8: the drain loop never sleeps (busy-waits): the lost-wake-up property
+\* would have nothing to check (a witness catches it).
+Mut_SleepNever(s) == FALSE
+
 \* 1.8: the cancel message is never processed.
 Mut_RecvCancelNever(s) == FALSE
+\* 1.8: the cancel is received and the reference dropped, but the Publisher
+\* does not stop (it stays active and may go on signalling).
+Mut_RecvCancelNoStop(s) ==
+    /\ up[s] # <<>>
+    /\ Head(up[s]).type = "cancel"
+    /\ ref' = [ref EXCEPT ![s] = FALSE]
+    /\ up' = [up EXCEPT ![s] = <<>>]
+    /\ UNCHANGED <<pub, cutoff, emitted, demand, requested, invalidAt, asked, awake, sent,
+                   delivered, stack, cancels, calls, faulted>>
 \* 3.13: the Subscriber reference is kept after cancel.
 Mut_RecvCancelKeepsReference(s) ==
     /\ up[s] # <<>>
@@ -179,11 +221,11 @@ Mut_RecvCancelKeepsReference(s) ==
 
 \* 1.3: a signal may begin while another thread runs a signal of s.
 Mut_CanBeginConcurrently(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
 \* 3.3: onNext nests inside request inside onNext without bound.
 Mut_CanBeginUnbounded(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)
 \* 2.7: request()/cancel() called from two threads at once.
 Mut_CanCallConcurrently(s, th) == stack[s][th] = <<>> \/ TopIn(s, th, SigNames)
@@ -193,7 +235,7 @@ Mut_RequestAfterCancel(s, th, n) ==
     /\ delivered[s] >= 1 /\ calls[s] < MaxCalls /\ CanCall(s, th) /\ SyncQuiet(s)
     /\ calls' = [calls EXCEPT ![s] = @ + 1]
     /\ stack' = Push(s, th, "request")
-    /\ IF pub[s] \in Done
+    /\ IF faulted[s] \/ pub[s] \in Done
        THEN UNCHANGED <<up, asked>>
        ELSE /\ UpRoom(s)
             /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
@@ -203,6 +245,37 @@ Mut_RequestAfterCancel(s, th, n) ==
 
 \* 3.16: request() never returns (the caller hangs).
 Mut_EndRequestNever(s, th) == FALSE
+
+\* 2.13: a request after an on* method raised still reaches the Publisher.
+Mut_RequestAfterRaise(s, th, n) ==
+    /\ delivered[s] >= 1 /\ calls[s] < MaxCalls /\ CanCall(s, th) /\ SyncQuiet(s)
+    /\ calls' = [calls EXCEPT ![s] = @ + 1]
+    /\ stack' = Push(s, th, "request")
+    /\ IF Cancelled(s) \/ pub[s] \in Done
+       THEN UNCHANGED <<up, asked>>
+       ELSE /\ UpRoom(s)
+            /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
+            /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
+                   sent, delivered, cancels, faulted>>
+
+\* 3.16: nothing makes a request() made from the Subscriber's idle thread
+\* return (no fairness on the end of a request() alone on its stack; one made
+\* inside an on* method still returns, so the method ends, and signals still
+\* begin inside the open request()).
+Mut_FairnessNoReturn ==
+    \A s \in Subs :
+        /\ WF_vars(RecvRequest(s))
+        /\ WF_vars(RecvCancel(s))
+        /\ WF_vars(SendOnSubscribe(s))
+        /\ WF_vars(SendOnNext(s))
+        /\ WF_vars(SendOnComplete(s) /\ emitted[s] = Elements)
+        /\ WF_vars(SendOnError(s, "invalid"))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
+        /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
+                      End(s, th, sig, raised))
+        /\ WF_vars(\E th \in Threads : EndCancel(s, th) \/ (Len(stack[s][th]) > 1 /\ EndRequest(s, th)))
+        /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ \E th \in Threads : Cancel(s, th))
 
 \* 2.13: the implementation does not cancel after an on* method raised.
 Mut_FairnessNoCancelAfterRaise ==
@@ -225,7 +298,13 @@ Mut_FairnessNoCancelAfterRaise ==
 \* 1.3: a signal may begin directly inside another signal on its thread,
 \* with no request()/cancel() between them.
 Mut_CanBeginNested(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames \cup SigNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"} \cup SigNames)
+    /\ \A o \in Threads \ {th} : ~InSignal(s, o)
+    /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
+\* 3.10: a signal may begin directly inside cancel() (only request() may
+\* signal synchronously).
+Mut_CanBeginInsideCancel(s, th, sig) ==
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)
     /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth
 \* 2.7: request()/cancel() may begin directly inside an open request()/cancel().
@@ -275,13 +354,32 @@ Mut_SatAddStrict(d, n) == IF d = MaxDemand \/ n > MaxDemand - d THEN MaxDemand E
 \* Too strict, 3.2/3.3: the depth bound counts every signal frame, so the
 \* RangePublisher's onSubscribe -> request -> onNext is refused at Depth 1.
 Mut_CanBeginDepthCountsAllSignals(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)
     /\ sig = "onNext" => Frames(s, th, SigNames) < Depth
 \* Too strict, 2.8/1.8: no onNext committed once cancel() was called, even
 \* before the Publisher received the cancel.
 Mut_SendOnNextNotAfterCancelCall(s) ==
     OnNextWhen(s, pub[s] = "active" /\ ~Cancelled(s), TRUE, TRUE)
+\* Too strict, 3.2/2.7: cancel() may not be called from inside onNext.
+Mut_CanCancelNotInOnNext(s, th) ==
+    \/ CanCall(s, th) /\ ~TopIn(s, th, {"onNext"})
+    \/ CanFaultCancel(s, th)
+\* Too strict, 1.4/2.10: a source failure is signalled only while demand is
+\* outstanding.
+Mut_ErrorAllowedSourceNeedsDemand(s, cause) ==
+    CASE cause = "invalid" -> Invalid(s)
+      [] cause = "source"  -> SourceFails /\ ~Invalid(s) /\ demand[s] > 0
+      [] OTHER             -> FALSE
+\* onNext signals committed and not yet begun.
+NextsInFlight(s) ==
+    Cardinality({i \in delivered[s] + 1..Len(sent[s]) : sent[s][i].sig = "onNext"})
+\* Too strict, 1.5/1.3: onComplete waits until every onNext has begun.
+Mut_SendOnCompleteAfterDelivery(s) ==
+    CompleteWhen(s, pub[s] = "active" /\ NextsInFlight(s) = 0, TRUE, Exhausted(s))
+\* Too strict, 1.3: the next onNext is committed only once the previous one began.
+Mut_SendOnNextOneInFlight(s) ==
+    OnNextWhen(s, pub[s] = "active" /\ NextsInFlight(s) = 0, TRUE, TRUE)
 
 -----------------------------------------------------------------------------
 (* Reachability witnesses: legal situations the spec must allow.  A witness *)
@@ -297,8 +395,9 @@ RangePublisherNestingWitness ==
 OnNextAfterCancelCallWitness ==
     [][\A s \in Subs :
           Cancelled(s) /\ pub[s] = "active" => Count(sent'[s], "onNext") = NextCount(s)]_vars
-\* 1.3 is about running, not committing: two signals in flight at once.
-TwoSignalsInFlightWitness == ~(\E s \in Subs : InFlight(s) >= 2)
+\* 1.3 is about running, not committing: two onNext signals committed and in
+\* flight at once (onSubscribe or a terminal signal in flight does not count).
+TwoSignalsInFlightWitness == ~(\E s \in Subs : NextsInFlight(s) >= 2)
 \* 3.2: a request made inside onNext.
 RequestInsideOnNextWitness ==
     ~(\E s \in Subs, th \in Threads : \E i \in 2..Len(stack[s][th]) :
@@ -306,5 +405,20 @@ RequestInsideOnNextWitness ==
 \* 2.13: an onSubscribe that raised, answered by the cancel owed for it (the
 \* only signal begun is onSubscribe, so the fault is its raise).
 OnSubscribeRaisedWitness == ~(\E s \in Subs : faulted[s] /\ delivered[s] = 1 /\ Cancelled(s))
+\* 3.2, 2.7: cancel() called from inside onNext (the Subscriber's own code).
+CancelInsideOnNextWitness ==
+    ~(\E s \in Subs, th \in Threads : \E i \in 2..Len(stack[s][th]) :
+         stack[s][th][i - 1] = "onNext" /\ stack[s][th][i] = "cancel")
+\* 1.4, 2.10: the source fails while no demand is outstanding (onError needs
+\* no preceding request).
+OnErrorWithoutDemandWitness ==
+    ~(\E s \in Subs : demand[s] = 0 /\ \E i \in DOMAIN sent[s] : sent[s][i].err = "source")
+\* 3.8: the drain loop slept (no demand) and a request woke it.
+DrainWokenWitness == [][\A s \in Subs : awake[s] \/ ~awake'[s]]_vars
+\* 1.5, 1.3: onComplete committed while an onNext before it is still in flight.
+OnCompleteBehindOnNextWitness ==
+    ~(\E s \in Subs : Len(sent[s]) >= 2 /\ delivered[s] < Len(sent[s]) - 1
+                     /\ sent[s][Len(sent[s])].sig = "onComplete"
+                     /\ sent[s][Len(sent[s]) - 1].sig = "onNext")
 
 =============================================================================

@@ -25,4 +25,8 @@ Mut_FreePhaseBeforeCommit == "written"
 \* The commit record's resume position is one short: a replay from it would
 \* repeat the batch's last record, which the view already holds.
 Mut_ResShort(b) == b.hi - 1
+
+\* The sink may stop before it completes: no fairness on Complete.
+Mut_FairnessNoComplete == WF_vars(Deliver) /\ WF_vars(Drop) /\ WF_vars(Seal) /\ WF_vars(Write)
+                          /\ WF_vars(Commit) /\ WF_vars(Free)
 =============================================================================

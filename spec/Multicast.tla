@@ -171,7 +171,19 @@ Next ==
     \/ \E k \in 1..B : UpRequest(k)
     \/ UpEmit \/ UpComplete \/ Dispatch \/ Drop \/ Complete \/ Disconnect
 
-Spec == Init /\ [][Next]_vars /\ WF_vars(Dispatch) /\ WF_vars(Complete)
+\* The fairness a real connection provides: the source keeps emitting what was
+\* requested and completes (it obeys rule 1.1 and terminates, 1.5), the
+\* connection keeps requesting, dispatching, dropping and completing.  The
+\* subscribers' own calls and disconnect() are never forced.
+Fairness ==
+    /\ WF_vars(\E k \in 1..B : UpRequest(k))
+    /\ WF_vars(UpEmit)
+    /\ WF_vars(UpComplete)
+    /\ WF_vars(Dispatch)
+    /\ WF_vars(Drop)
+    /\ WF_vars(Complete)
+
+Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
 (* Properties *)
@@ -207,5 +219,19 @@ LeaveReleasesPressure_Prop ==
         (/\ st[s] = "active" /\ delivered[s] = k /\ demand[s] > 0 /\ Buf > 0
          /\ \A t \in Subs \ {s} : st[t] = "left")
         ~> (delivered[s] > k \/ st[s] # "active")
+
+\* publish() delivers: while every subscriber the lockstep counts has demand
+\* and the source has elements left, an active subscriber receives the next
+\* element (or stops being active), unless a subscriber without demand joins.
+PublishDeliversProp ==
+    \A s \in Subs, k \in 0..N :
+        (/\ st[s] = "active" /\ delivered[s] = k /\ taken < N
+         /\ \A t \in Counted : demand[t] > 0)
+        ~> (delivered[s] > k \/ st[s] # "active" \/ \E t \in Counted : demand[t] = 0)
+
+\* publish() terminates every subscriber: once the source has sent all it has
+\* (or a disconnect asked for completion) and the buffer has drained, the
+\* connection terminates (and with it every subscriber, late ones at once).
+PublishTerminatesProp == (Buf = 0 /\ (upSent = N \/ srcDone)) ~> term
 
 =============================================================================

@@ -16,11 +16,12 @@
 (* Calls have a beginning and an end, on a thread: the Subscriber's on*    *)
 (* methods, and its request()/cancel() calls on the Subscription.          *)
 (* stack[s][th] is the stack of such calls open on thread th, innermost    *)
-(* last.  A signal begun on the thread of an open request()/cancel() call  *)
-(* is nesting (3.2, 3.10): legal, with at most Depth onNext frames open at *)
-(* once on one stack (3.3).  A signal begun while another thread runs a    *)
-(* signal of the same Subscriber is concurrent: forbidden (1.3).  Two      *)
-(* threads inside request()/cancel() at once are forbidden (2.7).          *)
+(* last.  A signal begun on the thread of an open request() call is        *)
+(* nesting (3.2, 3.10, 3.11): legal, with at most Depth onNext frames open *)
+(* at once on one stack (3.3); no rule lets cancel() signal.  A signal     *)
+(* begun while another thread runs a signal of the same Subscriber is      *)
+(* concurrent: forbidden (1.3).  Two threads inside request()/cancel() at  *)
+(* once are forbidden (2.7).                                               *)
 (* With Sync = TRUE a request or a cancel is received, and a committed     *)
 (* signal delivered, before anything else happens on that Subscription.    *)
 (*                                                                         *)
@@ -69,7 +70,7 @@ VARIABLES
                 \*   outstanding demand has reached MaxDemand ("unbounded", 3.17)
     invalidAt,  \* -1, or Len(sent[s]) when the Publisher received request(n <= 0) (3.9)
     asked,      \* ghost: a request(n <= 0) was sent towards the Publisher (3.9)
-    awake,      \* the drain loop is scheduled
+    awake,      \* the drain loop is scheduled (FALSE: it sleeps until a request wakes it)
     ref,        \* the Publisher holds a reference to the Subscriber (3.13)
     cutoff,     \* ghost: -1, or Len(sent[s]) when the cancel was received (3.12)
     up,         \* FIFO of [type |-> "request"|"cancel", n |-> Int] towards the Publisher
@@ -110,11 +111,12 @@ InCall(s, th)    == Frames(s, th, CallNames) > 0
 Push(s, th, f)   == [stack EXCEPT ![s][th] = Append(@, f)]
 PopOn(s, th)     == [stack EXCEPT ![s][th] = Pop(@)]
 
-\* A signal may begin on th: th is idle or inside request()/cancel() (nesting,
-\* 3.2, 3.10); no other thread runs a signal of s (1.3); an onNext keeps the
-\* onNext frames on th within Depth (3.3).
+\* A signal may begin on th: th is idle or inside request() (nesting, 3.2,
+\* 3.10, 3.11: request() may signal synchronously; no rule lets cancel()); no
+\* other thread runs a signal of s (1.3); an onNext keeps the onNext frames on
+\* th within Depth (3.3).
 CanBegin(s, th, sig) ==
-    /\ stack[s][th] = <<>> \/ TopIn(s, th, CallNames)
+    /\ stack[s][th] = <<>> \/ TopIn(s, th, {"request"})
     /\ \A o \in Threads \ {th} : ~InSignal(s, o)                          \* rule 1.3
     /\ sig = "onNext" => Frames(s, th, {"onNext"}) < Depth                 \* rule 3.3
 
@@ -366,6 +368,16 @@ SendOnError(s, cause) ==
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
                    stack, cancels, calls, faulted>>
 
+\* Rule 3.8 -- reactive_streams._core.pump: the drain loop finds no demand and
+\* sleeps; RecvRequest wakes it (a lost wake-up leaves demand unserved,
+\* Spec308_DemandServedProp).  The trace does not record it.
+Sleep(s) ==
+    /\ pub[s] = "active" /\ awake[s] /\ demand[s] = 0
+    /\ emitted[s] < Elements /\ ~Invalid(s)     \* else the loop ends the stream
+    /\ awake' = [awake EXCEPT ![s] = FALSE]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, ref, cutoff, up, sent,
+                   delivered, stack, cancels, calls, faulted>>
+
 -----------------------------------------------------------------------------
 (* The Subscriber executes the signals, in order, on some thread.          *)
 
@@ -404,6 +416,7 @@ Next ==
         \/ SendOnNext(s)
         \/ SendOnComplete(s)
         \/ \E cause \in ErrorCauses : SendOnError(s, cause)
+        \/ Sleep(s)
         \/ \E th \in Threads :
               \/ \E n \in Sizes : Request(s, th, n)
               \/ EndRequest(s, th)
@@ -415,7 +428,8 @@ Next ==
 \* Fairness: the Publisher keeps working and every call returns.  The
 \* Subscriber's own calls (subscribe, request, cancel) are never forced,
 \* except the cancel the implementation makes after an on* method raised.
-\* Early completion and source failures are possible, never forced.
+\* Early completion, source failures and the drain loop's sleep are
+\* possible, never forced.
 Fairness ==
     \A s \in Subs :
         /\ WF_vars(RecvRequest(s))
@@ -441,12 +455,13 @@ Spec101_DeliveredLeqRequestedInv ==
 
 \* Rule 1.3: signals are serial: at most one thread runs on* calls of s, and
 \* on that thread a signal begins only at the bottom of the stack or directly
-\* inside a request()/cancel() call (3.2), never directly inside another signal.
+\* inside a request() call (3.2, 3.10, 3.11), never directly inside another
+\* signal or inside cancel().
 Spec103_SerialSignalsInv ==
     \A s \in Subs :
         /\ Cardinality({th \in Threads : InSignal(s, th)}) <= 1
         /\ \A th \in Threads : \A i \in 2..Len(stack[s][th]) :
-              stack[s][th][i] \in SigNames => stack[s][th][i - 1] \in CallNames
+              stack[s][th][i] \in SigNames => stack[s][th][i - 1] = "request"
 
 \* Rule 1.7: nothing follows onComplete or onError, whatever the cancel state.
 Spec107_NothingAfterTerminalInv ==
@@ -558,7 +573,8 @@ Spec213_FaultCancelOnceProp ==
            /\ stack'[s][th] = Append(stack[s][th], "cancel"))
           => faulted[s] /\ ~Cancelled(s)]_vars
 
-\* Rule 3.8 (no lost wake-up): demand with elements left is never ignored forever.
+\* Rule 3.8 (no lost wake-up): demand with elements left is never ignored
+\* forever, although the drain loop sleeps (Sleep) whenever it finds no demand.
 Spec308_DemandServedProp ==
     \A s \in Subs : []<>~Hungry(s)
 
@@ -572,5 +588,16 @@ Spec309_InvalidRequestErrorsProp ==
 \* Rule 3.13: cancel eventually drops the Publisher's reference to the Subscriber.
 Spec313_DropReferenceProp ==
     \A s \in Subs : Cancelled(s) ~> ~ref[s]
+
+\* Rule 2.13: once an on* method raised, the Subscription is considered
+\* cancelled: a request() made after it sends nothing (only the owed cancel
+\* may still go to the Publisher).
+Spec213_RaisedConsideredCancelledProp ==
+    [][\A s \in Subs :
+          faulted[s] /\ Len(up'[s]) > Len(up[s]) => up'[s][Len(up'[s])].type = "cancel"]_vars
+
+\* Rules 3.15, 3.16 (and 3.5): every request() and cancel() call returns.
+Spec315_CallsReturnProp ==
+    \A s \in Subs, th \in Threads : InCall(s, th) ~> ~InCall(s, th)
 
 =============================================================================

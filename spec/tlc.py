@@ -114,6 +114,8 @@ class SpecDefaults:
     specification: str
     invariants: tuple[str, ...]
     properties: tuple[str, ...]
+    # ...Inv/...Prop that others imply, so no mutation can break it alone -> why
+    implied: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +175,7 @@ class Outcome:
     distinct: int | None
     detail: str  # first error line, for the report
     coverage: Mapping[str, int] = dataclasses.field(default_factory=dict)  # action -> steps
+    alone: bool = False  # a mutation's target caught it and nothing else it checks did
 
 
 class ManifestError(ValueError):
@@ -197,7 +200,11 @@ def load_manifest(path: Path) -> Manifest:
             specification=entry.get("specification", "Spec"),
             invariants=_strings(entry, "invariants", f"spec.{name}"),
             properties=_strings(entry, "properties", f"spec.{name}"),
+            implied=dict(entry.get("implied", {})),
         )
+        unknown = set(specs[name].implied) - {*specs[name].invariants, *specs[name].properties}
+        if unknown:
+            raise ManifestError(f"spec.{name}: implied names unchecked {sorted(unknown)}")
     models = []
     for entry in data.get("model", []):
         name = entry.get("name", "?")
@@ -593,19 +600,25 @@ def print_coverage(coverage: Mapping[str, Mapping[str, int]]) -> int:
     return missing
 
 
-def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Mutation]) -> int:
+def run_mutations(
+    args: argparse.Namespace,
+    manifest: Manifest,
+    chosen: Sequence[Mutation],
+    whole_set: bool = False,
+) -> int:
     print()
     print("Spec-mutation kill table (every invariant and property of the model enabled)")
     header = f"{'mutation':<38} {'rule':<5} {'model':<36} {'caught by':<44} {'states':>8} {'s':>5}"
     print(header)
     print("-" * len(header))
     failures = 0
+    sole: set[tuple[str, str]] = set()  # (spec, target) of a mutation caught by it alone
     unfit = {mut.name: check_kill_model(manifest.model(mut.model), manifest) for mut in chosen}
 
     def one(mut: Mutation) -> tuple[Outcome, int, float]:
         if unfit[mut.name]:
             return Outcome("error", "", None, f"model unfit: {unfit[mut.name]}"), -1, 0.0
-        model = manifest.model(mut.model)
+        model = target_last(manifest.model(mut.model), manifest, mut.catches)
 
         def run(m: Model, label: str) -> tuple[Outcome, int, float]:
             return run_tlc(
@@ -621,8 +634,30 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
 
         outcome, code, secs = run(model, f"mutation_{mut.name}")
         _, props = checked(model, manifest.specs)
+        if model.expect != "pass":
+            return outcome, code, secs
+        verdict = caught_by(outcome, code)
+        if verdict == mut.catches:
+            # reported although listed last: at the first violating state nothing
+            # else it checks broke
+            return dataclasses.replace(outcome, alone=True), code, secs
+        if verdict not in ("", "deadlock", "a temporal property"):
+            # another broke first: is the target reported in the spec's own order?
+            again, code, more = run(manifest.model(mut.model), f"mutation_{mut.name}_in_order")
+            return again, code, secs + more
         if caught_by(outcome, code) == "a temporal property" and mut.catches in props:
-            # name it: the same mutation with that one property (TLC 2.15 names none of several)
+            # TLC 2.15 names none of several: without the target, does anything break?
+            rest = tuple(p for p in props if p != mut.catches)
+            others, code2, more = run(
+                dataclasses.replace(model, properties=rest), f"mutation_{mut.name}_others"
+            )
+            secs += more
+            if caught_by(others, code2) == "":
+                named = dataclasses.replace(
+                    outcome, result="violation", violated=mut.catches, alone=True
+                )
+                return named, EXIT_LIVENESS, secs
+            # something else breaks too: is the target among them?
             named, code, more = run(
                 dataclasses.replace(model, properties=(mut.catches,)),
                 f"mutation_{mut.name}_{mut.catches}",
@@ -649,6 +684,9 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
         else:
             shown = f"ERROR ({outcome.detail})"
         mark = "" if who else "  <-- MISMATCH"
+        if who and outcome.alone:
+            shown += " (alone)"
+            sole.add((manifest.model(mut.model).spec, mut.catches))
         print(
             f"{mut.name:<38} {mut.rule:<5} {mut.model:<36} {shown:<44} {states:>8} {secs:5.1f}"
             + mark
@@ -661,7 +699,72 @@ def run_mutations(args: argparse.Namespace, manifest: Manifest, chosen: Sequence
         f"{len(chosen) - failures}/{len(chosen)} mutations caught"
         + (f" ({equivalent} shown equivalent)" if equivalent else "")
     )
+    if whole_set:
+        spared = unguarded(manifest, chosen, sole)
+        if spared:
+            print(
+                "no mutation is caught by these alone (every ...Inv/...Prop must be): "
+                + ", ".join(spared)
+            )
+        failures += len(spared)
     return failures
+
+
+def target_last(model: Model, manifest: Manifest, target: str) -> Model:
+    """`model` with `target` checked after every other invariant or property but those
+    others imply (`implied`, which break with what implies them), so that a violation
+    TLC reports of it means nothing else broke first."""
+    if model.cfg or model.expect != "pass":
+        return model
+    invs, props = checked(model, manifest.specs)
+    implied = manifest.specs[model.spec].implied
+
+    def ordered(names: Sequence[str]) -> tuple[str, ...]:
+        rest = [n for n in names if n != target]
+        return (*(n for n in rest if n not in implied), target, *(n for n in rest if n in implied))
+
+    if target in invs:
+        return dataclasses.replace(model, invariants=ordered(invs))
+    if target in props:
+        return dataclasses.replace(model, properties=ordered(props))
+    return model
+    invs, props = checked(model, manifest.specs)
+    if target in invs:
+        return dataclasses.replace(model, invariants=(*(i for i in invs if i != target), target))
+    if target in props:
+        return dataclasses.replace(model, properties=(*(p for p in props if p != target), target))
+    return model
+
+
+def guarded_names(manifest: Manifest, specs: set[str]) -> list[tuple[str, str]]:
+    """(spec, name) of the ...Inv/...Prop of these specs that need a mutation only they
+    catch: all but those the [spec] table says others imply."""
+    names = []
+    for spec in sorted(specs):
+        defaults = manifest.specs.get(spec)
+        if defaults is None:
+            continue
+        for name in (*defaults.invariants, *defaults.properties):
+            if name.endswith(("Inv", "Prop")) and name not in defaults.implied:
+                names.append((spec, name))
+    return names
+
+
+def unguarded(
+    manifest: Manifest, chosen: Sequence[Mutation], sole: set[tuple[str, str]]
+) -> list[str]:
+    """The ...Inv/...Prop of the specs these mutations mutate that none of them is caught
+    by alone.  A hand-written must-fail protocol variant (a cfg model of the set) stands
+    for a mutation of the property it violates."""
+    models = [manifest.model(name) for name in sorted({mut.model for mut in chosen})]
+    sets = {s for m in models for s in m.sets}
+    variants = {
+        (m.spec, m.violates)
+        for m in manifest.models
+        if m.cfg and m.expect == "violation" and sets & set(m.sets)
+    }
+    names = guarded_names(manifest, {m.spec for m in models})
+    return [f"{spec}.{name}" for spec, name in names if (spec, name) not in sole | variants]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -737,7 +840,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     failures = run_models(args, manifest, chosen) if chosen else 0
     if chosen_muts:
-        failures += run_mutations(args, manifest, chosen_muts)
+        whole = bool(args.set_name) and not (args.models or args.mutation)
+        failures += run_mutations(args, manifest, chosen_muts, whole_set=whole)
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"TLC total {time.monotonic() - start:.1f} s wall, "

@@ -288,31 +288,125 @@ def test_a_mutation_caught_by_another_than_its_target_is_off_target() -> None:
     assert tlc.off_target(witness, "SomeWitness unreachable") == ""
 
 
-def test_an_unnamed_temporal_catch_is_named_by_a_run_with_that_property_alone(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _run_mutation(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    outputs: list[tuple[str, int]],
+) -> tuple[int, str, list[str]]:
+    """tlc.main on one mutation with TLC faked: each run prints the next of `outputs`.
+    Returns the exit status, what main printed and the cfg of each run."""
     cfgs: list[str] = []
 
-    def fake(outputs: list[tuple[str, int]]) -> Callable[..., subprocess.CompletedProcess[str]]:
-        def run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
-            cfgs.append(Path(cmd[cmd.index("-config") + 1]).read_text())
-            text, code = outputs[len(cfgs) - 1]
-            return subprocess.CompletedProcess(cmd, code, text, "")
-
-        return run
+    def run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        cfgs.append(Path(cmd[cmd.index("-config") + 1]).read_text())
+        text, code = outputs[len(cfgs) - 1]
+        return subprocess.CompletedProcess(cmd, code, text, "")
 
     jar = tmp_path / "tla2tools.jar"
     jar.write_text("")
-    args = ["--jar", str(jar), "--jobs", "1", "--mutation", "forget_complete"]
+    monkeypatch.setattr(tlc.subprocess, "run", run)
+    status = tlc.main(["--jar", str(jar), "--jobs", "1", "--mutation", name])
+    return status, capsys.readouterr().out, cfgs
+
+
+def _cfg_invariants(cfg: str) -> list[str]:
+    body = cfg.split("INVARIANTS\n", 1)[1].split("PROPERTIES", 1)[0]
+    return body.split()
+
+
+def test_an_unnamed_temporal_catch_is_named_by_runs_without_and_with_that_property(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = "Spec105_CompletesProp"
     unnamed = (LIVENESS_OUTPUT, tlc.EXIT_LIVENESS)
-    monkeypatch.setattr(tlc.subprocess, "run", fake([unnamed, unnamed]))
-    assert tlc.main(args) == 0, capsys.readouterr().out
-    assert "Spec105_CompletesProp" in capsys.readouterr().out
-    assert tlc.cfg_properties(cfgs[1]) == ["Spec105_CompletesProp"]
-    cfgs.clear()  # the property alone holds: another one broke, off target
-    monkeypatch.setattr(tlc.subprocess, "run", fake([unnamed, (PASS_OUTPUT, 0)]))
-    assert tlc.main(args) == 1
-    assert "OFF TARGET (another property, not Spec105_CompletesProp)" in capsys.readouterr().out
+    passed = (PASS_OUTPUT, 0)
+
+    def mutate(outputs: list[tuple[str, int]]) -> tuple[int, str, list[str]]:
+        return _run_mutation(monkeypatch, tmp_path, capsys, "forget_complete", outputs)
+
+    # without the target nothing breaks: the target caught it, alone
+    status, out, cfgs = mutate([unnamed, passed])
+    assert status == 0, out
+    assert f"{target} (alone)" in out
+    others = tlc.cfg_properties(cfgs[1])
+    assert target not in others
+    assert others
+    assert tlc.cfg_properties(cfgs[0])[-1] == target  # checked last
+    # another property breaks too, and the target alone as well: caught, not alone
+    status, out, cfgs = mutate([unnamed, unnamed, unnamed])
+    assert status == 0, out
+    assert target in out
+    assert "(alone)" not in out
+    assert tlc.cfg_properties(cfgs[2]) == [target]
+    # the property alone holds: another one broke, off target
+    status, out, _ = mutate([unnamed, unnamed, passed])
+    assert status == 1
+    assert f"OFF TARGET (another property, not {target})" in out
+
+
+def test_an_invariant_target_is_checked_last_and_its_catch_is_then_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    caught = (INVARIANT_OUTPUT, tlc.EXIT_SAFETY)  # names Spec101_DeliveredLeqRequestedInv
+    status, out, cfgs = _run_mutation(monkeypatch, tmp_path, capsys, "extra_on_next", [caught])
+    assert status == 0, out
+    assert "Spec101_DeliveredLeqRequestedInv (alone)" in out
+    assert _cfg_invariants(cfgs[0])[-1] == "Spec101_DeliveredLeqRequestedInv"
+
+
+def test_an_invariant_broken_before_the_target_is_run_again_in_the_specs_order(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = "Spec101_DeliveredLeqRequestedInv"
+    other = INVARIANT_OUTPUT.replace(first, "Spec308_RequestAddsDemandInv")
+    target = INVARIANT_OUTPUT.replace(first, "Spec317_DemandSaturatesInv")
+    outputs = [(other, tlc.EXIT_SAFETY), (target, tlc.EXIT_SAFETY)]
+    status, out, cfgs = _run_mutation(monkeypatch, tmp_path, capsys, "demand_uncapped", outputs)
+    assert status == 0, out
+    assert "Spec317_DemandSaturatesInv" in out
+    assert "(alone)" not in out
+    spec_order = list(MANIFEST.specs["ReactiveStreams"].invariants)
+    assert _cfg_invariants(cfgs[1]) == spec_order
+
+
+def test_a_property_no_mutation_catches_alone_is_reported() -> None:
+    chosen = [m for m in MANIFEST.mutations if MANIFEST.model(m.model).spec == "Multicast"]
+    names = tlc.guarded_names(MANIFEST, {"Multicast"})
+    assert ("Multicast", "PublishTerminatesProp") in names
+    assert ("Multicast", "TypeOK") not in names
+    sole = set(names) - {("Multicast", "PublishTerminatesProp")}
+    assert tlc.unguarded(MANIFEST, chosen, sole) == ["Multicast.PublishTerminatesProp"]
+    assert tlc.unguarded(MANIFEST, chosen, set(names)) == []
+    # one spec's sole catch does not stand for a same-named property of another
+    rs = ("ReactiveStreams", "Spec101_DeliveredLeqRequestedInv")
+    assert rs not in tlc.guarded_names(MANIFEST, {"ReactiveStreams"})  # implied
+    assert ("Multicast", "Spec101_DeliveredLeqRequestedInv") in names
+
+
+def test_an_implied_property_says_why_and_is_checked(tmp_path: Path) -> None:
+    for spec in MANIFEST.specs.values():
+        for name, why in spec.implied.items():
+            assert name in {*spec.invariants, *spec.properties}
+            assert why, name
+    manifest = tmp_path / "models.toml"
+    manifest.write_text('[spec.S]\ninvariants = ["AInv"]\nimplied = { BInv = "A" }\n')
+    with pytest.raises(tlc.ManifestError, match="implied names unchecked"):
+        tlc.load_manifest(manifest)
+
+
+def test_every_invariant_and_property_is_the_target_of_a_ci_mutation() -> None:
+    # what the kill table of `make check` must see caught alone (tlc.py fails the rest)
+    ci = [m for m in MANIFEST.mutations if "ci" in MANIFEST.model(m.model).sets]
+    targets = {(MANIFEST.model(m.model).spec, m.catches) for m in ci}
+    variants = {
+        (m.spec, m.violates)
+        for m in MANIFEST.models
+        if m.cfg and m.expect == "violation" and "ci" in m.sets
+    }
+    names = tlc.guarded_names(MANIFEST, set(MANIFEST.specs))
+    assert [n for n in names if n not in targets | variants] == []
 
 
 def test_deadlock_checking_is_off_only_with_a_reason(tmp_path: Path) -> None:
@@ -772,3 +866,13 @@ def test_split_subscriptions_keeps_positions_and_numbers_threads_per_part() -> N
     [empty] = split_subscriptions(Prepared((), False))
     assert empty.prepared.events == ()
     assert empty.positions == ()
+
+
+def test_a_target_is_checked_after_all_but_what_others_imply() -> None:
+    model = tlc.target_last(MANIFEST.model("rs_async_live"), MANIFEST, "Spec317_DemandSaturatesInv")
+    assert model.invariants is not None
+    assert model.invariants[-2:] == (
+        "Spec317_DemandSaturatesInv",
+        "Spec101_DeliveredLeqRequestedInv",
+    )
+    assert set(model.invariants) == set(MANIFEST.specs["ReactiveStreams"].invariants)
