@@ -99,6 +99,7 @@ class ProbeSubscriber:
         self._limit_rule = limit_rule
         self._owed_since: float | None = None  # when the subject started owing a signal
         self._after_terminal = 0  # signals seen after the terminal one (rule 1.7)
+        self._terminal_begun = False  # a terminal signal has begun (maybe still running)
         env.cancellers.append(weakref.WeakMethod(self._cancel_at_end))  # 3.13 checks need it weak
 
     # ------------------------------------------------------------- bookkeeping
@@ -109,8 +110,17 @@ class ProbeSubscriber:
         env = self.env
         env.check_abort()
         tid = threading.get_ident()
+        env.note_signal()  # the subject's CPU time per signal (absence is judged in it)
         clock = env.tick()
         with self._lock:
+            terminal = self.completions or self.errors or self._terminal_begun
+            if terminal and kind != "on_subscribe":  # before 1.3: a second end is the bug
+                self._flop("1.7", f"{kind} after a terminal signal")
+                self._after_terminal += 1
+                if self._after_terminal > _OVERFLOW_ABORT:
+                    env.aborted = True  # stop an emitter that goes on after its end (1.7)
+            if kind in ("on_error", "on_complete"):
+                self._terminal_begun = True
             others = [t for t, d in self._active.items() if d > 0 and t != tid]
             if others:
                 self._flop("1.3", f"{kind} on thread {tid} overlaps a signal on thread {others[0]}")
@@ -120,16 +130,10 @@ class ProbeSubscriber:
                 nested = self._next_depth.get(tid, 0) + 1
                 self._next_depth[tid] = nested
                 self.max_depth = max(self.max_depth, nested)
-            terminal = self.completions or self.errors
             if kind != "on_subscribe" and self.subscription is None and not self.records:
                 self._flop("1.9", f"{kind} before on_subscribe")
             elif kind == "on_subscribe" and self.records:
                 self._flop("1.9", "on_subscribe called a second time (see also 2.12)")
-            elif terminal:
-                self._flop("1.7", f"{kind} after a terminal signal")
-                self._after_terminal += 1
-                if self._after_terminal > _OVERFLOW_ABORT:
-                    env.aborted = True  # stop an emitter that goes on after its end (1.7)
             limit = self._limit_after_cancel
             if (
                 limit is not None
