@@ -50,7 +50,9 @@ def test_a_processor_may_pass_an_error_on_ahead_of_the_elements_it_holds() -> No
 
 @pytest.mark.timeout(120)
 def test_on_complete_twice_as_several_threads_request_at_the_end_is_caught_on_1_7() -> None:
-    report = run_publisher_checks(DoubleCompletingPublisher, only=lambda c: c.name == END_RACE, **FAST)
+    report = run_publisher_checks(
+        DoubleCompletingPublisher, only=lambda c: c.name == END_RACE, **FAST
+    )
     outcome, violated, message = _one(report, END_RACE)
     assert (outcome, violated) == ("failed", "1.7"), message
 

@@ -137,5 +137,6 @@ def test_the_subject_cost_per_signal_is_its_cpu_time() -> None:
     thread.start()
     thread.join()
     cost = env.cpu_per_signal()
-    assert cost is not None and cost > 0
+    assert cost is not None
+    assert cost > 0
     assert env.enough_cpu_ns() == max(_cpu.MIN_CPU_NS, _cpu.ENOUGH_SIGNALS * cost)
