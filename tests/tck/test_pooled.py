@@ -19,7 +19,6 @@ from reactive_streams.tck.gallery.pooled import (
 
 END_RACE = DoubleCompletingPublisher.check
 LAZY = LazyCompletingPublisher.check
-FAST = {"timeout": 3.0, "check_timeout": 10.0}
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +40,8 @@ def test_a_processor_may_pass_an_error_on_ahead_of_the_elements_it_holds() -> No
         PrefetchingProcessor,
         only=lambda c: "spec104" in c.name or "spec402" in c.name,
         max_subscribers=1,
-        **FAST,
+        timeout=3.0,
+        check_timeout=10.0,
     )
     assert report.ok, report.table()
     outcome, _, message = _one(report, PrefetchingProcessor.check)
@@ -51,7 +51,10 @@ def test_a_processor_may_pass_an_error_on_ahead_of_the_elements_it_holds() -> No
 @pytest.mark.timeout(120)
 def test_on_complete_twice_as_several_threads_request_at_the_end_is_caught_on_1_7() -> None:
     report = run_publisher_checks(
-        DoubleCompletingPublisher, only=lambda c: c.name == END_RACE, **FAST
+        DoubleCompletingPublisher,
+        only=lambda c: c.name == END_RACE,
+        timeout=3.0,
+        check_timeout=10.0,
     )
     outcome, violated, message = _one(report, END_RACE)
     assert (outcome, violated) == ("failed", "1.7"), message
@@ -60,7 +63,7 @@ def test_on_complete_twice_as_several_threads_request_at_the_end_is_caught_on_1_
 @pytest.mark.timeout(120)
 def test_the_correct_pooled_publisher_completes_once_and_without_extra_demand() -> None:
     report = run_publisher_checks(
-        PooledPublisher, only=lambda c: c.name in (END_RACE, LAZY), **FAST
+        PooledPublisher, only=lambda c: c.name in (END_RACE, LAZY), timeout=3.0, check_timeout=10.0
     )
     assert [r.outcome for r in report.results] == ["passed", "passed"], report.table()
 
@@ -70,7 +73,8 @@ def test_a_completion_held_for_demand_it_does_not_need_fails_the_optional_check_
     report = run_publisher_checks(
         LazyCompletingPublisher,
         only=lambda c: c.name == LAZY or c.name.startswith("required_spec105"),
-        **FAST,
+        timeout=3.0,
+        check_timeout=10.0,
     )
     outcome, violated, message = _one(report, LAZY)
     assert (outcome, violated) == ("failed-optional", "1.5"), message
