@@ -188,6 +188,18 @@ def _check_only(kind: str, only: str) -> None:
         raise UsageError(f"--only {only!r} matches no {kind} check")
 
 
+def _check_writable(path: str) -> None:
+    """``UsageError`` now, before any check runs, if the JSON report cannot be written."""
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write the JSON report {path!r}: {exc}") from None
+    if not existed:
+        os.remove(path)
+
+
 def _left_running() -> int:
     """Threads besides this one that Python's exit would wait for: non-daemon threads,
     and the workers of ``concurrent.futures`` pools, which an exit hook joins even when
@@ -321,6 +333,8 @@ def _run(args: argparse.Namespace, hard_exit: bool) -> int:
     if args.only is not None:
         _check_only(args.kind, args.only)
     only = (lambda c: args.only in c.name) if args.only else None
+    if args.json:
+        _check_writable(args.json)
     factory = load(args.factory)
     failed = _optional(args.failed, 0, "create_failed_publisher()")
     failing = _optional(args.failing, 1, "create_failing_publisher(n)")
