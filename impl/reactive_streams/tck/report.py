@@ -61,6 +61,8 @@ class Report:
     """How absence was judged: ``executor``, ``synchronous`` or ``timed``."""
     settings: dict[str, Any] = field(default_factory=dict)
     """The ``Config`` the checks ran with."""
+    deadlocks: dict[str, str] = field(default_factory=dict)
+    """Where the subject deadlocked (file:line) and the check that reported it."""
     threads_left_running: int = 0
     """Set by the CLI: threads still alive after the checks that Python's exit would wait
     for (non-daemon ones, pool workers); it exits without waiting."""
