@@ -9,9 +9,10 @@ Evidence of "never" and "eventually" comes from quiescence, not from sleeping:
   else can happen (the probes check the declaration: a signal on a foreign thread fails);
 * ``timed`` mode (anything else): absence is judged by quiet windows, as the JVM TCK
   does with one quiet period, except that a window restarts with every signal or call
-  the kit sees, and a window counts only if the process's threads had the chance to run
-  in it (a starved emitter is silent, not stopped): see ``Env.settle``. Results carry
-  ``evidence="timed"``.
+  the kit sees, and a window counts only if every thread that wanted the CPU got enough
+  of it to have signalled several times at the subject's cost per signal (a starved
+  emitter is silent, not stopped; ``_cpu``): see ``Env.settle``. Results carry
+  ``evidence="quiet period"``.
 
 Nothing else is judged by elapsed time: every positive wait ("an element must arrive",
 "n elements must arrive") returns as soon as its condition holds and fails only when the
@@ -83,7 +84,8 @@ class Config:
     signal the check saw (see ``Env.settle``)."""
     quiet_windows: int = 2
     """Timed mode only: consecutive quiet windows, each with every thread of the process
-    having had the chance to run, before "settled" (a repeated observation)."""
+    that wanted the CPU having had it (``_cpu``), before "settled" (a repeated
+    observation)."""
     signal_pause: float | None = 0.0
     """Seconds the probe subscriber yields the interpreter inside a signal it receives
     (``time.sleep``; 0 still yields; None: never), so a race that needs a thread switch
