@@ -31,14 +31,10 @@ from reactive_streams.tck.gallery.pooled import (
 )
 
 from .test_load import burning
+from .test_load import pytestmark as pytestmark  # slow; RS_LOAD=1 only (make kit-load)
 
 RUNS = int(os.environ.get("RS_LOAD_POOLED_RUNS", "20"))
 BURNERS = int(os.environ.get("RS_LOAD_BURNERS", "8"))
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(os.environ.get("RS_LOAD") != "1", reason="load test: make kit-load"),
-]
 
 CANCEL = (
     CancelIgnoringPublisher.check,
