@@ -140,3 +140,31 @@ def test_the_subject_cost_per_signal_is_its_cpu_time() -> None:
     assert cost is not None
     assert cost > 0
     assert env.enough_cpu_ns() == max(_cpu.MIN_CPU_NS, _cpu.ENOUGH_SIGNALS * cost)
+
+
+def test_a_thread_shared_with_another_running_check_is_not_blamed_for_being_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shared pool's worker busy with another check's subject is not this subject's."""
+    env, other = _timed(timeout=0.3), _timed()
+    seen: list[int] = []
+
+    def signal() -> None:
+        env.note_signal()
+        other.note_signal()
+        seen.append(threading.get_native_id())
+
+    thread = threading.Thread(target=signal)
+    thread.start()
+    thread.join()
+    assert env.subject_threads() == set()
+    cpu = {"ns": 0}
+
+    def sampler(exclude: int) -> dict[int, _cpu.Sample]:
+        cpu["ns"] += 10**8
+        return {seen[0]: _cpu.Sample("R", cpu["ns"], 0)}
+
+    monkeypatch.setattr(_cpu, "sample", sampler)
+    assert env.settle()
+    other.close()
+    assert env.subject_threads() == {seen[0]}  # the other check ended: the thread is ours

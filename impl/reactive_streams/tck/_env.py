@@ -205,6 +205,14 @@ class KitExecutor:
 _GAP_FACTOR = 2.0  # a quiet window lasts at least this many times the slowest signal
 
 
+_LIVE: set[int] = set()
+"""``id()`` of every check environment whose check is running (root ``Env`` objects)."""
+_SIGNALLED: dict[int, set[int]] = {}
+"""Per thread (native id): the running checks it signalled to. A thread that serves
+several running checks (a shared pool's worker) is not blamed for being busy in one."""
+_SHARED_LOCK = threading.Lock()
+
+
 @dataclass
 class Flop:
     rule: str | None
@@ -245,6 +253,9 @@ class Env:
         if self.mode == "executor" and self.executor is None:
             self.executor = KitExecutor(self.threads)
         self.caller_threads.add(threading.get_ident())
+        if self.parent is None:
+            with _SHARED_LOCK:
+                _LIVE.add(id(self))
 
     # ----------------------------------------------------------------- bookkeeping
     def tick(self) -> int:
@@ -282,10 +293,16 @@ class Env:
         root = self
         while root.parent is not None:
             root = root.parent
+        native = threading.get_native_id()
         with root.cond:
-            seen = root.signal_cpu.setdefault(threading.get_native_id(), [cpu, cpu, 0])
+            seen = root.signal_cpu.setdefault(native, [cpu, cpu, 0])
             seen[1] = cpu
             seen[2] += 1
+        if seen[2] == 1:
+            with _SHARED_LOCK:
+                checks = _SIGNALLED.setdefault(native, set())
+                checks.intersection_update(_LIVE)
+                checks.add(id(root))
 
     def cpu_per_signal(self) -> int | None:
         """The subject's CPU time per signal (ns): the costliest of its signalling threads
@@ -300,11 +317,14 @@ class Env:
         return max(costs) if costs else None
 
     def subject_threads(self) -> set[int]:
+        """The threads that signalled this check's probes and no other running check's."""
         root = self
         while root.parent is not None:
             root = root.parent
         with root.cond:
-            return set(root.signal_cpu)
+            signalled = set(root.signal_cpu)
+        with _SHARED_LOCK:
+            return {t for t in signalled if not (_SIGNALLED.get(t, set()) & _LIVE) - {id(root)}}
 
     def _touch(self) -> None:
         now = time.monotonic()
@@ -606,3 +626,6 @@ class Env:
     def close(self) -> None:
         if self.executor is not None:
             self.executor.close()
+        if self.parent is None:
+            with _SHARED_LOCK:
+                _LIVE.discard(id(self))
