@@ -1,6 +1,8 @@
 """Subjects that signal from a shared ``ThreadPoolExecutor``, one class per bug, each
 naming the rule it breaks and the check that must catch it (``make kit-load`` runs them
 under CPU burners; ``tests/tck/test_pooled.py`` runs them idle).
+``DoubleCompletingPublisher`` signals on the threads that request instead: its race is
+between them.
 
 ``PooledPublisher`` is the correct control: a pool worker drains 0..n-1 as demand allows,
 one drain at a time (rule 1.3), completes as soon as the last element is out (no demand
