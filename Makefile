@@ -93,10 +93,13 @@ typecheck: $(SETUP)
 unit: $(SETUP)
 	$(PY) -m pytest -q -p no:cacheprovider
 
-## kit-load: the conformance kit on correct asynchronous subjects, 100 runs each, and an
-## ignored cancel vs its control, 20 runs each, with every core busy (CPU burners started
-## and stopped by the test); slow, not in CI
+## kit-load: the pool-threaded gallery subjects (cancel ignored, on_complete twice at the
+## end of a stream, a prefetching processor, a correct control) 20 runs each side by side
+## under 8 CPU burners; then the kit on correct asynchronous subjects, 100 runs each, and
+## an ignored cancel vs its control, 20 runs each (burners started and stopped by the
+## tests); slow, not in CI
 kit-load: $(SETUP)
+	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/tck/test_load_pooled.py
 	RS_LOAD=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/tck/test_load.py tests/tck/test_load_subscriber.py
 	RS_SLOW=1 $(PY) -m pytest -q -p no:cacheprovider tests/tck/test_subscriber_fixture.py
 

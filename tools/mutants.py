@@ -1294,12 +1294,12 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "tck/_env.py",
-                "            if _starved(before, _run_queue_waits(), window):\n",
-                "            if False:\n",
+                "            judged = _cpu.judge(before, after, self.enough_cpu_ns(), window)\n",
+                "            judged = _cpu.Window((), {})\n",
             ),
             Patch(
                 "tck/_env.py",
-                "        while counted < self.config.quiet_windows:\n",
+                "        while counted < self.config.quiet_windows or busy_since is not None:\n",
                 "        while counted < 1:\n",
             ),
             Patch(

@@ -55,7 +55,7 @@ def test_cli_passes_our_range_and_writes_json(tmp_path: Path) -> None:
     )
     data = json.loads(report.read_text())
     assert data["ok"] is True
-    assert data["counts"]["passed"] == 49
+    assert data["counts"]["passed"] == 51
     assert data["counts"]["untested"] == 7
 
 

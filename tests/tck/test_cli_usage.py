@@ -3,6 +3,7 @@ its text output with the failures, and its JSON says what produced it (issue 22,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import subprocess
@@ -14,9 +15,9 @@ from typing import Any
 import pytest
 
 from reactive_streams.api import Subscriber
-from reactive_streams.tck import run_processor_checks, run_publisher_checks
+from reactive_streams.tck import Config, run_processor_checks, run_publisher_checks
 from reactive_streams.tck.gallery import GalleryProcessor, GalleryPublisher
-from reactive_streams.tck.report import EVIDENCE
+from reactive_streams.tck.report import EVIDENCE, CheckResult
 
 HERE = Path(__file__).resolve().parent
 
@@ -60,6 +61,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         (("publisher", "test_cli_usage:p02", "--timeout", "-1"), "greater than 0"),
         (("publisher", "test_cli_usage:p02", "--check-timeout", "0"), "greater than 0"),
         (("publisher", "test_cli_usage:p02", "--quiet-period", "-0.5"), "greater than 0"),
+        (
+            ("publisher", "test_cli_usage:p02", "--json", "/nonexistent-dir/r.json"),
+            "cannot write the JSON report",
+        ),
     ],
 )
 def test_usage_errors_exit_2_in_one_line_before_any_check(
@@ -117,6 +122,18 @@ def test_evidence_tells_a_deadline_from_a_quiet_period_and_an_observation() -> N
         GalleryPublisher, only=lambda c: c.name.startswith("required_spec312")
     )
     assert [(r.outcome, r.evidence) for r in correct.results] == [("passed", "quiet period")]
+
+
+def test_the_docs_json_table_names_every_field_and_setting() -> None:
+    docs = (HERE.parents[1] / "docs" / "conformance.md").read_text()
+    (row,) = [line for line in docs.splitlines() if line.startswith("| `settings` |")]
+    missing = [f.name for f in dataclasses.fields(Config) if f"`{f.name}`" not in row]
+    assert not missing, f"settings fields missing from the docs' JSON table: {missing}"
+    data = json.loads(run_publisher_checks(GalleryPublisher, only=lambda c: False).to_json())
+    rows = [line.split("|")[1].strip() for line in docs.splitlines() if line.startswith("| `")]
+    assert {f"`{key}`" for key in data} <= set(rows), rows
+    (results,) = [line for line in docs.splitlines() if line.startswith("| `results` |")]
+    assert all(f"`{f.name}`" in results for f in dataclasses.fields(CheckResult)), results
 
 
 def test_rule_1_11_checks_are_skipped_with_one_subscriber() -> None:

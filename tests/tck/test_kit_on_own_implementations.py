@@ -37,8 +37,17 @@ def _quiet_logs() -> Iterator[None]:
     logging.disable(logging.NOTSET)
 
 
-def assert_clean(report: Report) -> None:
-    bad = [f"{r.name}: {r.outcome}: {r.message}" for r in report.failures()]
+LAZY_END = "extra_spec105_completion_needs_no_further_demand"
+"""Optional: ``generate``'s generator decides the end when it is called, which is on
+demand, so its completion waits for one more request (legal; the check says so)."""
+
+
+def assert_clean(report: Report, *, expected: tuple[str, ...] = ()) -> None:
+    bad = [
+        f"{r.name}: {r.outcome}: {r.message}"
+        for r in report.failures()
+        if not (r.name in expected and r.outcome == "failed-optional")
+    ]
     assert not bad, "\n".join(bad)
     assert report.ok
     skipped = [r for r in report.results if r.outcome == "skipped"]
@@ -86,7 +95,8 @@ PUBLISHERS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
 @pytest.mark.parametrize("name", sorted(PUBLISHERS))
 def test_every_publisher_check_passes_on_our_publishers(name: str) -> None:
     factory, options = PUBLISHERS[name]
-    assert_clean(run_publisher_checks(factory, **options))
+    lazy = (LAZY_END,) if name.startswith("generate") else ()
+    assert_clean(run_publisher_checks(factory, **options), expected=lazy)
 
 
 def test_every_blackbox_check_passes_on_lambda_subscriber() -> None:

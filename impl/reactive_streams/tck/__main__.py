@@ -6,14 +6,16 @@ Prints a table (rule, status, outcome, check, and the message below) no wider th
 stochastic) check failed, 2 on a usage error, 0 otherwise. Usage errors are reported in
 one line before any check runs: a module or factory it cannot load, a factory that cannot
 be called as the kind needs or makes the wrong kind of object, ``--only`` matching no
-check, a non-positive number. If the subject left non-daemon threads running (a failed
-publisher still emitting), the report says how many and the process exits without
-waiting for them.
+check, a non-positive number, an unwritable ``--json`` path. If the subject left threads
+running that Python's exit would wait for (a failed publisher still emitting, a thread
+pool's workers), the report says how many; whenever any thread but the main one is left,
+the process exits without waiting for it (``os._exit`` once the report is flushed).
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures.thread
 import importlib
 import inspect
 import logging
@@ -186,11 +188,29 @@ def _check_only(kind: str, only: str) -> None:
         raise UsageError(f"--only {only!r} matches no {kind} check")
 
 
+def _check_writable(path: str) -> None:
+    """``UsageError`` now, before any check runs, if the JSON report cannot be written."""
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write the JSON report {path!r}: {exc}") from None
+    if not existed:
+        os.remove(path)
+
+
 def _left_running() -> int:
-    """Non-daemon threads still alive besides this one: the subject's, after its checks."""
+    """Threads besides this one that Python's exit would wait for: non-daemon threads,
+    and the workers of ``concurrent.futures`` pools, which an exit hook joins even when
+    they are daemon threads (as they are when a daemon thread, such as a check's worker,
+    started them): the subject's, after its checks."""
     current = threading.current_thread()
+    pooled = set(getattr(concurrent.futures.thread, "_threads_queues", {}))  # best effort
     return sum(
-        1 for t in threading.enumerate() if t.is_alive() and not t.daemon and t is not current
+        1
+        for t in threading.enumerate()
+        if t.is_alive() and t is not current and (not t.daemon or t in pooled)
     )
 
 
@@ -200,8 +220,8 @@ def main(
     hard_exit: bool = False,
     prog: str = "python -m reactive_streams.tck",
 ) -> int:
-    """The CLI; with ``hard_exit`` (``python -m``, ``rs-tck``), a run that leaves
-    non-daemon threads of the subject alive ends with ``os._exit`` once the report is out."""
+    """The CLI; with ``hard_exit`` (``python -m``, ``rs-tck``), a run that leaves any
+    thread of the subject alive ends with ``os._exit`` once the report is out."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Check a Reactive Streams implementation against rules 1.1-4.2.",
@@ -313,6 +333,8 @@ def _run(args: argparse.Namespace, hard_exit: bool) -> int:
     if args.only is not None:
         _check_only(args.kind, args.only)
     only = (lambda c: args.only in c.name) if args.only else None
+    if args.json:
+        _check_writable(args.json)
     factory = load(args.factory)
     failed = _optional(args.failed, 0, "create_failed_publisher()")
     failing = _optional(args.failing, 1, "create_failing_publisher(n)")
@@ -357,7 +379,8 @@ def _run(args: argparse.Namespace, hard_exit: bool) -> int:
             report.write_json(args.json)
         except OSError as exc:
             raise UsageError(f"cannot write the JSON report {args.json!r}: {exc}") from None
-    if left:  # a failed subject still running must not keep the process (and CI) waiting
+    others = hard_exit and any(t is not threading.current_thread() for t in threading.enumerate())
+    if left or others:  # a subject still running must not keep the process (and CI) waiting
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -9,9 +9,10 @@ Evidence of "never" and "eventually" comes from quiescence, not from sleeping:
   else can happen (the probes check the declaration: a signal on a foreign thread fails);
 * ``timed`` mode (anything else): absence is judged by quiet windows, as the JVM TCK
   does with one quiet period, except that a window restarts with every signal or call
-  the kit sees, and a window counts only if the process's threads had the chance to run
-  in it (a starved emitter is silent, not stopped): see ``Env.settle``. Results carry
-  ``evidence="timed"``.
+  the kit sees, and a window counts only if every thread that wanted the CPU got enough
+  of it to have signalled several times at the subject's cost per signal (a starved
+  emitter is silent, not stopped; ``_cpu``): see ``Env.settle``. Results carry
+  ``evidence="quiet period"``.
 
 Nothing else is judged by elapsed time: every positive wait ("an element must arrive",
 "n elements must arrive") returns as soon as its condition holds and fails only when the
@@ -22,7 +23,6 @@ check is bounded by ``Config.check_timeout``, so a deadlock fails instead of han
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 import weakref
@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .._core.demand import MAX_DEMAND
+from . import _cpu
 
 __all__ = [
     "CheckAborted",
@@ -83,7 +84,8 @@ class Config:
     signal the check saw (see ``Env.settle``)."""
     quiet_windows: int = 2
     """Timed mode only: consecutive quiet windows, each with every thread of the process
-    having had the chance to run, before "settled" (a repeated observation)."""
+    that wanted the CPU having had it (``_cpu``), before "settled" (a repeated
+    observation)."""
     signal_pause: float | None = 0.0
     """Seconds the probe subscriber yields the interpreter inside a signal it receives
     (``time.sleep``; 0 still yields; None: never), so a race that needs a thread switch
@@ -203,33 +205,12 @@ class KitExecutor:
 _GAP_FACTOR = 2.0  # a quiet window lasts at least this many times the slowest signal
 
 
-def _run_queue_waits() -> dict[int, int] | None:
-    """Nanoseconds each thread of this process (but the caller) has spent runnable and
-    waiting for a CPU (Linux ``/proc/self/task/*/schedstat``); None where unavailable."""
-    me = threading.get_native_id()
-    try:
-        names = os.listdir("/proc/self/task")
-    except OSError:
-        return None
-    waits: dict[int, int] = {}
-    for name in names:
-        if name == str(me):
-            continue
-        try:
-            with open(f"/proc/self/task/{name}/schedstat", encoding="ascii") as stat:
-                waits[int(name)] = int(stat.read().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue  # the thread ended meanwhile
-    return waits
-
-
-def _starved(before: dict[int, int] | None, after: dict[int, int] | None, window: float) -> int:
-    """How many threads spent at least half of ``window`` waiting for a CPU (0 when it
-    cannot be measured): such a thread may be an emitter that had no chance to signal."""
-    if before is None or after is None:
-        return 0
-    floor = window * 1e9 / 2
-    return sum(1 for tid, wait in after.items() if wait - before.get(tid, wait) >= floor)
+_LIVE: set[int] = set()
+"""``id()`` of every check environment whose check is running (root ``Env`` objects)."""
+_SIGNALLED: dict[int, set[int]] = {}
+"""Per thread (native id): the running checks it signalled to. A thread that serves
+several running checks (a shared pool's worker) is not blamed for being busy in one."""
+_SHARED_LOCK = threading.Lock()
 
 
 @dataclass
@@ -260,6 +241,11 @@ class Env:
     """Quiet windows observed by settles of this check (counted or not)."""
     cancellers: list[weakref.WeakMethod[Callable[[], None]]] = field(default_factory=list)
     """Called when the check ends: cancel every subscription it left open."""
+    starved_windows: int = 0
+    """Quiet windows that did not count: a thread wanted the CPU and did not get it."""
+    signal_cpu: dict[int, list[int]] = field(default_factory=dict)
+    """Per signalling thread (native id) of the subject: [CPU time at its first signal,
+    at its latest, signals]: the subject's cost per signal in CPU time (``_cpu``)."""
     _helpers: list[threading.Thread] = field(default_factory=list)
     _clock: int = 0
 
@@ -267,6 +253,9 @@ class Env:
         if self.mode == "executor" and self.executor is None:
             self.executor = KitExecutor(self.threads)
         self.caller_threads.add(threading.get_ident())
+        if self.parent is None:
+            with _SHARED_LOCK:
+                _LIVE.add(id(self))
 
     # ----------------------------------------------------------------- bookkeeping
     def tick(self) -> int:
@@ -294,6 +283,48 @@ class Env:
         while env is not None:
             env.max_gap = max(env.max_gap, seconds)
             env = env.parent
+
+    def note_signal(self) -> None:
+        """A signal arrived on this thread: its CPU clock feeds the subject's cost per
+        signal (the kit's own calling threads are not the subject's)."""
+        if threading.get_ident() in self.caller_threads:
+            return
+        cpu = time.thread_time_ns()
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        native = threading.get_native_id()
+        with root.cond:
+            seen = root.signal_cpu.setdefault(native, [cpu, cpu, 0])
+            seen[1] = cpu
+            seen[2] += 1
+        if seen[2] == 1:
+            with _SHARED_LOCK:
+                checks = _SIGNALLED.setdefault(native, set())
+                checks.intersection_update(_LIVE)
+                checks.add(id(root))
+
+    def cpu_per_signal(self) -> int | None:
+        """The subject's CPU time per signal (ns): the costliest of its signalling threads
+        with two signals or more; None before that."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        with root.cond:
+            costs = [
+                (last - first) // (n - 1) for first, last, n in root.signal_cpu.values() if n > 1
+            ]
+        return max(costs) if costs else None
+
+    def subject_threads(self) -> set[int]:
+        """The threads that signalled this check's probes and no other running check's."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        with root.cond:
+            signalled = set(root.signal_cpu)
+        with _SHARED_LOCK:
+            return {t for t in signalled if not (_SIGNALLED.get(t, set()) & _LIVE) - {id(root)}}
 
     def _touch(self) -> None:
         now = time.monotonic()
@@ -489,11 +520,7 @@ class Env:
                 why = f"the executor did not become idle (deadline: {self.config.timeout}s)"
         elif self.mode == "timed":
             self.timed = True
-            if not self._quiet():
-                why = (
-                    f"signals kept arriving: no {self.config.quiet_windows} quiet windows of "
-                    f"{self.window():.3g}s (deadline: {self.config.check_timeout}s)"
-                )
+            why = self._quiet()
         if not why:
             return True
         if not strict:
@@ -507,37 +534,77 @@ class Env:
         share = self.config.quiet / max(1, self.config.quiet_windows)
         return max(share, min(_GAP_FACTOR * self.max_gap, self.config.timeout / 4))
 
-    def _quiet(self) -> bool:
-        """Timed mode: True after ``quiet_windows`` consecutive windows in which nothing
-        happened and no thread of the process starved (spent half the window waiting for
-        a CPU: an emitter that never ran is silent, not stopped); False at the deadline.
+    def enough_cpu_ns(self) -> int:
+        """CPU time a runnable thread must get in a window for the window to count: that
+        of ``_cpu.ENOUGH_SIGNALS`` signals at the subject's cost, ``_cpu.MIN_CPU_NS`` at
+        least (4 ms while the cost is unknown)."""
+        cost = self.cpu_per_signal()
+        if cost is None:
+            return 8 * _cpu.MIN_CPU_NS
+        return max(_cpu.MIN_CPU_NS, _cpu.ENOUGH_SIGNALS * cost)
 
-        A starved window restarts the count; after ``timeout`` seconds of starvation the
-        windows count by time alone (the machine gives the process no CPU to judge by).
+    def _quiet(self) -> str:
+        """Timed mode: "" after ``quiet_windows`` consecutive windows in which nothing
+        happened and every thread that wanted the CPU got enough of it to have signalled
+        several times (``_cpu``: a starved emitter is silent, not stopped) and no thread of
+        the subject is still running; else why not, at the deadline.
+
+        A window in which a thread starved restarts the count, until the deadline: the
+        verdict waits for CPU time, never for wall time alone. A thread of the subject
+        that keeps running through quiet windows for ``timeout`` seconds (it had the CPU
+        and signalled nothing, yet never blocked) is the verdict: it never stopped.
         """
         deadline = time.monotonic() + self.config.check_timeout  # a long tail may be slow
         with self.cond:  # the window starts now at the earliest: a call just made counts
             self.last_activity = max(self.last_activity, time.monotonic())
+        me = threading.get_native_id()
         counted = 0
-        starving_since: float | None = None
-        while counted < self.config.quiet_windows:
+        starved: tuple[int, ...] = ()
+        busy_since: float | None = None
+        while counted < self.config.quiet_windows or busy_since is not None:
             window = self.window()
-            before = _run_queue_waits()
+            before = _cpu.sample(me)
             quiet = self._silent_for(window, deadline)
             if quiet is None:
-                return False
+                if starved:
+                    return (
+                        f"no {self.config.quiet_windows} quiet windows in which the threads "
+                        f"had the CPU: {_cpu.thread_names(starved)} runnable but starved in "
+                        f"{self.starved_windows} windows (deadline: {self.config.check_timeout}s)"
+                    )
+                return (
+                    f"signals kept arriving: no {self.config.quiet_windows} quiet windows of "
+                    f"{window:.3g}s (deadline: {self.config.check_timeout}s)"
+                )
             self.windows += 1
             if not quiet:
-                counted = 0
+                counted, starved, busy_since = 0, (), None
+                continue
+            after = _cpu.sample(me)
+            if before is None or after is None:  # no /proc: wall time is all there is
+                counted += 1
+                continue
+            judged = _cpu.judge(before, after, self.enough_cpu_ns(), window)
+            if judged.starved:
+                self.starved_windows += 1
+                counted, starved = 0, judged.starved
+                continue
+            counted, starved = counted + 1, ()
+            busy = sorted(set(judged.running) & self.subject_threads())
+            if not busy:
+                busy_since = None
                 continue
             now = time.monotonic()
-            if _starved(before, _run_queue_waits(), window):
-                starving_since = now if starving_since is None else starving_since
-                if now - starving_since < self.config.timeout:
-                    counted = 0  # rule 1.8 is about signals, and a starved emitter sent none
-                    continue
-            counted += 1
-        return True
+            busy_since = now if busy_since is None else busy_since
+            if now - busy_since >= self.config.timeout:
+                return (
+                    f"the subject's thread {_cpu.thread_names(busy)} kept running for "
+                    f"{now - busy_since:.3g}s (CPU: {judged.running[busy[0]] / 1e6:.3g} ms "
+                    f"in the last {window:.3g}s window, enough for "
+                    f"{judged.running[busy[0]] // max(1, self.cpu_per_signal() or 1)} signals) "
+                    "with nothing more signalled: it never became idle"
+                )
+        return ""
 
     def _silent_for(self, window: float, deadline: float) -> bool | None:
         """Watch one window: True if nothing happened in it, False on activity (the
@@ -559,3 +626,6 @@ class Env:
     def close(self) -> None:
         if self.executor is not None:
             self.executor.close()
+        if self.parent is None:
+            with _SHARED_LOCK:
+                _LIVE.discard(id(self))

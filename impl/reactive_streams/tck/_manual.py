@@ -185,10 +185,16 @@ class ManualPublisher:
                 sub.demand -= 1
         self.call(sub, "on_next", element, rule=rule)
 
-    def send_complete(self, subscription: ManualSubscription | None = None) -> None:
-        self.call(subscription or self.subscription, "on_complete")
+    def send_complete(
+        self, subscription: ManualSubscription | None = None, *, rule: str = "2.13"
+    ) -> None:
+        self.call(subscription or self.subscription, "on_complete", rule=rule)
 
     def send_error(
-        self, error: BaseException, subscription: ManualSubscription | None = None
+        self,
+        error: BaseException,
+        subscription: ManualSubscription | None = None,
+        *,
+        rule: str = "2.13",
     ) -> None:
-        self.call(subscription or self.subscription, "on_error", error)
+        self.call(subscription or self.subscription, "on_error", error, rule=rule)

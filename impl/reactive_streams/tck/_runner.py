@@ -5,12 +5,16 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import inspect
+import os
+import sys
+import sysconfig
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from . import _cpu
 from ._checks import Check
 from ._env import CheckAborted, CheckFailure, Config, Env, Mode, Skip
 from .report import EVIDENCE, CheckResult, Report
@@ -54,7 +58,56 @@ def _missing(check: Check, subject: Any) -> str | None:
     return None
 
 
-def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResult:
+DEADLOCK_AFTER = 3.0
+"""Seconds with nothing signalled or called, every thread of the process blocked and the
+check's thread blocked inside the subject, after which a check is failed as deadlocked
+(0.5 s when the same place deadlocked an earlier check of the run)."""
+
+_KIT = os.path.dirname(os.path.abspath(__file__))
+_GALLERY = os.path.join(_KIT, "gallery")  # subjects, though shipped with the kit
+_STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def _blocked_in_subject(thread: threading.Thread) -> str | None:
+    """Where ``thread`` waits, if inside the subject's code: the innermost frame that is
+    neither the standard library's nor the kit's (the kit's own waits have deadlines)."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        stdlib = name.startswith("<frozen") or (
+            name.startswith(_STDLIB) and "site-packages" not in name
+        )
+        if not stdlib:
+            if name.startswith(_KIT) and not name.startswith(_GALLERY):
+                return None
+            return f"{os.path.basename(name)}:{frame.f_lineno} in {frame.f_code.co_name}"
+        frame = frame.f_back
+    return None
+
+
+def _deadlock(thread: threading.Thread) -> str | None:
+    """The place ``thread`` is deadlocked in the subject: it waits there, and no thread
+    of the process is runnable (nothing can release it); None otherwise."""
+    where = _blocked_in_subject(thread)
+    if where is None:
+        return None
+    threads = _cpu.sample(threading.get_native_id())
+    if threads is None or any(t.state == "R" for t in threads.values()):
+        return None
+    return where
+
+
+def run_one(
+    check: Check,
+    subject: Any,
+    config: Config,
+    mode: Mode,
+    deadlocks: dict[str, str] | None = None,
+) -> CheckResult:
+    """Run one check. ``deadlocks`` (place -> the check that deadlocked there) is shared
+    by the checks of a run: one deadlock is one failure, later checks that block at the
+    same place are skipped, saying so."""
+    deadlocks = {} if deadlocks is None else deadlocks
     base: dict[str, Any] = {
         "suite": check.suite,
         "name": check.name,
@@ -112,12 +165,19 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
     worker = threading.Thread(target=work, name=f"tck-{check.name[:40]}", daemon=True)
     worker.start()
     cap = config.check_cap if config.check_cap is not None else 5 * config.check_timeout
+    deadlocked: str | None = None
     while True:  # a check that keeps making progress gets up to ``cap`` seconds
         worker.join(min(0.5, config.check_timeout))
         now = time.monotonic()
-        stalled = now - max(started, env.last_activity) > config.check_timeout
+        idle = now - max(started, env.last_activity)
+        stalled = idle > config.check_timeout
         if not worker.is_alive() or stalled or now - started > cap:
             break
+        if idle >= min(0.5, DEADLOCK_AFTER):
+            where = _deadlock(worker)
+            if where is not None and idle >= (0.5 if where in deadlocks else DEADLOCK_AFTER):
+                deadlocked = where
+                break
     timed_out = worker.is_alive()
     if timed_out:
         env.aborted = True
@@ -133,6 +193,26 @@ def run_one(check: Check, subject: Any, config: Config, mode: Mode) -> CheckResu
             detail = ""
         except CheckFailure as recorded:
             detail = f"; first violation: {recorded}"
+        if deadlocked is not None and deadlocked in deadlocks:
+            return CheckResult(
+                outcome="skipped",
+                message=f"not judged: blocked at {deadlocked}, the deadlock "
+                f"{deadlocks[deadlocked]} reported{detail}",
+                seconds=seconds,
+                **base,
+            )
+        if deadlocked is not None:
+            deadlocks[deadlocked] = check.name
+            return CheckResult(
+                outcome=failed,  # type: ignore[arg-type]
+                message=f"deadlock: the check's thread has been blocked at {deadlocked} for "
+                f"{DEADLOCK_AFTER}s with every thread of the process blocked and nothing "
+                f"signalled (later checks blocked there are skipped){detail}",
+                violated=_recorded_rule(env) or check.rule,
+                evidence="deadline",
+                seconds=seconds,
+                **base,
+            )
         return CheckResult(
             outcome=failed,  # type: ignore[arg-type]
             message=f"deadline: did not finish within {config.check_timeout}s of its last "
@@ -222,6 +302,6 @@ def run_checks(
     for check in checks:
         if only is not None and not only(check):
             continue
-        report.results.append(run_one(check, subject, config, mode))
+        report.results.append(run_one(check, subject, config, mode, report.deadlocks))
     report.seconds += time.monotonic() - started
     return report

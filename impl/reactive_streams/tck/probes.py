@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._core.demand import add_demand, check_request
+from .._core.demand import MAX_DEMAND, add_demand, check_request
 from ..api import Publisher, Subscriber, Subscription
 from ._env import CheckFailure, Env
 from ._manual import Call, ManualPublisher, ManualSubscription
@@ -99,6 +99,8 @@ class ProbeSubscriber:
         self._limit_rule = limit_rule
         self._owed_since: float | None = None  # when the subject started owing a signal
         self._after_terminal = 0  # signals seen after the terminal one (rule 1.7)
+        self._terminal_begun = False  # a terminal signal has begun (maybe still running)
+        self._terminal_after_cancel = False  # ... and began after a signal that followed cancel
         env.cancellers.append(weakref.WeakMethod(self._cancel_at_end))  # 3.13 checks need it weak
 
     # ------------------------------------------------------------- bookkeeping
@@ -109,8 +111,22 @@ class ProbeSubscriber:
         env = self.env
         env.check_abort()
         tid = threading.get_ident()
+        env.note_signal()  # the subject's CPU time per signal (absence is judged in it)
         clock = env.tick()
         with self._lock:
+            terminal = self.completions or self.errors or self._terminal_begun
+            if terminal and kind != "on_subscribe":  # before 1.3: a second end is the bug
+                if self._terminal_after_cancel:  # the first end answered a call after cancel
+                    self._flop("3.6", f"{kind} after cancel() (and after a terminal signal)")
+                else:
+                    self._flop("1.7", f"{kind} after a terminal signal")
+                self._after_terminal += 1
+                if self._after_terminal > _OVERFLOW_ABORT:
+                    env.aborted = True  # stop an emitter that goes on after its end (1.7)
+            if kind in ("on_error", "on_complete") and not self._terminal_begun:
+                self._terminal_begun = True
+                returned = self.cancel_returned
+                self._terminal_after_cancel = returned is not None and len(self.records) >= returned
             others = [t for t, d in self._active.items() if d > 0 and t != tid]
             if others:
                 self._flop("1.3", f"{kind} on thread {tid} overlaps a signal on thread {others[0]}")
@@ -120,16 +136,10 @@ class ProbeSubscriber:
                 nested = self._next_depth.get(tid, 0) + 1
                 self._next_depth[tid] = nested
                 self.max_depth = max(self.max_depth, nested)
-            terminal = self.completions or self.errors
             if kind != "on_subscribe" and self.subscription is None and not self.records:
                 self._flop("1.9", f"{kind} before on_subscribe")
             elif kind == "on_subscribe" and self.records:
                 self._flop("1.9", "on_subscribe called a second time (see also 2.12)")
-            elif terminal:
-                self._flop("1.7", f"{kind} after a terminal signal")
-                self._after_terminal += 1
-                if self._after_terminal > _OVERFLOW_ABORT:
-                    env.aborted = True  # stop an emitter that goes on after its end (1.7)
             limit = self._limit_after_cancel
             if (
                 limit is not None
@@ -245,18 +255,26 @@ class ProbeSubscriber:
     def request(self, n: int) -> None:
         """Request ``n`` (counted first, so the demand check never races the element)."""
         subscription = self._subscription()
-        if check_request(n) is None:
-            with self._lock:
+        with self._lock:
+            before = self.requested
+            if check_request(n) is None:
                 self.requested = add_demand(self.requested, n)
+            inside = self._active.get(threading.get_ident(), 0) > 0
         self._owe()
         self.env.notify()  # a call is activity: a quiet period starts after it
         try:
             subscription.request(n)
         except Exception as exc:
+            if n > 0 and before + n >= MAX_DEMAND:  # 3.17: demand up to 2**63 - 1, and past it
+                rule, why = "3.17", "a demand reaching 2**63 - 1 must be supported"
+            elif inside:  # 3.2: request from within on_next / on_subscribe
+                rule, why = "3.2", "a request from within a signal must be allowed"
+            else:
+                rule, why = "3.16", "it must return normally"
             raise CheckFailure(
-                f"rule 3.16: {self.name}: request({n}) raised {exc!r}; it must return normally "
+                f"rule {rule}: {self.name}: request({n}) raised {exc!r}; {why} "
                 "(rule 3.9: an invalid n is signalled through on_error)",
-                "3.16",
+                rule,
             ) from exc
 
     def cancel(self) -> None:

@@ -61,8 +61,11 @@ class Report:
     """How absence was judged: ``executor``, ``synchronous`` or ``timed``."""
     settings: dict[str, Any] = field(default_factory=dict)
     """The ``Config`` the checks ran with."""
+    deadlocks: dict[str, str] = field(default_factory=dict)
+    """Where the subject deadlocked (file:line) and the check that reported it."""
     threads_left_running: int = 0
-    """Set by the CLI: non-daemon threads still alive after the checks (it exits anyway)."""
+    """Set by the CLI: threads still alive after the checks that Python's exit would wait
+    for (non-daemon ones, pool workers); it exits without waiting."""
 
     @property
     def ok(self) -> bool:
@@ -143,8 +146,9 @@ class Report:
         lines.extend(_wrap(self.summary(), width, 0))
         if self.threads_left_running:
             note = (
-                f"{self.threads_left_running} non-daemon thread(s) of the subject still "
-                "running after the checks: exiting without waiting for them"
+                f"{self.threads_left_running} thread(s) of the subject still running after "
+                "the checks (non-daemon, or pool workers Python's exit joins): exiting "
+                "without waiting for them"
             )
             lines.extend(_wrap(note, width, 0))
         return "\n".join(line[:width] if width is not None else line for line in lines)

@@ -233,10 +233,10 @@ def _complete_or_error(env: Env, s: SubscriberSubject, *, request: bool, error: 
         st.subscription.expect_request(1)
     if error:
         exc = _TestError("kit: on_error")
-        st.publisher.send_error(exc)
+        st.publisher.send_error(exc, rule="2.10")  # a raise: unprepared for it (2.10)
         st.probe.expect_error(exc, "2.10")
     else:
-        st.publisher.send_complete()
+        st.publisher.send_complete(rule="2.9")
         st.probe.expect_complete("2.9")
 
 
@@ -586,9 +586,9 @@ def _bb_terminal(env: Env, s: SubscriberSubject, *, request: bool, error: bool) 
     if request:
         st.subscription.expect_request(1)
     if error:
-        st.publisher.send_error(_TestError("kit: on_error"))
+        st.publisher.send_error(_TestError("kit: on_error"), rule="2.10")
     else:
-        st.publisher.send_complete()
+        st.publisher.send_complete(rule="2.9")
     assert st.proxy is not None
     expected = "on_error" if error else "on_complete"
     if expected not in st.proxy.received:
@@ -815,8 +815,13 @@ class _SyncSubscription:
             getattr(subscriber, method)(*args)
         except Exception as exc:
             self.publisher.raised.append((method, exc))
+            # inside request(): 3.10 lets on_next come synchronously, 3.11 a terminal
+            # signal; the subscriber must be prepared for them (2.13 covers on_subscribe)
+            rule = {"on_subscribe": "2.13", "on_next": "3.10"}.get(method, "3.11")
             self.publisher.env.flop(
-                "2.13", f"rule 2.13: {method} raised {exc!r} (synchronous publisher)"
+                rule,
+                f"rule {rule}: {method} raised {exc!r} inside request() (synchronous "
+                "publisher); it must be prepared for it",
             )
             self.done = True
             self.subscriber = None

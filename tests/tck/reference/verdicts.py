@@ -82,6 +82,8 @@ _NEEDS_COMPLETION_EXTRA = (
     "extra_spec106_request_and_cancel_after_on_complete_are_nops",
     "extra_spec313_publisher_drops_the_subscriber_after_a_terminal_signal",
     "extra_spec317_delivery_continues_after_demand_saturates",
+    "extra_spec107_concurrent_requests_as_the_stream_ends_complete_it_once",
+    "extra_spec105_completion_needs_no_further_demand",
 )
 
 INFINITE = Table(
