@@ -343,6 +343,33 @@ def machine_line(m: dict[str, Any]) -> str:
     )
 
 
+def operators_section(results: Results) -> str:
+    """The per-operator table (``bench/operators.py``), measured in one process."""
+    ops = results.get("operators")
+    if not ops:
+        return ""
+    head = "## Operators against reactivex (one process)\n\n"
+    if "error" in ops:
+        return head + f"Not measured: {ops['error']}\n"
+    from bench.operators import table
+
+    la0, la1 = ops["loadavg_start"][0], ops["loadavg_end"][0]
+    below = sum(1 for r in ops["rows"] if r["vs_rx"] < 1.0)
+    return (
+        head
+        + f"""`python -m bench --operators` (`bench/operators.py`): every operator on the same
+{ops["n"]} rows (`from_iterable(list(range(n)))`) and the same consumer, ours, reactivex's
+and the plain-Python equivalent timed back to back in one process, {ops["reps"]} rounds
+in rotating order; medians (µs per input element) and their ratios ("vs" = the other's
+median / ours: above 1 is faster). Load average (1 min) {la0:.1f} at the start, {la1:.1f}
+at the end. Rows below reactivex: {below} of {len(ops["rows"])}. Worst first:
+
+"""
+        + table(ops)
+        + "\n"
+    )
+
+
 def markdown(results: Results, png: Path | None, md: Path) -> str:
     m = results["machine"]
     versions = ", ".join(f"{k} {v}" for k, v in sorted(m.get("peer_versions", {}).items()))
@@ -370,6 +397,7 @@ judging the noise.
 
 {targets_table(results)}
 
+{operators_section(results)}
 ## Reading the numbers
 
 {findings(results)}
