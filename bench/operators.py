@@ -368,11 +368,11 @@ def _cases(n: int) -> list[Case]:
             _plain_group_count,
         ),
         Case(
-            "window(1000) + count",
-            "window_with_count(1000)",
-            ours(lambda f: f.window(1000).concat_map(lambda w: w.count())),
-            theirs(op.window_with_count(1000), op.concat_map(lambda w: w.pipe(op.count()))),
-            lambda d, o: _emit((len(d[i : i + 1000]) for i in range(0, len(d), 1000)), o),
+            "window(999) + count",  # 999: reactivex adds an empty window after an exact end
+            "window_with_count(999)",
+            ours(lambda f: f.window(999).concat_map(lambda w: w.count())),
+            theirs(op.window_with_count(999), op.concat_map(lambda w: w.pipe(op.count()))),
+            lambda d, o: _emit((len(d[i : i + 999]) for i in range(0, len(d), 999)), o),
         ),
     ]
     return cases
@@ -460,7 +460,7 @@ def validate(cases: list[Case], data: list[int]) -> list[str]:
         if c.name.startswith(("group_by", "merge_with")):
             outs = [_canon(x) for x in outs]
         if any(o != outs[0] for o in outs[1:]):
-            bad.append(f"{c.name}: " + " / ".join(str(o[:5]) for o in outs))
+            bad.append(f"{c.name}: " + " / ".join(f"{len(o)}: {o[-3:]}" for o in outs))
     return bad
 
 
