@@ -1,13 +1,15 @@
 # ruff: noqa: E501  (the patches quote source lines verbatim)
-"""Planted bugs of flat_map's whole-inner path (flatMapIterable: a list, tuple, range
-or just inner taken without an iterator or a subscription): each lets a whole inner
-past the demand it must wait for (rule 1.1), by one element."""
+"""Planted bugs of the fast paths: flat_map's whole inner (flatMapIterable: a list,
+tuple, range or just inner taken without an iterator or a subscription) let past the
+demand it must wait for by one element, and group_by's inline one-element round sent
+without demand (rule 1.1)."""
 
 from __future__ import annotations
 
 from planted import PIPE, Mutant, Patch
 
 FLAT_MAP = "operators/_flat_map.py"
+GROUP_BY = "operators/_group_by.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -21,8 +23,9 @@ MUTANTS: tuple[Mutant, ...] = (
                 "            if whole is None or len(whole) > room - sent + 1:\n",
             ),
         ),
-        machine=PIPE,
-        select="flat_map or concat_map",
+        # the pipeline machine's flat_map cells (12 examples) survive it: their bounded
+        # requests never end inside a fused batch; the demand test splits an inner there
+        machine="tests/operators/test_flat_map_iterable.py",
     ),
     Mutant(
         "flat-map-whole-inner-overshoots-demand",
@@ -42,5 +45,19 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         machine=PIPE,
         select="flat_map or concat_map",
+    ),
+    Mutant(
+        "group-by-inline-ignores-demand",
+        "group_by's inline one-element round sends without the group subscriber's demand",
+        "1.1",
+        (
+            Patch(
+                GROUP_BY,
+                "            or not self._requested\n",
+                "            or self._requested < 0\n",
+            ),
+        ),
+        machine=PIPE,
+        select="group_by",
     ),
 )
