@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads(json_path.read_text()) if json_path.exists() else None
         if results is None:
             results = {"machine": machine_info(), "rows": []}
-        results["operators"] = run_operators(smoke=a.smoke, verbose=a.verbose)
+        results["operators"] = run_operators(smoke=a.smoke, verbose=a.verbose, reps=a.runs)
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(results, indent=1) + "\n")
         write_outputs(results, md_path, a.png)  # the chart draws the rows: unchanged
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         print(report.progress_line(row), flush=True)
     operators: dict[str, Any] | None = None
     if not a.only:
-        operators = run_operators(smoke=a.smoke, verbose=a.verbose)
+        operators = run_operators(smoke=a.smoke, verbose=a.verbose, reps=a.runs)
     info["loadavg_end"] = os.getloadavg()
     info["runs"] = runs
     info["smoke"] = a.smoke
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_operators(*, smoke: bool, verbose: bool) -> dict[str, Any]:
+def run_operators(*, smoke: bool, verbose: bool, reps: int = 5) -> dict[str, Any]:
     """``bench.operators`` in its own process: with this interpreter when reactivex is
     importable here (a dev dependency), else with the peers venv's, our package on the path."""
     python = sys.executable
@@ -236,7 +236,8 @@ def run_operators(*, smoke: bool, verbose: bool) -> dict[str, Any]:
     if probe.returncode != 0:
         python = str(venvs.ensure("peers"))
     out = ROOT / ".bench" / ("operators-smoke.json" if smoke else "operators.json")
-    cmd = [python, "-m", "bench.operators", "--json", str(out), *(["--smoke"] if smoke else [])]
+    cmd = [python, "-m", "bench.operators", "--json", str(out), "--reps", str(reps)]
+    cmd += ["--smoke"] if smoke else []
     env = dict(os.environ)
     paths = (str(ROOT), str(ROOT / "impl"), env.get("PYTHONPATH", ""))
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from reactive_streams import Flow
+from reactive_streams._core.fusion import Pull
 from reactive_streams.api import Subscription
 from reactive_streams.operators import _flat_map
 
@@ -57,7 +58,7 @@ def test_a_list_or_tuple_inner_is_taken_whole_without_pulling_an_iterator(
     """Fails before the flatMapIterable path: each list inner was pulled through a
     ``Pull`` (an iterator and a take per inner)."""
     pulls: list[object] = []
-    real = _flat_map.Pull
+    real = Pull
 
     def counting_pull(*args: Any) -> Any:
         pulls.append(args)
