@@ -97,16 +97,12 @@ def peer_versions(python: Path, names: list[str]) -> dict[str, str]:
     return versions
 
 
-def run_one(
-    w: Workload, python: str, n: int, runs: int, *, verbose: bool, limit_n: int = 300_000
-) -> dict[str, Any]:
-    module = GROUPS[w.group][0]
+def _subprocess(cmd: list[str], *paths: str) -> subprocess.CompletedProcess[str] | None:
+    """``cmd`` in the repository, ``paths`` first on PYTHONPATH; None if it timed out."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    cmd = [python, "-m", "bench.worker", module, w.name, "--n", str(n), "--runs", str(runs)]
-    cmd += ["--limit-n", str(limit_n)]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, env.get("PYTHONPATH", "")) if p)
     try:
-        proc = subprocess.run(
+        return subprocess.run(
             cmd,
             cwd=ROOT,
             env=env,
@@ -116,6 +112,17 @@ def run_one(
             check=False,
         )
     except subprocess.TimeoutExpired:
+        return None
+
+
+def run_one(
+    w: Workload, python: str, n: int, runs: int, *, verbose: bool, limit_n: int = 300_000
+) -> dict[str, Any]:
+    module = GROUPS[w.group][0]
+    cmd = [python, "-m", "bench.worker", module, w.name, "--n", str(n), "--runs", str(runs)]
+    cmd += ["--limit-n", str(limit_n)]
+    proc = _subprocess(cmd, str(ROOT))
+    if proc is None:
         return {"name": w.name, "group": w.group, "title": w.title, "error": "timed out"}
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if not lines:
@@ -238,20 +245,8 @@ def run_operators(*, smoke: bool, verbose: bool, reps: int = 5) -> dict[str, Any
     out = ROOT / ".bench" / ("operators-smoke.json" if smoke else "operators.json")
     cmd = [python, "-m", "bench.operators", "--json", str(out), "--reps", str(reps)]
     cmd += ["--smoke"] if smoke else []
-    env = dict(os.environ)
-    paths = (str(ROOT), str(ROOT / "impl"), env.get("PYTHONPATH", ""))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
-    try:
-        proc = subprocess.run(
-            cmd,
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=SUBPROCESS_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+    proc = _subprocess(cmd, str(ROOT), str(ROOT / "impl"))
+    if proc is None:
         return {"error": "timed out"}
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-3:]

@@ -15,17 +15,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_bench_smoke_runs_every_workload_and_writes_rows(tmp_path: Path) -> None:
-    out = tmp_path / "smoke.json"
-    md = tmp_path / "smoke.md"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench", "--smoke", "--json", str(out), "--md", str(md)],
+def _bench(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=110,
         check=False,
     )
+
+
+def test_bench_smoke_runs_every_workload_and_writes_rows(tmp_path: Path) -> None:
+    out = tmp_path / "smoke.json"
+    md = tmp_path / "smoke.md"
+    proc = _bench("bench", "--smoke", "--json", str(out), "--md", str(md))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     results = json.loads(out.read_text())
     rows = {r["name"]: r for r in results["rows"]}
@@ -81,14 +85,7 @@ def test_bench_operators_smoke_runs_every_row_in_one_process(tmp_path: Path) -> 
     (where one exists) the plain equivalent after their outputs were checked equal; the
     rows come sorted worst ``vs rx`` first. Structure only, never a timing."""
     out = tmp_path / "operators.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.operators", "--smoke", "--json", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=110,
-        check=False,
-    )
+    proc = _bench("bench.operators", "--smoke", "--json", str(out))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     result = json.loads(out.read_text())
     rows = result["rows"]
