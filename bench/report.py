@@ -343,6 +343,57 @@ def machine_line(m: dict[str, Any]) -> str:
     )
 
 
+def operators_section(results: Results) -> str:
+    """The per-operator table (``bench/operators.py``), measured in one process."""
+    ops = results.get("operators")
+    if not ops:
+        return ""
+    head = "## Operators against reactivex (one process)\n\n"
+    if "error" in ops:
+        return head + f"Not measured: {ops['error']}\n"
+    from bench.operators import table
+
+    la0, la1 = ops["loadavg_start"][0], ops["loadavg_end"][0]
+    below = sum(1 for r in ops["rows"] if r["vs_rx"] < 1.0)
+    return (
+        head
+        + f"""`python -m bench --operators` (`bench/operators.py`): every operator on the same
+{ops["n"]} rows (`from_iterable(list(range(n)))`) and the same consumer, ours, reactivex's
+and the plain-Python equivalent timed back to back in one process, {ops["reps"]} rounds
+in rotating order. Every row runs on one thread, so the times are that thread's CPU
+time (a wait for a core on a loaded machine does not count): medians in µs per input
+element, and their ratios ("vs" = the other's median / ours: above 1 is faster; the last
+column is the same ratio in wall-clock time). Load average (1 min) {la0:.1f} at the
+start, {la1:.1f} at the end. Rows below reactivex: {below} of {len(ops["rows"])}. Worst first:
+
+"""
+        + table(ops)
+        + "\n\n"
+        + GROUP_BY_PROFILE
+    )
+
+
+GROUP_BY_PROFILE = """### group_by: where the time goes
+
+`from_iterable(50k rows).group_by(x % 100).flat_map(g.count())`, profiled with cProfile
+(call counts exact; self-time shares approximate, since the profiler adds a cost per
+call). Per element: **21 Python calls and 5 lock acquisitions** (reactivex: 23 calls,
+2 locks), down from 45 calls and 7 locks: an element of an open group no longer wakes
+the main drain (only a new group has something for it), and a group whose queue is
+empty with demand waiting takes the element in an inline one-element round instead of
+a full drain round. Of our CPU time per element (about 3.6 µs on this machine against
+0.12 µs for the plain `dict` loop): the inline round (enter and leave the group's
+drain, take the demand, the subscriber's call) ~48 %; the group lookup (key function,
+the groups' lock, `dict.get`) ~14 %; the replenish count (`_consumed`, a lock per
+element, because every group's drain may run on its own thread) ~12 %; the push onto
+the group's queue ~10 %; the upstream's pump and the aggregate's own `on_next` ~5 %
+each; the rest lock exits. What remains is per-element bookkeeping that the
+Reactive Streams contract asks for and reactivex does not do: demand per group (rule
+1.1), a drain that serializes each group's signals across threads (rule 1.3), and the
+bounded prefetch across all groups (rule 3.17).
+"""
+
+
 def markdown(results: Results, png: Path | None, md: Path) -> str:
     m = results["machine"]
     versions = ", ".join(f"{k} {v}" for k, v in sorted(m.get("peer_versions", {}).items()))
@@ -370,6 +421,7 @@ judging the noise.
 
 {targets_table(results)}
 
+{operators_section(results)}
 ## Reading the numbers
 
 {findings(results)}

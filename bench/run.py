@@ -3,6 +3,7 @@
 ``python -m bench``            full run (creates the peer venvs under .bench/ on first use)
 ``python -m bench --smoke``    tiny N, one run, our workloads and the baselines only
 ``python -m bench --only RE``  only the workloads whose name matches RE (``--merge`` keeps the rest)
+``python -m bench --operators``  only the per-operator table (one process; kept with the rows)
 ``python -m bench --report``   rewrite docs/benchmarks.md and .png from bench/results.json
 """
 
@@ -96,16 +97,12 @@ def peer_versions(python: Path, names: list[str]) -> dict[str, str]:
     return versions
 
 
-def run_one(
-    w: Workload, python: str, n: int, runs: int, *, verbose: bool, limit_n: int = 300_000
-) -> dict[str, Any]:
-    module = GROUPS[w.group][0]
+def _subprocess(cmd: list[str], *paths: str) -> subprocess.CompletedProcess[str] | None:
+    """``cmd`` in the repository, ``paths`` first on PYTHONPATH; None if it timed out."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    cmd = [python, "-m", "bench.worker", module, w.name, "--n", str(n), "--runs", str(runs)]
-    cmd += ["--limit-n", str(limit_n)]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, env.get("PYTHONPATH", "")) if p)
     try:
-        proc = subprocess.run(
+        return subprocess.run(
             cmd,
             cwd=ROOT,
             env=env,
@@ -115,6 +112,17 @@ def run_one(
             check=False,
         )
     except subprocess.TimeoutExpired:
+        return None
+
+
+def run_one(
+    w: Workload, python: str, n: int, runs: int, *, verbose: bool, limit_n: int = 300_000
+) -> dict[str, Any]:
+    module = GROUPS[w.group][0]
+    cmd = [python, "-m", "bench.worker", module, w.name, "--n", str(n), "--runs", str(runs)]
+    cmd += ["--limit-n", str(limit_n)]
+    proc = _subprocess(cmd, str(ROOT))
+    if proc is None:
         return {"name": w.name, "group": w.group, "title": w.title, "error": "timed out"}
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if not lines:
@@ -139,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scale", type=float, default=1.0, help="multiply every N")
     p.add_argument("--no-peers", action="store_true", help="skip reactivex, rxbp, aioreactive")
     p.add_argument("--merge", action="store_true", help="keep rows of --json not re-run")
+    p.add_argument("--operators", action="store_true", help="only the per-operator table")
     p.add_argument("--report", action="store_true", help="only rewrite the report from --json")
     p.add_argument("--json", type=Path, help="results file (default bench/results.json)")
     p.add_argument("--md", type=Path, help="markdown report (default docs/benchmarks.md)")
@@ -158,6 +167,16 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads(json_path.read_text())
         write_outputs(results, md_path, png_path)
         return 0
+
+    if a.operators:
+        results = json.loads(json_path.read_text()) if json_path.exists() else None
+        if results is None:
+            results = {"machine": machine_info(), "rows": []}
+        results["operators"] = run_operators(smoke=a.smoke, verbose=a.verbose, reps=a.runs)
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(results, indent=1) + "\n")
+        write_outputs(results, md_path, a.png)  # the chart draws the rows: unchanged
+        return 1 if "error" in results["operators"] else 0
 
     workloads = load_registry()
     if a.smoke or a.no_peers:
@@ -186,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         row = run_one(w, pythons[GROUPS[w.group][1]], n, runs, verbose=a.verbose, limit_n=limit_n)
         rows.append(row)
         print(report.progress_line(row), flush=True)
+    operators: dict[str, Any] | None = None
+    if not a.only:
+        operators = run_operators(smoke=a.smoke, verbose=a.verbose, reps=a.runs)
     info["loadavg_end"] = os.getloadavg()
     info["runs"] = runs
     info["smoke"] = a.smoke
@@ -195,16 +217,45 @@ def main(argv: list[str] | None = None) -> int:
         fresh = {r["name"] for r in rows}
         rows = [r for r in old["rows"] if r["name"] not in fresh] + rows
         info = {**old["machine"], "rerun": info}
+        if operators is None and "operators" in old:
+            operators = old["operators"]
     results = {"machine": info, "rows": rows}
+    if operators is not None:
+        results["operators"] = operators
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(results, indent=1) + "\n")
     print(f"results: {json_path}")
     write_outputs(results, md_path, png_path)
     failed = [r["name"] for r in rows if "error" in r]
+    if operators is not None and "error" in operators:
+        failed.append("operators")
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def run_operators(*, smoke: bool, verbose: bool, reps: int = 5) -> dict[str, Any]:
+    """``bench.operators`` in its own process: with this interpreter when reactivex is
+    importable here (a dev dependency), else with the peers venv's, our package on the path."""
+    python = sys.executable
+    probe = subprocess.run([python, "-c", "import reactivex"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        python = str(venvs.ensure("peers"))
+    out = ROOT / ".bench" / ("operators-smoke.json" if smoke else "operators.json")
+    cmd = [python, "-m", "bench.operators", "--json", str(out), "--reps", str(reps)]
+    cmd += ["--smoke"] if smoke else []
+    proc = _subprocess(cmd, str(ROOT), str(ROOT / "impl"))
+    if proc is None:
+        return {"error": "timed out"}
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-3:]
+        if verbose:
+            print(proc.stderr, file=sys.stderr)
+        return {"error": " | ".join(tail) or f"rc {proc.returncode}"}
+    print(proc.stdout, flush=True)
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
 
 
 def write_outputs(results: dict[str, Any], md_path: Path | None, png_path: Path | None) -> None:

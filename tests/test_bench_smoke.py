@@ -15,17 +15,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_bench_smoke_runs_every_workload_and_writes_rows(tmp_path: Path) -> None:
-    out = tmp_path / "smoke.json"
-    md = tmp_path / "smoke.md"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench", "--smoke", "--json", str(out), "--md", str(md)],
+def _bench(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=110,
         check=False,
     )
+
+
+def test_bench_smoke_runs_every_workload_and_writes_rows(tmp_path: Path) -> None:
+    out = tmp_path / "smoke.json"
+    md = tmp_path / "smoke.md"
+    proc = _bench("bench", "--smoke", "--json", str(out), "--md", str(md))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     results = json.loads(out.read_text())
     rows = {r["name"]: r for r in results["rows"]}
@@ -48,6 +52,8 @@ def test_bench_smoke_runs_every_workload_and_writes_rows(tmp_path: Path) -> None
     report = md.read_text()
     assert "| `rs_range_1m` |" in report
     assert "## Targets" in report
+    assert "## Operators against reactivex (one process)" in report
+    assert "error" not in results["operators"], results["operators"]
 
 
 def test_bench_worker_rejects_a_wrong_count() -> None:
@@ -72,3 +78,33 @@ def test_bench_worker_rejects_a_wrong_count() -> None:
         check=False,
     )
     assert "rejected: short_by_one: warm-up delivered 9, expected 10" in proc.stdout, proc.stderr
+
+
+def test_bench_operators_smoke_runs_every_row_in_one_process(tmp_path: Path) -> None:
+    """``python -m bench.operators --smoke``: every operator row ran ours, reactivex's and
+    (where one exists) the plain equivalent after their outputs were checked equal; the
+    rows come sorted worst ``vs rx`` first. Structure only, never a timing."""
+    out = tmp_path / "operators.json"
+    proc = _bench("bench.operators", "--smoke", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    result = json.loads(out.read_text())
+    rows = result["rows"]
+    names = {r["operator"] for r in rows}
+    for name in (
+        "map",
+        "filter",
+        "flat_map(list of 2)",
+        "group_by + count per group",
+        "buffer(100)",
+    ):
+        assert name in names, name
+    assert len(names) == len(rows)  # one row per operator
+    for r in rows:
+        assert r["ours_s"] > 0
+        assert r["rx_s"] > 0
+        assert r["vs_rx"] == r["rx_s"] / r["ours_s"]
+    ratios = [r["vs_rx"] for r in rows]
+    assert ratios == sorted(ratios)
+    assert result["reps"] == 1
+    assert len(result["loadavg_start"]) == 3
+    assert "| `map` | `map` |" in proc.stdout

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.demand import check_request
 from .._core.downstream import ACTIVE, DONE, null_element_error, where
-from .._core.fusion import Pull, SyncSource, fusion_enabled, subscribe_fused, sync_of
+from .._core.fusion import Items, Pull, SyncSource, fusion_enabled, subscribe_fused, sync_of
 from .._core.subscribing import subscribe_or_fail
 from ._drained import DemandDrain, QueuedInner
 from ._observe_on import replenish_size
@@ -43,6 +43,29 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 __all__ = ["FlatMapPublisher"]
+
+
+def whole_of(sync: SyncSource, prefetch: int) -> Sequence[Any] | None:
+    """The elements of a synchronous inner that ends within its first pull of
+    ``prefetch``, to be taken whole (no iterator, no subscription; Reactor's
+    flatMapIterable): a scalar's one, an ``items`` answer's (none of them None), or the
+    list or tuple of ``from_iterable`` (an iterable the mapper returned) when no element
+    is None; None for any other inner, which is pulled (its None is rule 2.13's error)."""
+    kind = sync.kind
+    if kind == "scalar":
+        return (sync.value,)
+    if kind == "items":
+        whole = sync.value
+    elif kind == "iterable" and type(sync.factory) is Items:
+        whole = sync.factory.items
+        if type(whole) is not list and type(whole) is not tuple:
+            return None
+        for element in whole:  # identity, never ==: elements may compare oddly
+            if element is None:
+                return None
+    else:
+        return None
+    return whole if len(whole) <= prefetch else None
 
 
 class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
@@ -185,12 +208,12 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         """One inner, with the drain free: subscribed, or (fused) taken whole, or pulled."""
         if sync is None:
             self._subscribe_inner(publisher)
-        elif sync.kind == "scalar":
-            self._on_whole((sync.value,))
-        else:
+            return
+        whole = whole_of(sync, self._prefetch)
+        if whole is None:
             whole = self._pull_inner(sync)
-            if whole is not None:
-                self._on_whole(whole)
+        if whole is not None:
+            self._on_whole(whole)
 
     def on_next_batch(self, items: list[T]) -> None:
         """A fused upstream's batch (``PulledUpstream``), as ``on_next`` per element in
@@ -248,35 +271,11 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             except Exception as exc:
                 self._fail(exc)
                 break
-            if sync is None:
-                pending = (publisher, None)
+            whole = None if sync is None else whole_of(sync, prefetch)
+            if whole is None or len(whole) > room - sent:
+                pending = (publisher, sync)  # subscribed, pulled, or queued for demand (1.1)
                 break
-            kind = sync.kind
-            if kind == "scalar":
-                if sent == room:
-                    pending = (publisher, sync)  # no demand left: queued, as one by one
-                    break
-                sent += 1
-                try:
-                    on_next(sync.value)  # the one element (checked when it was built, 2.13)
-                except Exception as exc:
-                    self._next_raised(exc)  # rule 2.13: cancelled
-            elif kind == "items" and len(sync.value) <= prefetch:
-                whole = sync.value  # its own elements, none of them None (rule 2.13)
-                if len(whole) > room - sent:
-                    pending = (publisher, sync)  # not enough demand: queued, as one by one
-                    break
-                try:
-                    for element in whole:
-                        on_next(element)
-                        sent += 1
-                        if self._pub is not ACTIVE:
-                            break
-                except Exception as exc:
-                    self._next_raised(exc)  # rule 2.13: cancelled
-            else:
-                pending = (publisher, sync)
-                break
+            sent += self._send_whole(on_next, whole)
             if self._pub is ACTIVE:
                 done += 1  # the inner completed (rule 1.5)
         self._delivered(sent)
@@ -298,8 +297,6 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         one that ends within them is whole (returned, for the caller to emit or queue);
         the rest wait as a pulled inner, and a failure is signalled (None returned)."""
         prefetch = self._prefetch
-        if sync.kind == "items" and len(sync.value) <= prefetch:
-            return sync.value  # type: ignore[no-any-return]  # ends within the first pull
         try:
             pull: Pull[R] = Pull(iter(sync.factory()), sync.nulls is not None)
         except Exception as exc:  # the source failed before its first element
@@ -343,6 +340,21 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         if signal:
             self._signal()
 
+    def _send_whole(self, on_next: Callable[[R], object], whole: Sequence[R]) -> int:
+        """A whole inner straight downstream (the drain held, demand for all of it
+        checked): the count sent. Stops at once when cancelled (rules 3.12, 1.8); an
+        ``on_next`` that raises cancels (rule 2.13)."""
+        sent = 0
+        try:
+            for element in whole:
+                on_next(element)
+                sent += 1
+                if self._pub is not ACTIVE:
+                    break
+        except Exception as exc:
+            self._next_raised(exc)
+        return sent
+
     def _on_whole(self, items: Sequence[R]) -> None:
         """A synchronous inner pulled to its end: with demand for all of it and no inner
         ahead, straight downstream and completed; otherwise it joins a run."""
@@ -359,16 +371,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         downstream = self._downstream
         if downstream is not None:
             on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
-            sent = 0
-            try:
-                for item in items:
-                    on_next(item)
-                    sent += 1
-                    if self._pub is not ACTIVE:
-                        break
-            except Exception as exc:
-                self._next_raised(exc)
-            self._delivered(sent)
+            self._delivered(self._send_whole(on_next, items))
             if self._pub is ACTIVE:
                 self._inner_completed()
         missed = self._leave(1)

@@ -73,7 +73,9 @@ class _Group(Slot[Any], Generic[T]):
 
     def push(self, item: T) -> None:
         self.queue.append(item)
-        self.wake()
+        sub = self._held
+        if type(sub) is _GroupSub:
+            sub.pushed()
 
     def end(self, error: BaseException | None) -> None:
         self.error = error
@@ -94,6 +96,40 @@ class _GroupSub(DrainedOperator[T]):
     def __init__(self, downstream: Subscriber[T], group: _Group[T]) -> None:
         super().__init__(downstream, "group_by.group")
         self._group = group
+
+    def pushed(self) -> None:
+        """An element joined the group's queue (upstream's thread): the drain runs, and
+        when that element is the only one waiting, demand is there and nothing else is
+        due (no rule 3.9 error, untraced), its round is inline: ``_emit`` of one element
+        without the round's calls. Work recorded meanwhile (a cancel or a request from
+        ``on_next``) runs in the drain after it (rules 1.3, 3.12)."""
+        if not self._enter():
+            return  # the running drain takes it: its ``_leave`` sees this unit
+        group = self._group
+        queue = group.queue
+        downstream = self._downstream
+        if (
+            len(queue) != 1
+            or not self._requested
+            or self._pub is not ACTIVE
+            or self._bad is not None
+            or self._tracer is not None
+            or downstream is None
+        ):
+            self._wake(False)
+            return
+        item = queue.popleft()
+        try:
+            downstream.on_next(item)
+        except Exception as exc:
+            self._next_raised(exc)  # rule 2.13: cancelled
+        else:
+            self._delivered(1)  # rule 1.1: demand for it was checked above
+        finally:
+            group.parent._consumed(1)
+        missed = self._leave(1)
+        if missed:
+            self._drain(missed)
 
     def _emit(self, on_next: Callable[[T], object], requested: int) -> int:
         queue = self._group.queue
@@ -172,6 +208,7 @@ class _GroupBy(DrainedOperator[Any], Generic[T]):
         except Exception as exc:
             self._fail_all(exc)
             return
+        created = False
         with self._shared:
             group = self._groups.get(key)
             if group is None and not self._gone:
@@ -186,6 +223,7 @@ class _GroupBy(DrainedOperator[Any], Generic[T]):
                     group = _Group(self, key)
                     self._groups[key] = group
                     self._fresh.append(group)
+                    created = True
             else:
                 overflow = None
         if overflow is not None:
@@ -194,7 +232,8 @@ class _GroupBy(DrainedOperator[Any], Generic[T]):
             self._consumed(1)  # the main subscription is gone: no new group (dropped)
         else:
             group.push(item)
-            self._signal()
+            if created:
+                self._signal()  # a group to emit; an element of an open group is its own
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
