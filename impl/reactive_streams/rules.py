@@ -169,7 +169,11 @@ RULES: tuple[Rule, ...] = (
         "2.13",
         "MUST",
         "Signal methods return normally, except on null arguments (TypeError); a failing Subscriber makes the Publisher cancel it.",
-        tla=("Spec213_FaultCancelsProp", "Spec213_FaultCancelOnceProp"),
+        tla=(
+            "Spec213_FaultCancelsProp",
+            "Spec213_FaultCancelOnceProp",
+            "Spec213_RaisedConsideredCancelledProp",
+        ),
     ),
     # --- 3. Subscription ----------------------------------------------------------------------
     Rule("3.1", "MUST", "request and cancel are only called inside the Subscriber's context."),
@@ -237,7 +241,7 @@ RULES: tuple[Rule, ...] = (
         "MAY",
         "While not cancelled, cancel may cause the Publisher to transition to cancelled state.",
     ),
-    Rule("3.15", "MUST", "cancel returns normally."),
+    Rule("3.15", "MUST", "cancel returns normally.", tla=("Spec315_CallsReturnProp",)),
     Rule("3.16", "MUST", "request returns normally."),
     Rule(
         "3.17",

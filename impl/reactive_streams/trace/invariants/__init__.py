@@ -254,6 +254,21 @@ def spec308_demand_served_prop(a: Account, length: int | None) -> bool:
     return min(a.requested, length) - a.received <= 0
 
 
+def spec213_raised_considered_cancelled_prop(s: SubState) -> bool:
+    """Rule 2.13's "considered cancelled" (an action property in the spec): once a
+    Subscriber method raised, nothing but the cancel goes upstream. In a state: with the
+    fault recorded and no cancel yet, no request waits upstream behind it."""
+    return not s.faulted or s.cancelled or s.up_requests == 0
+
+
+def spec315_calls_return_prop(s: SubState) -> bool:
+    """Rules 3.15, 3.16 at rest: every request()/cancel() call has returned (no call
+    frame is open when nothing runs)."""
+    return not any(
+        frame.sig in ("request", "cancel") for stack in s.stacks.values() for frame in stack
+    )
+
+
 # ------------------------------------------------------------------ the registry
 TWINS: dict[str, Callable[..., bool]] = {
     **INVARIANTS,
@@ -262,7 +277,9 @@ TWINS: dict[str, Callable[..., bool]] = {
     "Spec105_CompletesProp": spec105_completes_prop,
     "Spec213_FaultCancelsProp": spec213_fault_cancels_prop,
     "Spec213_FaultCancelOnceProp": spec213_fault_cancel_once_prop,
+    "Spec213_RaisedConsideredCancelledProp": spec213_raised_considered_cancelled_prop,
     "Spec308_DemandServedProp": spec308_demand_served_prop,
+    "Spec315_CallsReturnProp": spec315_calls_return_prop,
 }
 
 from . import multicast, spark_sink  # noqa: E402  (they import nothing from here)

@@ -50,6 +50,11 @@ TWINS: dict[str, Callable[..., bool]] = {
 }
 
 NO_TWIN: dict[str, str] = {
+    "PublishDeliversProp": "liveness under the connection's fairness; the multicast "
+    "machine's liveness at rest checks the same (a subscriber with demand and elements "
+    "left is served, or a sibling without demand holds the lockstep)",
+    "PublishTerminatesProp": "liveness under the connection's fairness; the multicast "
+    "machine checks at rest that every subscriber of a finished connection terminated",
     "PublishNoLossInv": "the machine keeps no join position per subscriber (joined[s]); "
     "tests/test_multicast.py checks publish()'s lockstep delivery on recorded values",
     "PublishLateSubscriberTerminatedInv": "the machine's disconnect_strategy check covers "

@@ -56,6 +56,8 @@ TWINS: dict[str, Callable[..., bool]] = {
 }
 
 NO_TWIN: dict[str, str] = {
+    "SinkFinishesProp": "liveness under the writer's fairness; the Spark sink machine "
+    "completes every drawn run at teardown and checks the table then",
     "SinkCommitImpliesDataInv": "the machine reads the reader's view, not each commit "
     "record's file names; a record naming missing data shows there as a view short of "
     "the committed position (sink_resume_matches_view_inv)",
