@@ -210,6 +210,17 @@ def items_source(factory: Callable[[], Iterable[T]], items: Sequence[T], hop: st
 KINDS = ("empty", "error", "scalar", "items", "iterable")
 
 
+def listed_items(sync: SyncSource) -> list[Any] | tuple[Any, ...] | None:
+    """The list or tuple under an ``iterable`` answer of the core's own ``Items`` factory
+    (``from_iterable`` over a list or tuple), which a hop may take whole; None for any
+    other answer, which is pulled. The one place a hop learns what a factory holds."""
+    factory = sync.factory
+    if sync.kind != "iterable" or type(factory) is not Items:
+        return None
+    items = factory.items
+    return items if type(items) is list or type(items) is tuple else None
+
+
 def sync_of(publisher: object) -> SyncSource | None:
     """The publisher's ``__rs_sync__()`` answer, checked: how to pull it synchronously,
     or None. Raises what ``__rs_sync__`` raised, or ``TypeError`` naming a malformed

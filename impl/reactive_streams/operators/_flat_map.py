@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.demand import check_request
 from .._core.downstream import ACTIVE, DONE, null_element_error, where
-from .._core.fusion import Items, Pull, SyncSource, fusion_enabled, subscribe_fused, sync_of
+from .._core.fusion import (
+    Pull,
+    SyncSource,
+    fusion_enabled,
+    listed_items,
+    subscribe_fused,
+    sync_of,
+)
 from .._core.subscribing import subscribe_or_fail
 from ._drained import DemandDrain, QueuedInner
 from ._observe_on import replenish_size
@@ -56,9 +63,9 @@ def whole_of(sync: SyncSource, prefetch: int) -> Sequence[Any] | None:
         return (sync.value,)
     if kind == "items":
         whole = sync.value
-    elif kind == "iterable" and type(sync.factory) is Items:
-        whole = sync.factory.items
-        if type(whole) is not list and type(whole) is not tuple:
+    elif kind == "iterable":
+        whole = listed_items(sync)
+        if whole is None:
             return None
         for element in whole:  # identity, never ==: elements may compare oddly
             if element is None:
