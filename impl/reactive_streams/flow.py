@@ -41,8 +41,14 @@ from .operators import (
     _flat_map,
     _group_by,
     _limit,
+    _math,
+    _never,
     _observe_on,
+    _pairwise,
+    _pick,
     _recover,
+    _repeat,
+    _stamp,
     _subscribe_on,
     _switch_map,
     _tail,
@@ -50,6 +56,7 @@ from .operators import (
     _timed_sources,
     _timed_window,
     _transform,
+    _until,
     _zip,
 )
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
@@ -1281,6 +1288,137 @@ class Flow(Generic[T]):
     def aio(self) -> AsyncTerminals[T]:
         """Awaitable terminals: ``await flow.aio.first()``, ``.last()``, ``.to_list()``."""
         return AsyncTerminals(self)
+
+    # ============================================ more operators (issue 40, item 7)
+    # never, repeat, take/skip_until, first/last/single, min/max/sum/average, to_dict,
+    # pairwise, timestamp/time_interval, partition: one module per family under operators/
+    @staticmethod
+    def never() -> Flow[Any]:
+        """``on_subscribe``, then nothing: no element, no terminal signal, whatever the
+        demand (rule 1.1 allows fewer than requested); a cancel ends it (rule 3.13), an
+        invalid request fails it (rule 3.9)."""
+        return Flow(_never.NeverPublisher())
+
+    def repeat(self, times: int | None = None) -> Flow[T]:
+        """Resubscribe to this flow after it completes, ``times`` more times (None:
+        without end), so ``times + 1`` subscriptions in all, as Reactor's ``repeat(n)``
+        (reactivex's ``repeat(n)`` is ``repeat(n - 1)`` here). The new subscription gets
+        exactly the demand still outstanding (requested - delivered); an error passes on
+        at once; a rule 3.9 error is never repeated."""
+        _args.check_times("repeat", "times", times)
+        source = self._source
+        return self._switching(lambda d: _repeat.Repeat(d, source, times), "repeat")
+
+    def repeat_when(self, predicate: Callable[[int], object]) -> Flow[T]:
+        """Resubscribe after each completion while ``predicate(completions)`` is true
+        (``completions``: 1, 2, ...); a raising predicate ends the stream with its
+        error. Demand and rule 3.9 as ``repeat``."""
+        _args.check_callable("repeat_when", "predicate", predicate)
+        source = self._source
+        return self._switching(lambda d: _repeat.RepeatWhen(d, source, predicate), "repeat_when")
+
+    def take_until(self, other: Publisher[Any], prefetch: int = 32) -> Flow[T]:
+        """This flow's elements until ``other`` emits an element or completes (then the
+        stream completes and both are cancelled, rule 3.12); ``other``'s error before
+        that fails the stream. ``other`` is subscribed first and asked for one element;
+        this flow is asked for ``prefetch``, replenished at 75 %, and its elements wait
+        for demand (rule 1.1)."""
+        _args.check_publisher("take_until", "other", other)
+        _check_positive("take_until", prefetch)
+        return Flow(_until.UntilPublisher(self._source, other, False, prefetch))
+
+    def skip_until(self, other: Publisher[Any], prefetch: int = 32) -> Flow[T]:
+        """This flow's elements from the moment ``other`` emits an element or completes
+        (earlier ones are dropped and replaced upstream); ``other``'s error before that
+        fails the stream. Demand as ``take_until``."""
+        _args.check_publisher("skip_until", "other", other)
+        _check_positive("skip_until", prefetch)
+        return Flow(_until.UntilPublisher(self._source, other, True, prefetch))
+
+    def first_element(self, default: T = _tail.MISSING) -> Flow[T]:
+        """One element: the first (upstream is cancelled there, rule 3.12); an empty flow
+        gives ``default``, or ``IndexError`` without one (reactivex's ``first`` /
+        ``first_or_default``, Reactor's ``next``). The blocking terminal is ``first()``."""
+        if default is not _tail.MISSING:
+            _args.check_element("first_element", "default", default)
+        return self._op(lambda d: _pick.FirstElement(d, default), "first_element")
+
+    def last_element(self, default: T = _tail.MISSING) -> Flow[T]:
+        """One element: the last, at completion; an empty flow gives ``default``, or
+        ``IndexError`` without one. The blocking terminal is ``last()``."""
+        if default is not _tail.MISSING:
+            _args.check_element("last_element", "default", default)
+        return self._op(lambda d: _pick.LastElement(d, default), "last_element")
+
+    def single(self, default: T = _tail.MISSING) -> Flow[T]:
+        """One element: the only one. A second element fails the stream with
+        ``ValueError`` (upstream cancelled, rule 3.12); an empty flow gives ``default``,
+        or ``IndexError`` without one."""
+        if default is not _tail.MISSING:
+            _args.check_element("single", "default", default)
+        return self._op(lambda d: _pick.Single(d, default), "single")
+
+    def min(self, key: Callable[[T], Any] | None = None) -> Flow[T]:
+        """One element: the least by ``key`` (the first of equals), at completion; an
+        empty flow completes empty (reactivex fails)."""
+        if key is not None:
+            _args.check_callable("min", "key", key)
+        return self._op(lambda d: _math.Extreme(d, "min", key), "min")
+
+    def max(self, key: Callable[[T], Any] | None = None) -> Flow[T]:
+        """One element: the greatest by ``key`` (the first of equals), at completion; an
+        empty flow completes empty (reactivex fails)."""
+        if key is not None:
+            _args.check_callable("max", "key", key)
+        return self._op(lambda d: _math.Extreme(d, "max", key), "max")
+
+    def sum(self, start: Any = 0) -> Flow[Any]:
+        """One element: ``start`` plus every element, at completion (``start`` when
+        empty)."""
+        _args.check_element("sum", "start", start)
+        return self._op(lambda d: _math.Sum(d, start), "sum")
+
+    def average(self, key: Callable[[T], Any] | None = None) -> Flow[float]:
+        """One element: the mean of ``key(x)`` (of the elements without a key), at
+        completion; an empty flow completes empty (reactivex fails)."""
+        if key is not None:
+            _args.check_callable("average", "key", key)
+        return self._op(lambda d: _math.Average(d, key), "average")
+
+    def to_dict(
+        self, key: Callable[[T], K], value: Callable[[T], Any] | None = None
+    ) -> Flow[dict[K, Any]]:
+        """One element: ``{key(x): value(x)}`` (``x`` itself without ``value``) over every
+        element, a later element winning its key; ``{}`` when empty."""
+        _args.check_callable("to_dict", "key", key)
+        if value is not None:
+            _args.check_callable("to_dict", "value", value)
+        return self._op(lambda d: _math.ToDict(d, key, value), "to_dict")
+
+    def pairwise(self) -> Flow[tuple[T, T]]:
+        """``(previous, current)`` for each element after the first; upstream is asked for
+        downstream's demand plus the first element, at subscription."""
+        return self._op(lambda d: _pairwise.Pairwise(d), "pairwise")
+
+    def timestamp(self, *, scheduler: ExecutorLike | None = None) -> Flow[tuple[float, T]]:
+        """``(time, element)``: the time read on ``scheduler``'s clock at the element's
+        arrival (None: the running loop's when subscribed from a coroutine, else the
+        shared pool's monotonic clock; a ``ManualExecutor``'s is virtual)."""
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._op(lambda d: _stamp.Timestamp(d, clock()), "timestamp")
+
+    def time_interval(self, *, scheduler: ExecutorLike | None = None) -> Flow[tuple[float, T]]:
+        """``(seconds since the previous element, element)`` on ``scheduler``'s clock (as
+        ``timestamp``); the first element's interval counts from the subscription."""
+        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        return self._op(lambda d: _stamp.TimeInterval(d, clock()), "time_interval")
+
+    def partition(self, predicate: Callable[[T], object]) -> tuple[Flow[T], Flow[T]]:
+        """``(elements where predicate holds, the others)``: two flows, each a ``filter``
+        that subscribes this flow on its own (put ``share()`` first to subscribe once;
+        then the two advance together, at the slower one's pace)."""
+        _args.check_callable("partition", "predicate", predicate)
+        return self.filter(predicate), self.filter(lambda x: not predicate(x))
 
 
 class AsyncTerminals(Generic[T]):
