@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MACHINE = "stateful/test_publisher_machine.py"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from planted import Mutant, Patch, collect  # noqa: E402  (tools/planted/: one module per area)
+from planted import Mutant, Patch, collect, unique  # noqa: E402  (tools/planted/: one module per area)
 
 SUB = "_core/pump.py"
 DOWN = "_core/downstream.py"
@@ -2311,18 +2311,24 @@ def main() -> int:
     sets = {
         "core": MUTANTS,
         "operators": (*OPERATOR_MUTANTS, *planted),
-        "all": (*MUTANTS, *OPERATOR_MUTANTS, *planted),
+        "all": unique((*MUTANTS, *OPERATOR_MUTANTS, *planted)),
     }
     chosen = [m for m in sets[args.set] if args.k in m.name]
     rows = []
     if args.check:
+        stale = []  # every patch that no longer matches, not just the first
         with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
             for mutant in chosen:
                 impl = Path(tmp) / mutant.name
                 shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
-                apply(mutant, impl / "reactive_streams")
-        print(f"{len(chosen)} mutants apply")
-        return 0
+                try:
+                    apply(mutant, impl / "reactive_streams")
+                except SystemExit as exc:
+                    stale.append(str(exc))
+        for text in stale:
+            print(text, file=sys.stderr)
+        print(f"{len(chosen) - len(stale)} of {len(chosen)} mutants apply")
+        return 1 if stale else 0
     with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
         base = Path(tmp) / "baseline"
         shutil.copytree(ROOT / "impl", base, ignore=shutil.ignore_patterns("__pycache__"))
