@@ -1,0 +1,1 @@
+"""The math family's tests (reactive_streams/operators/_math.py)."""

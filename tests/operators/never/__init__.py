@@ -1,0 +1,1 @@
+"""The never family's tests (reactive_streams/operators/_never.py)."""

@@ -1,0 +1,1 @@
+"""The pairwise family's tests (reactive_streams/operators/_pairwise.py)."""

@@ -1,0 +1,1 @@
+"""The pick family's tests (reactive_streams/operators/_pick.py)."""

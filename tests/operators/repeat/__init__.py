@@ -1,0 +1,1 @@
+"""The repeat family's tests (reactive_streams/operators/_repeat.py)."""

@@ -1,0 +1,1 @@
+"""The stamp family's tests (reactive_streams/operators/_stamp.py)."""

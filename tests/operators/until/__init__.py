@@ -1,0 +1,1 @@
+"""The until family's tests (reactive_streams/operators/_until.py)."""
