@@ -48,6 +48,7 @@ from .operators import (
     _pick,
     _recover,
     _repeat,
+    _sliding,
     _stamp,
     _subscribe_on,
     _switch_map,
@@ -708,9 +709,15 @@ class Flow(Generic[T]):
         return Flow(_zip.ZipPublisher((self._source, other), prefetch))
 
     # ============================================================ grouping
-    def buffer(self, count: int) -> Flow[list[T]]:
-        """Lists of ``count`` elements (the last may be shorter)."""
+    def buffer(self, count: int, skip: int | None = None) -> Flow[list[T]]:
+        """Lists of ``count`` elements (the last may be shorter); with ``skip``, a new
+        list starts every ``skip`` elements (sliding when ``skip < count``, with gaps
+        when ``skip > count``; the lists open at completion follow, shorter)."""
         _check_positive("buffer", count)
+        if skip is not None and skip != count:
+            if type(skip) is not int or skip <= 0:
+                raise ValueError(f"buffer: skip must be None or an int > 0, got {skip!r}")
+            return self._op(lambda d: _sliding.SlidingBuffer(d, count, skip), "buffer")
         return self._op(lambda d: _aggregate.Buffer(d, count), "buffer")
 
     def batch(self, count: int) -> Flow[list[T]]:

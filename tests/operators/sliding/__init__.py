@@ -1,0 +1,1 @@
+"""The sliding family's tests (reactive_streams/operators/_sliding.py)."""
