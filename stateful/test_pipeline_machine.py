@@ -251,9 +251,6 @@ TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 LEGACY = (
     "map",
     "filter",
-    "take",
-    "skip",
-    "take_while",
     "scan",
     "reduce",
     "buffer",
@@ -353,33 +350,6 @@ def _apply_op(
         if expect.order == "bag" and expect.count == len(expect.values):
             out = replace(out, count=len(kept))
         return flow.filter(_raising(target, keep)), out
-    if name == "take":
-        n = op.k
-        most = n if expect.most is None else min(n, expect.most)
-        if listy:
-            head = expect.values[:n]
-            ends = frozenset({COMPLETE}) if len(expect.values) >= n else expect.ends
-            return flow.take(n), Expect(head, ends, most=most)
-        count = None
-        if expect.count is not None:
-            count = min(n, expect.count)
-        return flow.take(n), replace(expect, ends=expect.ends | {COMPLETE}, count=count, most=most)
-    if name == "skip":
-        n = op.k
-        if listy:
-            return flow.skip(n), replace(expect, values=expect.values[n:], count=None)
-        return flow.skip(n), expect.degrade()
-    if name == "take_while":
-        target = _pick_target(expect, op.fault)  # the first element that fails the test
-        if not listy:
-            return flow.take_while(lambda x: True), expect
-        if target is None:
-            return flow.take_while(lambda x: True), expect
-        i = [_key(v) for v in expect.values].index(_key(target))
-        key = _key(target)
-        return flow.take_while(lambda x: _key(x) != key), Expect(
-            expect.values[:i], frozenset({COMPLETE})
-        )
     if name == "scan":
         target = _pick_target(expect, op.fault)
 

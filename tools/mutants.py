@@ -1143,20 +1143,6 @@ OPERATOR_MUTANTS = (
         "scan",
     ),
     Mutant(
-        "skip-off-by-one",
-        "skip lets the last of the skipped elements through",
-        "value",
-        (
-            Patch(
-                OPS + "_limit.py",
-                "        if self._remaining > 0:\n            self._remaining -= 1\n            return SKIP\n",
-                "        if self._remaining > 1:\n            self._remaining -= 1\n            return SKIP\n",
-            ),
-        ),
-        PIPE,
-        "skip",
-    ),
-    Mutant(
         "concat_map-runs-two-inners",
         "concat_map subscribes two inners at once: their elements interleave",
         "value",
@@ -1200,20 +1186,6 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "map-unfused",
-    ),
-    Mutant(
-        "take-never-completes",
-        "take delivers its count but never completes nor cancels upstream",
-        "1.5",
-        (
-            Patch(
-                OPS + "_limit.py",
-                "        if remaining == 0:\n            self._complete_early()\n",
-                "        if remaining == -1:\n            self._complete_early()\n",
-            ),
-        ),
-        PIPE,
-        "take",
     ),
     Mutant(
         "on_backpressure-ignores-demand",

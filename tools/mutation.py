@@ -156,7 +156,7 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "tck/probes.py": (TCK, INLINE_OFF),
 }
 
-_OPERATORS_FIRST = contract_files("tests/operators/test_*_contract.py")
+_OPERATORS_FIRST = contract_files("tests/operators/**/test_*_contract.py")  # families too
 _BEFORE_THE_25_FIX = ("--deselect", "tests/operators/test_refused_subscription.py")
 
 

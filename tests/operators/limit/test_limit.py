@@ -7,7 +7,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe
+from .._util import Probe
 
 
 def test_take_caps_upstream_requests_to_the_count() -> None:

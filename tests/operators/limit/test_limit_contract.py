@@ -8,7 +8,7 @@ from typing import Any
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 
 def test_take_caps_the_sum_of_requests_upstream_one_by_one() -> None:
