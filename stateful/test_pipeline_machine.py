@@ -100,7 +100,6 @@ from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
 from .pipeline_model import chunks as _chunks
 from .pipeline_model import complete_if as _if
-from .pipeline_model import cut_at as _cut
 from .pipeline_model import exact as _exact
 from .pipeline_model import failing_iter as _failing_iter
 from .pipeline_model import inner_fail as _inner_fail
@@ -108,11 +107,9 @@ from .pipeline_model import inner_values as _inner_values
 from .pipeline_model import keeper as _keeper
 from .pipeline_model import key_of as _key
 from .pipeline_model import lossy as _lossy
-from .pipeline_model import map_model as _map_model
 from .pipeline_model import other_source as _other_source
 from .pipeline_model import overtaking as _overtaking
 from .pipeline_model import pick_target as _pick_target
-from .pipeline_model import raising_on as _raising
 from .pipeline_model import stable as _stable
 from .pipeline_model import subscribes_late as _subscribes_late
 from .pipeline_model import tag as _tag
@@ -240,8 +237,6 @@ NEWER = (
     "with_latest_from",
     "switch_map",
     "group_by",
-    "map_not_none",
-    "handle",
 )
 CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
@@ -249,16 +244,10 @@ TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 
 #: the operators not yet moved to a family folder (their models are below)
 LEGACY = (
-    "map",
-    "filter",
-    "scan",
     "reduce",
     "buffer",
     "window",
     "limit_rate",
-    "do_on_request",
-    "do_on_next",
-    "do_on_cancel",
     "on_backpressure_buffer",
     "on_backpressure_drop",
     "on_backpressure_latest",
@@ -335,40 +324,6 @@ def _apply_op(
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     listy = expect.order == "list"
-    if name == "map":
-        target = _pick_target(expect, op.fault)
-        return flow.map(_raising(target, _tag)), _map_model(expect, _tag, target)
-    if name == "filter":
-        target = _pick_target(expect, op.fault)
-        keep = _keeper(op.variant)
-        i, cut = _cut(expect, target, "UserFault")
-        src = cut if i is not None else expect
-        kept = tuple(v for v in src.values if keep(v) and (i is not None or v is not target))
-        out = replace(src, values=kept, count=len(kept) if src.order == "list" else None)
-        if target is not None and i is None and expect.order != "list":
-            out = out.with_error("UserFault")
-        if expect.order == "bag" and expect.count == len(expect.values):
-            out = replace(out, count=len(kept))
-        return flow.filter(_raising(target, keep)), out
-    if name == "scan":
-        target = _pick_target(expect, op.fault)
-
-        def acc(a: tuple[Any, ...], x: Any) -> tuple[Any, ...]:
-            if target is not None and _key(x) == _key(target):
-                raise UserFault(f"scan on {x!r}")
-            return (*a, _key(x))
-
-        if not listy:
-            out = expect.degrade()
-            return flow.scan(acc, ()), out.with_error("UserFault") if target is not None else out
-        i, cut = _cut(expect, target, "UserFault")
-        src = cut if i is not None else expect
-        running: list[Any] = []
-        state: tuple[Any, ...] = ()
-        for v in src.values:
-            state = (*state, _key(v))
-            running.append(state)
-        return flow.scan(acc, ()), replace(src, values=tuple(running), count=None)
     if name == "reduce":
         target = _pick_target(expect, op.fault)
 
@@ -403,28 +358,6 @@ def _apply_op(
         return out_flow, replace(expect, values=_chunks(expect.values, size, tail), count=None)
     if name == "limit_rate":
         return flow.limit_rate(op.k + 1), expect
-    if name == "do_on_request":
-        calls = itertools.count()
-        fault = op.fault
-
-        def action(n: int) -> None:
-            if fault is not None and next(calls) == fault:
-                raise UserFault(f"do_on_request({n})")
-
-        # the action's fault ends the stream at the request it fails, before any element
-        out = expect.cut_in("UserFault") if fault is not None else expect
-        return flow.do_on_request(action), out
-    if name == "do_on_next":
-        target = _pick_target(expect, op.fault)
-        return flow.do_on_next(_raising(target, _tag)), _map_model(expect, lambda v: v, target)
-    if name == "do_on_cancel":
-        fault = op.fault
-
-        def on_cancel() -> None:
-            if fault is not None:
-                raise UserFault("do_on_cancel")  # rule 3.15: cancel still returns normally
-
-        return flow.do_on_cancel(on_cancel), expect
     if name == "on_backpressure_buffer":
         overflow = {"a": "error", "b": "drop_oldest", "c": "drop_latest"}[op.variant]
         out_flow = flow.on_backpressure_buffer(op.k + 1, overflow)
@@ -1733,30 +1666,7 @@ def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
 
 #: name -> (flow, model) builder: the operator families and issue 24's operators
-def _dropping(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """map_not_none(fn) (None for the values filter's predicate drops) and handle (no
-    ``sink.next`` for them): filter's model, the kept values tagged by the function."""
-    keep = _keeper(op.variant)
-    target = _pick_target(expect, op.fault)
-    _, kept = _apply_op(replace(op, name="filter"), flow, expect, m)
-
-    def step(x: Any) -> Any:
-        return _tag(x) if keep(x) else None
-
-    def handle(x: Any, sink: Any) -> None:
-        value = step(x)
-        if value is not None:
-            sink.next(value)
-
-    out = replace(kept, values=tuple(_tag(v) for v in kept.values))
-    if op.name == "map_not_none":
-        return flow.map_not_none(_raising(target, step)), out
-    checked = _raising(target, lambda x: x)
-    return flow.handle(lambda x, sink: handle(checked(x), sink)), out
-
-
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
-    **dict.fromkeys(("map_not_none", "handle"), _dropping),
     "flat_map": _eager,
     "concat_map": _eager,
     **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),

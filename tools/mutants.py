@@ -331,20 +331,6 @@ MUTANTS = (
         "zip or flat_map or concat_map",
     ),
     Mutant(
-        "do_on_request-fault-window",
-        "do_on_request stops passing elements only once its fault is taken for on_error",
-        "1.3",
-        (
-            Patch(
-                "operators/_transform.py",
-                "        with self._lock:\n            if self._faulted:\n                return False\n",
-                "        with self._lock:\n            if self._fault is not None:\n                return False\n",
-            ),
-        ),
-        "tests/operators/test_inner_defects.py",
-        "do_on_request",
-    ),
-    Mutant(
         "subscribe-raise-escapes",
         "a source's raising subscribe() escapes the operator's subscribe (zip, flat_map...)",
         "1.9",
@@ -1114,35 +1100,6 @@ OPERATOR_MUTANTS = (
         "ref_count",
     ),
     Mutant(
-        "filter-forgets-replacement",
-        "filter drops an element without requesting a replacement",
-        "3.8",
-        (
-            Patch(
-                OPS + "_transform.py",
-                "            self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)",
-                "            pass  # replace the dropped element (rule 1.1 stays intact)",
-            ),
-        ),
-        PIPE,
-        "filter-unfused",
-        60,  # a drop must meet bounded demand with elements still to come
-    ),
-    Mutant(
-        "scan-emits-stale-accumulator",
-        "scan emits the accumulator before the element was folded in",
-        "value",
-        (
-            Patch(
-                OPS + "_transform.py",
-                "        self._acc = acc\n",
-                "        acc, self._acc = self._acc, acc  # the element is folded in after\n",
-            ),
-        ),
-        PIPE,
-        "scan",
-    ),
-    Mutant(
         "concat_map-runs-two-inners",
         "concat_map subscribes two inners at once: their elements interleave",
         "value",
@@ -1170,22 +1127,6 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "reduce",
-    ),
-    Mutant(
-        "map-emits-its-input",
-        "map passes the element on instead of fn(element)",
-        "value",
-        (
-            Patch(
-                OPS + "_transform.py",
-                '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return SKIP\n",
-                '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return SKIP\n        value = item  # fn's result is dropped\n",
-            ),
-        ),
-        PIPE,
-        "map-unfused",
     ),
     Mutant(
         "on_backpressure-ignores-demand",

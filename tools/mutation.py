@@ -74,7 +74,7 @@ _CORE_UNIT = (
     "tests/operators/test_relay.py",
     "tests/operators/test_fusion.py",
     "tests/operators/test_flat_map_direct.py",  # the sources' "items" and scalar answers
-    "tests/operators/test_transform.py",
+    "tests/operators/transform/test_transform.py",
     "tests/operators/test_regressions.py",
     "tests/operators/test_hop_traces.py",
     "tests/trace/test_hops.py",
@@ -176,7 +176,7 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "tests/operators/test_relay.py",
         "tests/operators/test_fusion.py",
         "tests/operators/test_flat_map_direct.py",  # the sources' "items" answers
-        "tests/operators/test_transform.py",
+        "tests/operators/transform/test_transform.py",
         "tests/test_sources.py",
         "--deselect",
         "tests/test_sources.py::test_spec303_request_from_on_next_trampolines_over_100k_elements",

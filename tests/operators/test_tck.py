@@ -32,17 +32,6 @@ KIT: dict[str, KitFactory] = {factory.name: factory for factory in collect_kit()
 
 # each builds a Flow of exactly n elements from range(0, n) (or a suitable source)
 OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
-    "map": lambda n: Flow.range(0, n).map(lambda x: x + 1),
-    "filter": lambda n: Flow.range(0, 2 * n).filter(lambda x: x % 2 == 0),
-    "map_not_none": lambda n: Flow.range(0, 2 * n).map_not_none(
-        lambda x: x // 2 if x % 2 else None
-    ),
-    "handle": lambda n: Flow.range(0, 2 * n).handle(_even),
-    "handle_complete": lambda n: Flow.range(0, n + 3).handle(
-        lambda x, sink: sink.complete() if x == n else sink.next(x)
-    ),
-    "scan": lambda n: Flow.range(0, n).scan(lambda a, x: a + x, 0),
-    "do_on_next": lambda n: Flow.range(0, n).do_on_next(lambda x: None),
     "flat_map": lambda n: Flow.range(0, n).flat_map(just),
     "concat_map": lambda n: Flow.range(0, n).concat_map(just),
     "merge": lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2)),

@@ -1,5 +1,6 @@
-"""The limit family's kit factories (``operators/_limit.py``): the publishers the conformance
-kit checks (``tests/operators/test_tck.py``), each of exactly ``n`` elements."""
+"""The limit family's kit factories (``operators/_limit.py``):
+the publishers the conformance kit checks (``tests/operators/test_tck.py``), each of
+exactly ``n`` elements."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from reactive_streams.operators import HandleSink
 from reactive_streams.testing import TestSubscriber
 from reactive_streams.tracing import tracing
 
-from ._util import Probe, PushPublisher
+from .._util import Probe, PushPublisher
 
 
 def parse(text: str) -> int | None:

@@ -8,7 +8,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe
+from .._util import Probe
 
 
 class Boom(Exception):

@@ -12,7 +12,7 @@ import pytest
 from reactive_streams.api import Subscriber, Subscription
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 
 class Boom(Exception):
