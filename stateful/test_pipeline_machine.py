@@ -98,7 +98,6 @@ from .pipeline_model import SubscribeRaises as SubscribeRaises
 from .pipeline_model import ThreadedInner as ThreadedInner
 from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
-from .pipeline_model import chunks as _chunks
 from .pipeline_model import complete_if as _if
 from .pipeline_model import exact as _exact
 from .pipeline_model import failing_iter as _failing_iter
@@ -244,9 +243,6 @@ TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 
 #: the operators not yet moved to a family folder (their models are below)
 LEGACY = (
-    "reduce",
-    "buffer",
-    "window",
     "limit_rate",
     "on_backpressure_buffer",
     "on_backpressure_drop",
@@ -324,38 +320,6 @@ def _apply_op(
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     listy = expect.order == "list"
-    if name == "reduce":
-        target = _pick_target(expect, op.fault)
-
-        def fold(a: Any, b: Any) -> Any:
-            if target is not None and _key(b) == _key(target):
-                raise UserFault(f"reduce on {b!r}")
-            return ("r", a, b)
-
-        if not listy:
-            out = replace(expect.degrade(), most=1)
-            return flow.reduce(fold), out.with_error("UserFault") if target is not None else out
-        vals = expect.values
-        if target is not None and _key(target) in [_key(v) for v in vals[1:]]:
-            return flow.reduce(fold), Expect((), frozenset({"UserFault"}))
-        if COMPLETE not in expect.ends:
-            return flow.reduce(fold), Expect((), expect.ends)
-        if not vals:
-            return flow.reduce(fold), Expect((), expect.ends)
-        total = vals[0]
-        for v in vals[1:]:
-            total = ("r", total, v)
-        return flow.reduce(fold), Expect((total,), expect.ends)
-    if name in ("buffer", "window"):
-        size = op.k + 1
-        if name == "buffer":
-            out_flow = flow.buffer(size)
-        else:
-            out_flow = flow.window(size).concat_map(lambda w: w.collect())
-        if not listy:
-            return out_flow, expect.degrade()
-        tail = COMPLETE in expect.ends
-        return out_flow, replace(expect, values=_chunks(expect.values, size, tail), count=None)
     if name == "limit_rate":
         return flow.limit_rate(op.k + 1), expect
     if name == "on_backpressure_buffer":

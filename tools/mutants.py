@@ -1041,20 +1041,6 @@ OPERATOR_MUTANTS = (
         60,  # the inner draws (issue 21) moved the derandomized example that kills it
     ),
     Mutant(
-        "buffer-drops-tail",
-        "buffer drops the last, shorter list at completion",
-        "value",
-        (
-            Patch(
-                OPS + "_aggregate.py",
-                "        if buffer and downstream is not None:\n            self._ending = True\n",
-                "        if False and downstream is not None:\n            self._ending = True\n",
-            ),
-        ),
-        PIPE,
-        "buffer or window",
-    ),
-    Mutant(
         "take-does-not-cancel-upstream",
         "take/take_while complete downstream but leave upstream subscribed",
         "1.8",
@@ -1113,20 +1099,6 @@ OPERATOR_MUTANTS = (
         PIPE,
         "concat_map",
         400,  # two inners on an executor must be scheduled out of order
-    ),
-    Mutant(
-        "reduce-emits-without-demand",
-        "reduce emits its result whether or not it was requested",
-        "1.1",
-        (
-            Patch(
-                OPS + "_aggregate.py",
-                "        if self._done and self._error is None and self._has_value and requested > 0:\n",
-                "        if self._done and self._error is None and self._has_value:\n",
-            ),
-        ),
-        PIPE,
-        "reduce",
     ),
     Mutant(
         "on_backpressure-ignores-demand",

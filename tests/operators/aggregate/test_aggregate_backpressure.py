@@ -9,7 +9,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe, PushPublisher
+from .._util import Probe, PushPublisher
 
 
 def test_buffer_requests_count_per_list_and_flushes_the_rest(fusion: bool) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, traced_hops
+from .._util import PushPublisher, traced_hops
 
 MAX = 2**63 - 1
 
