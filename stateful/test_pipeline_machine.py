@@ -244,9 +244,6 @@ TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 #: the operators not yet moved to a family folder (their models are below)
 LEGACY = (
     "limit_rate",
-    "on_backpressure_buffer",
-    "on_backpressure_drop",
-    "on_backpressure_latest",
     "flat_map",
     "concat_map",
     "merge",
@@ -322,16 +319,6 @@ def _apply_op(
     listy = expect.order == "list"
     if name == "limit_rate":
         return flow.limit_rate(op.k + 1), expect
-    if name == "on_backpressure_buffer":
-        overflow = {"a": "error", "b": "drop_oldest", "c": "drop_latest"}[op.variant]
-        out_flow = flow.on_backpressure_buffer(op.k + 1, overflow)
-        if overflow == "error":
-            return out_flow, expect.cut_in("BufferOverflowError")
-        return out_flow, _lossy(expect)
-    if name == "on_backpressure_drop":
-        return flow.on_backpressure_drop(), _lossy(expect)
-    if name == "on_backpressure_latest":
-        return flow.on_backpressure_latest(), _lossy(expect)
     if name == "merge":
         other_values = [("o", j) for j in range(op.other)]
         ex = machine.new_executor("merge-other") if op.manual else None

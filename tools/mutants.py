@@ -1101,20 +1101,6 @@ OPERATOR_MUTANTS = (
         400,  # two inners on an executor must be scheduled out of order
     ),
     Mutant(
-        "on_backpressure-ignores-demand",
-        "on_backpressure_drop/latest deliver whether or not downstream asked",
-        "1.1",
-        (
-            Patch(
-                OPS + "_backpressure.py",
-                "            if self._requested == 0:\n                return False\n",
-                "            if False:\n                return False\n",
-            ),
-        ),
-        PIPE,
-        "on_backpressure_drop or on_backpressure_latest",
-    ),
-    Mutant(
         "relay-cancel-stops-at-the-hop",
         "a pass-through hop does not pass a cancel upstream (only a later element would)",
         "3.12",

@@ -36,7 +36,6 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "concat_map": lambda n: Flow.range(0, n).concat_map(just),
     "merge": lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2)),
     "zip": lambda n: Flow.zip(Flow.range(0, n), Flow.range(0, n + 1)),
-    "on_backpressure_buffer": lambda n: Flow.range(0, n).on_backpressure_buffer(max(1, n)),
     "limit_rate": lambda n: Flow.range(0, n).limit_rate(4),
     # errors and recovery: the switching core (a failing first attempt where it applies)
     "retry": lambda n: _fails_once(n).retry(2),

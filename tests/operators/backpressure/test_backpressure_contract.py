@@ -12,7 +12,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, hops_over_just
+from .._util import PushPublisher, hops_over_just
 
 
 def test_buffer_overflow_error_names_the_operator_and_bound_after_the_buffered() -> None:
