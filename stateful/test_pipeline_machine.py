@@ -243,12 +243,10 @@ TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 
 #: the operators not yet moved to a family folder (their models are below)
 LEGACY = (
-    "limit_rate",
     "flat_map",
     "concat_map",
     "merge",
     "zip",
-    "observe_on",
     "subscribe_on",
     "publish",
     "replay",
@@ -317,8 +315,6 @@ def _apply_op(
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     listy = expect.order == "list"
-    if name == "limit_rate":
-        return flow.limit_rate(op.k + 1), expect
     if name == "merge":
         other_values = [("o", j) for j in range(op.other)]
         ex = machine.new_executor("merge-other") if op.manual else None
@@ -364,8 +360,6 @@ def _apply_op(
         ends = expect.ends if n < m else expect.ends | {COMPLETE}
         # a source's error is signalled at once, before the rows its queued elements make
         return zipped, Expect(pairs, frozenset(ends), anytime=expect.ends - {COMPLETE})
-    if name == "observe_on":
-        return flow.observe_on(machine.new_executor("observe_on"), op.k + 1), expect
     if name == "subscribe_on":
         out_flow = flow.subscribe_on(machine.new_executor("subscribe_on"))
         return out_flow, _subscribes_late(expect, machine)

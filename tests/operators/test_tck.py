@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from stateful.families import KitFactory, collect_kit
 
-from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff, HandleSink
 from reactive_streams.sources import just
@@ -36,7 +35,6 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "concat_map": lambda n: Flow.range(0, n).concat_map(just),
     "merge": lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2)),
     "zip": lambda n: Flow.zip(Flow.range(0, n), Flow.range(0, n + 1)),
-    "limit_rate": lambda n: Flow.range(0, n).limit_rate(4),
     # errors and recovery: the switching core (a failing first attempt where it applies)
     "retry": lambda n: _fails_once(n).retry(2),
     "retry_when": lambda n: _fails_once(n).retry_when(lambda e, attempt: attempt < 3),
@@ -171,14 +169,6 @@ def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool
     assert not report.failures(optional=False), report.table()
 
 
-def test_publisher_checks_pass_for_observe_on() -> None:
-    def make(n: int, executor: Any = None) -> Flow[int]:
-        return Flow.range(0, n).observe_on(executor or ManualExecutor(), prefetch=8)
-
-    report = tck.run_publisher_checks(make, label="observe_on", max_elements=64)
-    assert not report.failures(optional=False), report.table()
-
-
 # time, on the shared pool and its timer thread (the kit's executor has no clock); the
 # kit judges absence by a quiet period here, so these run once, not per fusion mode
 TIMED: dict[str, Callable[[int], Flow[Any]]] = {
@@ -210,7 +200,7 @@ def test_publisher_checks_pass_for_timed_operator(name: str) -> None:
     assert not report.failures(optional=False), report.table()
 
 
-_LEGACY = {*OPERATORS, *SINGLE, *TIMED, "observe_on"}
+_LEGACY = {*OPERATORS, *SINGLE, *TIMED}
 _TWICE = sorted(_LEGACY & set(KIT))
 assert not _TWICE, f"kit factories both in a family's kit.py and in this module: {_TWICE}"
 

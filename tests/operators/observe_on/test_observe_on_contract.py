@@ -18,7 +18,7 @@ from reactive_streams.flow import Flow, set_fusion
 from reactive_streams.operators._observe_on import _ObserveOn
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, inject_on_leave
+from .._util import PushPublisher, inject_on_leave
 
 
 class _Refusing:

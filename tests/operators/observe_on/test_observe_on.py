@@ -11,7 +11,7 @@ from reactive_streams.executors import ManualExecutor, SingleThreadExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe, PushPublisher, inject_on_leave
+from .._util import Probe, PushPublisher, inject_on_leave
 
 
 def test_observe_on_prefetch_bound_and_replenish_at_75_percent(manual: ManualExecutor) -> None:
