@@ -247,7 +247,6 @@ LEGACY = (
     "concat_map",
     "merge",
     "zip",
-    "subscribe_on",
     "publish",
     "replay",
     "ref_count",
@@ -360,9 +359,6 @@ def _apply_op(
         ends = expect.ends if n < m else expect.ends | {COMPLETE}
         # a source's error is signalled at once, before the rows its queued elements make
         return zipped, Expect(pairs, frozenset(ends), anytime=expect.ends - {COMPLETE})
-    if name == "subscribe_on":
-        out_flow = flow.subscribe_on(machine.new_executor("subscribe_on"))
-        return out_flow, _subscribes_late(expect, machine)
     raise AssertionError(f"unknown operator {name}")
 
 

@@ -14,7 +14,7 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe
+from .._util import Probe
 
 
 class _RefusingLater(ManualExecutor):
