@@ -246,7 +246,6 @@ LEGACY = (
     "flat_map",
     "concat_map",
     "merge",
-    "zip",
     "publish",
     "replay",
     "ref_count",
@@ -313,7 +312,6 @@ def _apply_op(
     drawn = DRAWN.get(name)  # the families and issue 24's operators: a table
     if drawn is not None:
         return drawn(op, flow, expect, machine)
-    listy = expect.order == "list"
     if name == "merge":
         other_values = [("o", j) for j in range(op.other)]
         ex = machine.new_executor("merge-other") if op.manual else None
@@ -339,26 +337,6 @@ def _apply_op(
         if order == "subseq":  # the other's elements interleave anywhere: model as a bag
             order = "bag"
         return merged, Expect(vals, frozenset(ends), order, count)
-    if name == "zip":
-        other_values = [("z", j) for j in range(op.other)]
-        ex = machine.new_executor("zip-other") if op.manual else None
-        zip_other: Publisher[Any] = from_iterable(other_values, executor=ex)
-        if op.inner == "raises":
-            machine.coverage_extra.add("inner-subscribe-raises")
-            zipped = flow.zip_with(SubscribeRaises(), prefetch=op.k + 1)
-            # no row ever; the source may end first (then the other is never subscribed)
-            return zipped, Expect((), expect.ends | {"InnerFailure"})
-        if op.inner == "thread":
-            machine.coverage_extra.add("inner-thread")
-            zip_other = ThreadedInner(other_values)
-        zipped = flow.zip_with(zip_other, prefetch=op.k + 1)
-        if not listy:
-            return zipped, replace(expect.degrade(), ends=expect.ends | {COMPLETE})
-        n, m = len(expect.values), len(other_values)
-        pairs = tuple(zip(expect.values, other_values, strict=False))
-        ends = expect.ends if n < m else expect.ends | {COMPLETE}
-        # a source's error is signalled at once, before the rows its queued elements make
-        return zipped, Expect(pairs, frozenset(ends), anytime=expect.ends - {COMPLETE})
     raise AssertionError(f"unknown operator {name}")
 
 

@@ -513,20 +513,6 @@ MUTANTS = (
         "explore and emitter",
     ),
     Mutant(
-        "zip-does-not-cancel-sources",
-        "zip ends (complete, error, cancel) without cancelling its sources",
-        "1.8",
-        (
-            Patch(
-                "operators/_zip.py",
-                "        for inner in self._inners:\n            inner.cancel()\n",
-                "        for inner in self._inners:\n            pass  # left subscribed\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and zip",
-    ),
-    Mutant(
         "spark-nested-values-unchecked",
         "nested, float32 and timestamp values go to Arrow unchecked (2.5 lands as 2)",
         "issue 26",
@@ -902,20 +888,6 @@ OPERATOR_MUTANTS = (
         PIPE,
         "flat_map or merge",
         30,  # an inner subscribed with a prefetch of 1 must be replenished
-    ),
-    Mutant(
-        "zip-completes-with-pair-due",
-        "zip completes when one source is done although its queue still holds a pair",
-        "1.5",
-        (
-            Patch(
-                OPS + "_zip.py",
-                "        return any(inner.done and not inner.queue for inner in self._inners)\n",
-                "        return any(inner.done for inner in self._inners)\n",
-            ),
-        ),
-        PIPE,
-        "zip",
     ),
     Mutant(
         "merge-overlaps-on-next",

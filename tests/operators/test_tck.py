@@ -34,7 +34,6 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "flat_map": lambda n: Flow.range(0, n).flat_map(just),
     "concat_map": lambda n: Flow.range(0, n).concat_map(just),
     "merge": lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2)),
-    "zip": lambda n: Flow.zip(Flow.range(0, n), Flow.range(0, n + 1)),
     # errors and recovery: the switching core (a failing first attempt where it applies)
     "retry": lambda n: _fails_once(n).retry(2),
     "retry_when": lambda n: _fails_once(n).retry_when(lambda e, attempt: attempt < 3),

@@ -11,7 +11,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 
 def _zipped(ts: TestSubscriber[tuple[int, int]]) -> tuple[PushPublisher, PushPublisher]:
