@@ -106,7 +106,6 @@ from .pipeline_model import inner_values as _inner_values
 from .pipeline_model import keeper as _keeper
 from .pipeline_model import key_of as _key
 from .pipeline_model import lossy as _lossy
-from .pipeline_model import other_source as _other_source
 from .pipeline_model import overtaking as _overtaking
 from .pipeline_model import pick_target as _pick_target
 from .pipeline_model import stable as _stable
@@ -232,8 +231,6 @@ NEWER = (
     "element_at",
     "all",
     "any",
-    "combine_latest",
-    "with_latest_from",
     "switch_map",
     "group_by",
 )
@@ -1427,51 +1424,6 @@ def _all_any(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     return out_flow, Expect((), expect.ends, most=1)
 
 
-def _combine_latest(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """Pairs (a, b) of a value and an other's value, at most n + m - 1 of them; the
-    first coordinates in order (a subsequence of the values), the seconds too."""
-    other, theirs = _other_source(op, m, "cl")
-    out_flow = Flow.combine_latest(flow, other, prefetch=op.k + 1)
-    out_flow = out_flow.do_on_next(_monotone_pairs(expect.values, theirs))
-    ends = expect.ends | ({COMPLETE} if not theirs else set())
-    if expect.order != "list":
-        return out_flow, _unknown(expect, ends)
-    pairs = tuple((a, b) for a in expect.values for b in theirs)
-    most = max(0, len(expect.values) + len(theirs) - 1)
-    return out_flow, Expect(pairs, frozenset(ends), "bag", most=most, anytime=expect.anytime)
-
-
-def _monotone_pairs(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> Callable[[Any], None]:
-    """combine_latest's pairs: each coordinate moves forward only, one at a time."""
-    index_a = {_key(v): i for i, v in enumerate(mine)}
-    index_b = {_key(v): i for i, v in enumerate(theirs)}
-    last: list[tuple[int, int]] = []
-
-    def check(pair: Any) -> None:
-        a, b = index_a.get(_key(pair[0]), -1), index_b.get(_key(pair[1]), -1)
-        if last and (a < last[-1][0] or b < last[-1][1] or (a, b) == last[-1]):
-            INNER_PROBLEMS.append(f"combine_latest: {pair!r} after {last[-1]!r} (indexes)")
-        last.append((a, b))
-
-    return check
-
-
-def _with_latest_from(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """A synchronous other is subscribed (and current) first: (a, its last value) for
-    each value; no value without one. On an executor: pairs with any of its values."""
-    other, theirs = _other_source(op, m, "wl")
-    out_flow = flow.with_latest_from(other, prefetch=op.k + 1)
-    if not theirs:
-        return out_flow, Expect((), expect.ends, anytime=expect.anytime)
-    if expect.order == "list" and not op.manual:
-        pairs = tuple((a, theirs[-1]) for a in expect.values)
-        return out_flow, replace(expect, values=pairs, count=None)
-    if expect.order == "list":
-        pairs = tuple((a, b) for a in expect.values for b in theirs)
-        return out_flow, Expect(pairs, expect.ends, "bag", most=len(expect.values))
-    return out_flow, _unknown(expect, expect.ends)
-
-
 def _switch_map(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """Inners of 1 to 3 values (``_switched``): a subsequence of their concatenation (a
     newer element drops what the former inner has not delivered); at completion the last
@@ -1603,8 +1555,6 @@ DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
     "element_at": _element_at,
     "all": _all_any,
     "any": _all_any,
-    "combine_latest": _combine_latest,
-    "with_latest_from": _with_latest_from,
     "switch_map": _switch_map,
     "group_by": _group_by,
     "sample": _clocked,

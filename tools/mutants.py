@@ -676,7 +676,7 @@ MUTANTS = (
                 "        if cancel:\n            pass\n",
             ),
         ),
-        "tests/operators/test_combining.py",
+        "tests/operators/combine/test_combining.py",
         "backoff",
     ),
     Mutant(

@@ -62,8 +62,6 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     "take_last": lambda n: Flow.range(0, n + 3).take_last(n),
     "skip_last": lambda n: Flow.range(0, n + 3).skip_last(3),
     # combining, switching, grouping (issue 24)
-    "combine_latest": lambda n: Flow.combine_latest(Flow.just(0), Flow.range(0, n)),
-    "with_latest_from": lambda n: Flow.range(0, n).with_latest_from(Flow.just(1)),
     # a new element drops what the former inner has not delivered: one inner of n here,
     # then n inners of one each, switched only once delivered
     "switch_map": lambda n: Flow.just(0).switch_map(lambda _: Flow.range(0, n)),

@@ -24,7 +24,7 @@ from reactive_streams.testing import (
     marbles,
 )
 
-from . import test_hop_traces as hop_traces
+from .. import test_hop_traces as hop_traces
 
 MAX = 2**63 - 1
 
