@@ -231,8 +231,6 @@ NEWER = (
     "element_at",
     "all",
     "any",
-    "switch_map",
-    "group_by",
 )
 CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
@@ -1424,79 +1422,6 @@ def _all_any(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     return out_flow, Expect((), expect.ends, most=1)
 
 
-def _switch_map(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """Inners of 1 to 3 values (``_switched``): a subsequence of their concatenation (a
-    newer element drops what the former inner has not delivered); at completion the last
-    inner's values all came. But for variant c the inner's prefetch covers it (it completes
-    before it is drained). The mapper raises on the fault-th element (UserFault)."""
-    target = _pick_target(expect, op.fault)
-    key = _key(target) if target is not None else None
-    ex = m.new_executor("inners") if op.manual else None
-
-    def mapper(x: Any) -> Any:
-        if key is not None and _key(x) == key:
-            raise UserFault(f"switch_map on {x!r}")
-        values = _switched(x)
-        if ex is not None:
-            return from_iterable(values, executor=ex, batch_size=1)
-        return Flow.from_iterable(values)
-
-    out_flow = flow.switch_map(mapper, prefetch=1 + op.k // 2 if op.variant == "c" else 4)
-    if expect.order != "list":
-        ends = expect.ends | ({"UserFault"} if target is not None else set())
-        return out_flow, replace(_unknown(expect, ends), order="none")
-    values = expect.values
-    ends = expect.ends
-    if key is not None:
-        values = values[: [_key(v) for v in values].index(key)]
-        ends = (ends - {COMPLETE}) | {"UserFault"}
-    inner = tuple(y for v in values for y in _switched(v))
-    return out_flow, Expect(inner, ends, "subseq", keeps_last=True, anytime=expect.anytime)
-
-
-def _switched(x: Any) -> list[Any]:
-    """switch_map's inner values for ``x``: 1 to 3 of them."""
-    return [("s", x, j) for j in range(1 + _stable(("s", x)) % 3)]
-
-
-def _group_by(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """group_by(key) flattened: each value tagged with its key, a bag (each group's
-    order kept: checked at its element); variant c bounds the groups below the keys
-    (max_groups=1: ValueError naming max_groups once a second key comes)."""
-    groups = 1 + op.k % 3
-    bound = 1 if op.variant == "c" else groups
-
-    def key(x: Any) -> int:
-        return _stable(x) % groups
-
-    seen: dict[int, list[int]] = {}
-    order: dict[Any, list[int]] = {}  # a value's places: retry repeats values
-    for i, v in enumerate(expect.values):
-        order.setdefault(_key(v), []).append(i)
-
-    def in_order(pair: Any) -> None:
-        last = seen[pair[0]][-1] if seen.get(pair[0]) else -1
-        index = next((i for i in order.get(_key(pair[1]), ()) if i > last), -1)
-        if seen.get(pair[0]) and index < seen[pair[0]][-1]:
-            INNER_PROBLEMS.append(f"group_by: group {pair[0]} out of order at {pair!r}")
-        seen.setdefault(pair[0], []).append(index)
-
-    out_flow = flow.group_by(key, max_groups=bound, prefetch=op.k + 1).flat_map(
-        lambda g: g.map(lambda v: (g.key, v)), max_concurrency=groups
-    )
-    if expect.order == "list":
-        out_flow = out_flow.do_on_next(in_order)
-    tagged = tuple((key(v), v) for v in expect.values)
-    out = Expect(tagged, expect.ends, "bag", anytime=expect.anytime)
-    if expect.order == "none":
-        out = _unknown(expect, expect.ends)
-    elif expect.count is not None and expect.order != "subseq":
-        out = replace(out, count=expect.count)
-    if bound < groups:
-        out = replace(out, count=None).cut_in("ValueError")
-    return out_flow, out
-
-
 def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """sample(dt): a subsequence, the last value delivered at completion.
     throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
@@ -1555,8 +1480,6 @@ DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
     "element_at": _element_at,
     "all": _all_any,
     "any": _all_any,
-    "switch_map": _switch_map,
-    "group_by": _group_by,
     "sample": _clocked,
     "throttle_first": _clocked,
     "buffer_timeout": _clocked,

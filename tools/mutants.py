@@ -652,20 +652,6 @@ MUTANTS = (
     ),
     # --- issue 24: switch_map and retry's backoff, killed by the pipeline machine
     Mutant(
-        "switch-map-drops-inner-queue-at-end",
-        "switch_map completes once upstream and the inner completed, dropping the inner's queued elements",
-        "switch_map",
-        (
-            Patch(
-                "operators/_switch_map.py",
-                "        return self._done and (current is None or (current.done and not current.queue))\n",
-                "        return self._done and (current is None or current.done)\n",
-            ),
-        ),
-        "stateful/test_pipeline_machine.py",
-        "switch_map",
-    ),
-    Mutant(
         "retry-backoff-cancel-keeps-timer",
         "a cancel during retry's backoff leaves the resubscription timer armed",
         "3.13",

@@ -64,16 +64,6 @@ OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
     # combining, switching, grouping (issue 24)
     # a new element drops what the former inner has not delivered: one inner of n here,
     # then n inners of one each, switched only once delivered
-    "switch_map": lambda n: Flow.just(0).switch_map(lambda _: Flow.range(0, n)),
-    "switch_map_each": lambda n: Flow.range(0, n).concat_map(
-        lambda x: Flow.just(x).switch_map(lambda y: Flow.just(y))
-    ),
-    "group_by": lambda n: Flow.range(0, n).group_by(lambda x: x),
-    "group_by_flat": lambda n: (
-        Flow.range(0, n)
-        .group_by(lambda x: x % 4, max_groups=4)
-        .flat_map(lambda g: g, max_concurrency=4)
-    ),
 }
 
 # one element each (the kit's publisher of n elements is n of them in sequence)

@@ -10,7 +10,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher, Recorder, traced_hops
+from .._util import PushPublisher, Recorder, traced_hops
 
 pytestmark = pytest.mark.timeout(60)
 
