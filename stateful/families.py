@@ -154,3 +154,36 @@ def collect_kit() -> tuple[KitFactory, ...]:
             found.extend(replace(factory, family=family) for factory in module.KIT)
     _unique("kit factory", [(f.name, f.family) for f in found])
     return tuple(found)
+
+
+# ------------------------------------------------- sources the kit factories share
+
+
+def failed_delayed() -> Flow[Any]:
+    """The timed factories' failed publisher: an error through a delay."""
+    return Flow.error(RuntimeError("failed")).delay(0.001)
+
+
+def boom() -> Flow[Any]:
+    """A fresh error per subscription: a shared exception instance keeps the traceback
+    of its last raise, whose frames reach the last subscriber (rule 3.13's check)."""
+    return Flow.defer(lambda: Flow.error(RuntimeError("x")))
+
+
+def fails_once(n: int) -> Flow[int]:
+    """``n`` elements, the first subscription failing after half of them (no element
+    is repeated: the second attempt starts where the first failed)."""
+    attempts: list[int] = []
+
+    def make() -> Flow[int]:
+        attempts.append(1)
+        if len(attempts) == 1:
+            return Flow.range(0, n // 2).concat_with(boom())
+        return Flow.range(n // 2, n)
+
+    return Flow.defer(make)
+
+
+def ends_in_error(n: int, replaced: int) -> Flow[int]:
+    """``n - replaced`` elements, then an error."""
+    return Flow.range(0, n - replaced).concat_with(boom())

@@ -98,9 +98,7 @@ from .pipeline_model import SubscribeRaises as SubscribeRaises
 from .pipeline_model import ThreadedInner as ThreadedInner
 from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
-from .pipeline_model import chunks as _chunks
 from .pipeline_model import complete_if as _if
-from .pipeline_model import cut_at as _cut
 from .pipeline_model import exact as _exact
 from .pipeline_model import failing_iter as _failing_iter
 from .pipeline_model import inner_fail as _inner_fail
@@ -108,11 +106,8 @@ from .pipeline_model import inner_values as _inner_values
 from .pipeline_model import keeper as _keeper
 from .pipeline_model import key_of as _key
 from .pipeline_model import lossy as _lossy
-from .pipeline_model import map_model as _map_model
-from .pipeline_model import other_source as _other_source
 from .pipeline_model import overtaking as _overtaking
 from .pipeline_model import pick_target as _pick_target
-from .pipeline_model import raising_on as _raising
 from .pipeline_model import stable as _stable
 from .pipeline_model import subscribes_late as _subscribes_late
 from .pipeline_model import tag as _tag
@@ -236,12 +231,6 @@ NEWER = (
     "element_at",
     "all",
     "any",
-    "combine_latest",
-    "with_latest_from",
-    "switch_map",
-    "group_by",
-    "map_not_none",
-    "handle",
 )
 CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
@@ -249,28 +238,9 @@ TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 
 #: the operators not yet moved to a family folder (their models are below)
 LEGACY = (
-    "map",
-    "filter",
-    "take",
-    "skip",
-    "take_while",
-    "scan",
-    "reduce",
-    "buffer",
-    "window",
-    "limit_rate",
-    "do_on_request",
-    "do_on_next",
-    "do_on_cancel",
-    "on_backpressure_buffer",
-    "on_backpressure_drop",
-    "on_backpressure_latest",
     "flat_map",
     "concat_map",
     "merge",
-    "zip",
-    "observe_on",
-    "subscribe_on",
     "publish",
     "replay",
     "ref_count",
@@ -337,134 +307,6 @@ def _apply_op(
     drawn = DRAWN.get(name)  # the families and issue 24's operators: a table
     if drawn is not None:
         return drawn(op, flow, expect, machine)
-    listy = expect.order == "list"
-    if name == "map":
-        target = _pick_target(expect, op.fault)
-        return flow.map(_raising(target, _tag)), _map_model(expect, _tag, target)
-    if name == "filter":
-        target = _pick_target(expect, op.fault)
-        keep = _keeper(op.variant)
-        i, cut = _cut(expect, target, "UserFault")
-        src = cut if i is not None else expect
-        kept = tuple(v for v in src.values if keep(v) and (i is not None or v is not target))
-        out = replace(src, values=kept, count=len(kept) if src.order == "list" else None)
-        if target is not None and i is None and expect.order != "list":
-            out = out.with_error("UserFault")
-        if expect.order == "bag" and expect.count == len(expect.values):
-            out = replace(out, count=len(kept))
-        return flow.filter(_raising(target, keep)), out
-    if name == "take":
-        n = op.k
-        most = n if expect.most is None else min(n, expect.most)
-        if listy:
-            head = expect.values[:n]
-            ends = frozenset({COMPLETE}) if len(expect.values) >= n else expect.ends
-            return flow.take(n), Expect(head, ends, most=most)
-        count = None
-        if expect.count is not None:
-            count = min(n, expect.count)
-        return flow.take(n), replace(expect, ends=expect.ends | {COMPLETE}, count=count, most=most)
-    if name == "skip":
-        n = op.k
-        if listy:
-            return flow.skip(n), replace(expect, values=expect.values[n:], count=None)
-        return flow.skip(n), expect.degrade()
-    if name == "take_while":
-        target = _pick_target(expect, op.fault)  # the first element that fails the test
-        if not listy:
-            return flow.take_while(lambda x: True), expect
-        if target is None:
-            return flow.take_while(lambda x: True), expect
-        i = [_key(v) for v in expect.values].index(_key(target))
-        key = _key(target)
-        return flow.take_while(lambda x: _key(x) != key), Expect(
-            expect.values[:i], frozenset({COMPLETE})
-        )
-    if name == "scan":
-        target = _pick_target(expect, op.fault)
-
-        def acc(a: tuple[Any, ...], x: Any) -> tuple[Any, ...]:
-            if target is not None and _key(x) == _key(target):
-                raise UserFault(f"scan on {x!r}")
-            return (*a, _key(x))
-
-        if not listy:
-            out = expect.degrade()
-            return flow.scan(acc, ()), out.with_error("UserFault") if target is not None else out
-        i, cut = _cut(expect, target, "UserFault")
-        src = cut if i is not None else expect
-        running: list[Any] = []
-        state: tuple[Any, ...] = ()
-        for v in src.values:
-            state = (*state, _key(v))
-            running.append(state)
-        return flow.scan(acc, ()), replace(src, values=tuple(running), count=None)
-    if name == "reduce":
-        target = _pick_target(expect, op.fault)
-
-        def fold(a: Any, b: Any) -> Any:
-            if target is not None and _key(b) == _key(target):
-                raise UserFault(f"reduce on {b!r}")
-            return ("r", a, b)
-
-        if not listy:
-            out = replace(expect.degrade(), most=1)
-            return flow.reduce(fold), out.with_error("UserFault") if target is not None else out
-        vals = expect.values
-        if target is not None and _key(target) in [_key(v) for v in vals[1:]]:
-            return flow.reduce(fold), Expect((), frozenset({"UserFault"}))
-        if COMPLETE not in expect.ends:
-            return flow.reduce(fold), Expect((), expect.ends)
-        if not vals:
-            return flow.reduce(fold), Expect((), expect.ends)
-        total = vals[0]
-        for v in vals[1:]:
-            total = ("r", total, v)
-        return flow.reduce(fold), Expect((total,), expect.ends)
-    if name in ("buffer", "window"):
-        size = op.k + 1
-        if name == "buffer":
-            out_flow = flow.buffer(size)
-        else:
-            out_flow = flow.window(size).concat_map(lambda w: w.collect())
-        if not listy:
-            return out_flow, expect.degrade()
-        tail = COMPLETE in expect.ends
-        return out_flow, replace(expect, values=_chunks(expect.values, size, tail), count=None)
-    if name == "limit_rate":
-        return flow.limit_rate(op.k + 1), expect
-    if name == "do_on_request":
-        calls = itertools.count()
-        fault = op.fault
-
-        def action(n: int) -> None:
-            if fault is not None and next(calls) == fault:
-                raise UserFault(f"do_on_request({n})")
-
-        # the action's fault ends the stream at the request it fails, before any element
-        out = expect.cut_in("UserFault") if fault is not None else expect
-        return flow.do_on_request(action), out
-    if name == "do_on_next":
-        target = _pick_target(expect, op.fault)
-        return flow.do_on_next(_raising(target, _tag)), _map_model(expect, lambda v: v, target)
-    if name == "do_on_cancel":
-        fault = op.fault
-
-        def on_cancel() -> None:
-            if fault is not None:
-                raise UserFault("do_on_cancel")  # rule 3.15: cancel still returns normally
-
-        return flow.do_on_cancel(on_cancel), expect
-    if name == "on_backpressure_buffer":
-        overflow = {"a": "error", "b": "drop_oldest", "c": "drop_latest"}[op.variant]
-        out_flow = flow.on_backpressure_buffer(op.k + 1, overflow)
-        if overflow == "error":
-            return out_flow, expect.cut_in("BufferOverflowError")
-        return out_flow, _lossy(expect)
-    if name == "on_backpressure_drop":
-        return flow.on_backpressure_drop(), _lossy(expect)
-    if name == "on_backpressure_latest":
-        return flow.on_backpressure_latest(), _lossy(expect)
     if name == "merge":
         other_values = [("o", j) for j in range(op.other)]
         ex = machine.new_executor("merge-other") if op.manual else None
@@ -490,31 +332,6 @@ def _apply_op(
         if order == "subseq":  # the other's elements interleave anywhere: model as a bag
             order = "bag"
         return merged, Expect(vals, frozenset(ends), order, count)
-    if name == "zip":
-        other_values = [("z", j) for j in range(op.other)]
-        ex = machine.new_executor("zip-other") if op.manual else None
-        zip_other: Publisher[Any] = from_iterable(other_values, executor=ex)
-        if op.inner == "raises":
-            machine.coverage_extra.add("inner-subscribe-raises")
-            zipped = flow.zip_with(SubscribeRaises(), prefetch=op.k + 1)
-            # no row ever; the source may end first (then the other is never subscribed)
-            return zipped, Expect((), expect.ends | {"InnerFailure"})
-        if op.inner == "thread":
-            machine.coverage_extra.add("inner-thread")
-            zip_other = ThreadedInner(other_values)
-        zipped = flow.zip_with(zip_other, prefetch=op.k + 1)
-        if not listy:
-            return zipped, replace(expect.degrade(), ends=expect.ends | {COMPLETE})
-        n, m = len(expect.values), len(other_values)
-        pairs = tuple(zip(expect.values, other_values, strict=False))
-        ends = expect.ends if n < m else expect.ends | {COMPLETE}
-        # a source's error is signalled at once, before the rows its queued elements make
-        return zipped, Expect(pairs, frozenset(ends), anytime=expect.ends - {COMPLETE})
-    if name == "observe_on":
-        return flow.observe_on(machine.new_executor("observe_on"), op.k + 1), expect
-    if name == "subscribe_on":
-        out_flow = flow.subscribe_on(machine.new_executor("subscribe_on"))
-        return out_flow, _subscribes_late(expect, machine)
     raise AssertionError(f"unknown operator {name}")
 
 
@@ -1605,124 +1422,6 @@ def _all_any(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     return out_flow, Expect((), expect.ends, most=1)
 
 
-def _combine_latest(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """Pairs (a, b) of a value and an other's value, at most n + m - 1 of them; the
-    first coordinates in order (a subsequence of the values), the seconds too."""
-    other, theirs = _other_source(op, m, "cl")
-    out_flow = Flow.combine_latest(flow, other, prefetch=op.k + 1)
-    out_flow = out_flow.do_on_next(_monotone_pairs(expect.values, theirs))
-    ends = expect.ends | ({COMPLETE} if not theirs else set())
-    if expect.order != "list":
-        return out_flow, _unknown(expect, ends)
-    pairs = tuple((a, b) for a in expect.values for b in theirs)
-    most = max(0, len(expect.values) + len(theirs) - 1)
-    return out_flow, Expect(pairs, frozenset(ends), "bag", most=most, anytime=expect.anytime)
-
-
-def _monotone_pairs(mine: tuple[Any, ...], theirs: tuple[Any, ...]) -> Callable[[Any], None]:
-    """combine_latest's pairs: each coordinate moves forward only, one at a time."""
-    index_a = {_key(v): i for i, v in enumerate(mine)}
-    index_b = {_key(v): i for i, v in enumerate(theirs)}
-    last: list[tuple[int, int]] = []
-
-    def check(pair: Any) -> None:
-        a, b = index_a.get(_key(pair[0]), -1), index_b.get(_key(pair[1]), -1)
-        if last and (a < last[-1][0] or b < last[-1][1] or (a, b) == last[-1]):
-            INNER_PROBLEMS.append(f"combine_latest: {pair!r} after {last[-1]!r} (indexes)")
-        last.append((a, b))
-
-    return check
-
-
-def _with_latest_from(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """A synchronous other is subscribed (and current) first: (a, its last value) for
-    each value; no value without one. On an executor: pairs with any of its values."""
-    other, theirs = _other_source(op, m, "wl")
-    out_flow = flow.with_latest_from(other, prefetch=op.k + 1)
-    if not theirs:
-        return out_flow, Expect((), expect.ends, anytime=expect.anytime)
-    if expect.order == "list" and not op.manual:
-        pairs = tuple((a, theirs[-1]) for a in expect.values)
-        return out_flow, replace(expect, values=pairs, count=None)
-    if expect.order == "list":
-        pairs = tuple((a, b) for a in expect.values for b in theirs)
-        return out_flow, Expect(pairs, expect.ends, "bag", most=len(expect.values))
-    return out_flow, _unknown(expect, expect.ends)
-
-
-def _switch_map(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """Inners of 1 to 3 values (``_switched``): a subsequence of their concatenation (a
-    newer element drops what the former inner has not delivered); at completion the last
-    inner's values all came. But for variant c the inner's prefetch covers it (it completes
-    before it is drained). The mapper raises on the fault-th element (UserFault)."""
-    target = _pick_target(expect, op.fault)
-    key = _key(target) if target is not None else None
-    ex = m.new_executor("inners") if op.manual else None
-
-    def mapper(x: Any) -> Any:
-        if key is not None and _key(x) == key:
-            raise UserFault(f"switch_map on {x!r}")
-        values = _switched(x)
-        if ex is not None:
-            return from_iterable(values, executor=ex, batch_size=1)
-        return Flow.from_iterable(values)
-
-    out_flow = flow.switch_map(mapper, prefetch=1 + op.k // 2 if op.variant == "c" else 4)
-    if expect.order != "list":
-        ends = expect.ends | ({"UserFault"} if target is not None else set())
-        return out_flow, replace(_unknown(expect, ends), order="none")
-    values = expect.values
-    ends = expect.ends
-    if key is not None:
-        values = values[: [_key(v) for v in values].index(key)]
-        ends = (ends - {COMPLETE}) | {"UserFault"}
-    inner = tuple(y for v in values for y in _switched(v))
-    return out_flow, Expect(inner, ends, "subseq", keeps_last=True, anytime=expect.anytime)
-
-
-def _switched(x: Any) -> list[Any]:
-    """switch_map's inner values for ``x``: 1 to 3 of them."""
-    return [("s", x, j) for j in range(1 + _stable(("s", x)) % 3)]
-
-
-def _group_by(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """group_by(key) flattened: each value tagged with its key, a bag (each group's
-    order kept: checked at its element); variant c bounds the groups below the keys
-    (max_groups=1: ValueError naming max_groups once a second key comes)."""
-    groups = 1 + op.k % 3
-    bound = 1 if op.variant == "c" else groups
-
-    def key(x: Any) -> int:
-        return _stable(x) % groups
-
-    seen: dict[int, list[int]] = {}
-    order: dict[Any, list[int]] = {}  # a value's places: retry repeats values
-    for i, v in enumerate(expect.values):
-        order.setdefault(_key(v), []).append(i)
-
-    def in_order(pair: Any) -> None:
-        last = seen[pair[0]][-1] if seen.get(pair[0]) else -1
-        index = next((i for i in order.get(_key(pair[1]), ()) if i > last), -1)
-        if seen.get(pair[0]) and index < seen[pair[0]][-1]:
-            INNER_PROBLEMS.append(f"group_by: group {pair[0]} out of order at {pair!r}")
-        seen.setdefault(pair[0], []).append(index)
-
-    out_flow = flow.group_by(key, max_groups=bound, prefetch=op.k + 1).flat_map(
-        lambda g: g.map(lambda v: (g.key, v)), max_concurrency=groups
-    )
-    if expect.order == "list":
-        out_flow = out_flow.do_on_next(in_order)
-    tagged = tuple((key(v), v) for v in expect.values)
-    out = Expect(tagged, expect.ends, "bag", anytime=expect.anytime)
-    if expect.order == "none":
-        out = _unknown(expect, expect.ends)
-    elif expect.count is not None and expect.order != "subseq":
-        out = replace(out, count=expect.count)
-    if bound < groups:
-        out = replace(out, count=None).cut_in("ValueError")
-    return out_flow, out
-
-
 def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """sample(dt): a subsequence, the last value delivered at completion.
     throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
@@ -1763,30 +1462,7 @@ def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
 
 #: name -> (flow, model) builder: the operator families and issue 24's operators
-def _dropping(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """map_not_none(fn) (None for the values filter's predicate drops) and handle (no
-    ``sink.next`` for them): filter's model, the kept values tagged by the function."""
-    keep = _keeper(op.variant)
-    target = _pick_target(expect, op.fault)
-    _, kept = _apply_op(replace(op, name="filter"), flow, expect, m)
-
-    def step(x: Any) -> Any:
-        return _tag(x) if keep(x) else None
-
-    def handle(x: Any, sink: Any) -> None:
-        value = step(x)
-        if value is not None:
-            sink.next(value)
-
-    out = replace(kept, values=tuple(_tag(v) for v in kept.values))
-    if op.name == "map_not_none":
-        return flow.map_not_none(_raising(target, step)), out
-    checked = _raising(target, lambda x: x)
-    return flow.handle(lambda x, sink: handle(checked(x), sink)), out
-
-
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
-    **dict.fromkeys(("map_not_none", "handle"), _dropping),
     "flat_map": _eager,
     "concat_map": _eager,
     **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
@@ -1804,10 +1480,6 @@ DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
     "element_at": _element_at,
     "all": _all_any,
     "any": _all_any,
-    "combine_latest": _combine_latest,
-    "with_latest_from": _with_latest_from,
-    "switch_map": _switch_map,
-    "group_by": _group_by,
     "sample": _clocked,
     "throttle_first": _clocked,
     "buffer_timeout": _clocked,

@@ -331,20 +331,6 @@ MUTANTS = (
         "zip or flat_map or concat_map",
     ),
     Mutant(
-        "do_on_request-fault-window",
-        "do_on_request stops passing elements only once its fault is taken for on_error",
-        "1.3",
-        (
-            Patch(
-                "operators/_transform.py",
-                "        with self._lock:\n            if self._faulted:\n                return False\n",
-                "        with self._lock:\n            if self._fault is not None:\n                return False\n",
-            ),
-        ),
-        "tests/operators/test_inner_defects.py",
-        "do_on_request",
-    ),
-    Mutant(
         "subscribe-raise-escapes",
         "a source's raising subscribe() escapes the operator's subscribe (zip, flat_map...)",
         "1.9",
@@ -527,35 +513,6 @@ MUTANTS = (
         "explore and emitter",
     ),
     Mutant(
-        "observe_on-replenishes-once",
-        "observe_on asks upstream for more once, never again",
-        "3.8",
-        (
-            Patch(
-                "operators/_observe_on.py",
-                "                self._upstream.request(consumed)\n                consumed = 0\n",
-                "                self._upstream.request(consumed)\n"
-                "                consumed = -(2**62)  # never again\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and observe_on",
-    ),
-    Mutant(
-        "zip-does-not-cancel-sources",
-        "zip ends (complete, error, cancel) without cancelling its sources",
-        "1.8",
-        (
-            Patch(
-                "operators/_zip.py",
-                "        for inner in self._inners:\n            inner.cancel()\n",
-                "        for inner in self._inners:\n            pass  # left subscribed\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and zip",
-    ),
-    Mutant(
         "spark-nested-values-unchecked",
         "nested, float32 and timestamp values go to Arrow unchecked (2.5 lands as 2)",
         "issue 26",
@@ -693,37 +650,7 @@ MUTANTS = (
         "tests/operators/test_fusion.py",
         "none",
     ),
-    Mutant(
-        "observe_on-loses-late-element",
-        "observe_on's drain leaves without looking again: an element that arrived while it "
-        "was leaving (on_next wakes only an idle drain) waits for the next signal",
-        "1.3",
-        (
-            Patch(
-                "operators/_observe_on.py",
-                "            if not (self._queue and self._requested and self._pub is ACTIVE"
-                " and self._enter()):\n",
-                "            if True:\n",
-            ),
-        ),
-        "tests/operators/test_observe_on.py",
-        "leaves",
-    ),
     # --- issue 24: switch_map and retry's backoff, killed by the pipeline machine
-    Mutant(
-        "switch-map-drops-inner-queue-at-end",
-        "switch_map completes once upstream and the inner completed, dropping the inner's queued elements",
-        "switch_map",
-        (
-            Patch(
-                "operators/_switch_map.py",
-                "        return self._done and (current is None or (current.done and not current.queue))\n",
-                "        return self._done and (current is None or current.done)\n",
-            ),
-        ),
-        "stateful/test_pipeline_machine.py",
-        "switch_map",
-    ),
     Mutant(
         "retry-backoff-cancel-keeps-timer",
         "a cancel during retry's backoff leaves the resubscription timer armed",
@@ -735,7 +662,7 @@ MUTANTS = (
                 "        if cancel:\n            pass\n",
             ),
         ),
-        "tests/operators/test_combining.py",
+        "tests/operators/combine/test_combining.py",
         "backoff",
     ),
     Mutant(
@@ -767,36 +694,6 @@ MUTANTS = (
         "tests/test_multicast_edges.py",
     ),
     Mutant(
-        "observe-on-bulk-replenish-asks-limit",
-        "observe_on's bulk replenish asks for 75 % of the window, not for everything "
-        "delivered since the last request: the window shrinks to 75 % for good",
-        "issue 23.4",
-        (
-            Patch(
-                "operators/_observe_on.py",
-                "                self._upstream.request(consumed)\n",
-                "                self._upstream.request(limit)\n",
-            ),
-        ),
-        "tests/operators/test_observe_on.py",
-        "bulk",
-    ),
-    Mutant(
-        "observe-on-replenish-only-when-dry",
-        "observe_on asks upstream again only once its queue ran dry: when downstream demand "
-        "stops with elements queued, the producer idles until they are taken",
-        "issue 23.4",
-        (
-            Patch(
-                "operators/_observe_on.py",
-                "                if consumed < limit or self._pub is not ACTIVE:\n",
-                "                if consumed < limit or queue or self._pub is not ACTIVE:\n",
-            ),
-        ),
-        "tests/operators/test_observe_on.py",
-        "75_percent",
-    ),
-    Mutant(
         "to-iterable-bulk-replenish-asks-limit",
         "to_iterable's bulk replenish asks for 75 % of the window, not for everything taken: "
         "the window shrinks to 75 % for good",
@@ -825,21 +722,6 @@ MUTANTS = (
         ),
         "tests/test_bridges.py",
         "window",
-    ),
-    Mutant(
-        "limit-rate-replenishes-in-bulk",
-        "limit_rate asks in bulk as observe_on does: with elements still queued its "
-        "requests are no longer 75 % batches (Reactor's limitRate)",
-        "issue 23.4",
-        (
-            Patch(
-                "operators/_observe_on.py",
-                "        eager = self._executor is None\n",
-                "        eager = False\n",
-            ),
-        ),
-        "tests/operators/test_observe_on.py",
-        "limit_rate",
     ),
     # issue 27 (round 4, the Spark sink): a failing batch leaves the in-flight count in
     # the step that fails the sink
@@ -979,37 +861,6 @@ OPS = "operators/"
 #: operator concerned (``select``) must kill each
 OPERATOR_MUTANTS = (
     Mutant(
-        "observe_on-replenish-off-by-one",
-        "observe_on/limit_rate replenish one element less than they consumed",
-        "3.8",
-        (
-            Patch(
-                OPS + "_observe_on.py",
-                "                self._upstream.request(consumed)\n",
-                "                self._upstream.request(consumed - 1)\n",
-            ),
-        ),
-        PIPE,
-        "observe_on or limit_rate",
-        60,
-    ),
-    Mutant(
-        "observe_on-drops-on-full-queue",
-        "observe_on drops the element that fills its queue (prefetch) instead of queueing it",
-        "value",
-        (
-            Patch(
-                OPS + "_observe_on.py",
-                "    def on_next(self, item: T) -> None:\n        self._queue.append(item)\n",
-                "    def on_next(self, item: T) -> None:\n"
-                "        if len(self._queue) + 1 < self._prefetch:\n"
-                "            self._queue.append(item)\n",
-            ),
-        ),
-        PIPE,
-        "observe_on",
-    ),
-    Mutant(
         "flat_map-loses-inner-demand",
         "flat_map replenishes an inner one element short",
         "3.8",
@@ -1023,20 +874,6 @@ OPERATOR_MUTANTS = (
         PIPE,
         "flat_map or merge",
         30,  # an inner subscribed with a prefetch of 1 must be replenished
-    ),
-    Mutant(
-        "zip-completes-with-pair-due",
-        "zip completes when one source is done although its queue still holds a pair",
-        "1.5",
-        (
-            Patch(
-                OPS + "_zip.py",
-                "        return any(inner.done and not inner.queue for inner in self._inners)\n",
-                "        return any(inner.done for inner in self._inners)\n",
-            ),
-        ),
-        PIPE,
-        "zip",
     ),
     Mutant(
         "merge-overlaps-on-next",
@@ -1053,20 +890,6 @@ OPERATOR_MUTANTS = (
         PIPE,
         "merge or flat_map",
         60,  # the inner draws (issue 21) moved the derandomized example that kills it
-    ),
-    Mutant(
-        "buffer-drops-tail",
-        "buffer drops the last, shorter list at completion",
-        "value",
-        (
-            Patch(
-                OPS + "_aggregate.py",
-                "        if buffer and downstream is not None:\n            self._ending = True\n",
-                "        if False and downstream is not None:\n            self._ending = True\n",
-            ),
-        ),
-        PIPE,
-        "buffer or window",
     ),
     Mutant(
         "take-does-not-cancel-upstream",
@@ -1114,49 +937,6 @@ OPERATOR_MUTANTS = (
         "ref_count",
     ),
     Mutant(
-        "filter-forgets-replacement",
-        "filter drops an element without requesting a replacement",
-        "3.8",
-        (
-            Patch(
-                OPS + "_transform.py",
-                "            self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)",
-                "            pass  # replace the dropped element (rule 1.1 stays intact)",
-            ),
-        ),
-        PIPE,
-        "filter-unfused",
-        60,  # a drop must meet bounded demand with elements still to come
-    ),
-    Mutant(
-        "scan-emits-stale-accumulator",
-        "scan emits the accumulator before the element was folded in",
-        "value",
-        (
-            Patch(
-                OPS + "_transform.py",
-                "        self._acc = acc\n",
-                "        acc, self._acc = self._acc, acc  # the element is folded in after\n",
-            ),
-        ),
-        PIPE,
-        "scan",
-    ),
-    Mutant(
-        "skip-off-by-one",
-        "skip lets the last of the skipped elements through",
-        "value",
-        (
-            Patch(
-                OPS + "_limit.py",
-                "        if self._remaining > 0:\n            self._remaining -= 1\n            return SKIP\n",
-                "        if self._remaining > 1:\n            self._remaining -= 1\n            return SKIP\n",
-            ),
-        ),
-        PIPE,
-        "skip",
-    ),
-    Mutant(
         "concat_map-runs-two-inners",
         "concat_map subscribes two inners at once: their elements interleave",
         "value",
@@ -1170,64 +950,6 @@ OPERATOR_MUTANTS = (
         PIPE,
         "concat_map",
         400,  # two inners on an executor must be scheduled out of order
-    ),
-    Mutant(
-        "reduce-emits-without-demand",
-        "reduce emits its result whether or not it was requested",
-        "1.1",
-        (
-            Patch(
-                OPS + "_aggregate.py",
-                "        if self._done and self._error is None and self._has_value and requested > 0:\n",
-                "        if self._done and self._error is None and self._has_value:\n",
-            ),
-        ),
-        PIPE,
-        "reduce",
-    ),
-    Mutant(
-        "map-emits-its-input",
-        "map passes the element on instead of fn(element)",
-        "value",
-        (
-            Patch(
-                OPS + "_transform.py",
-                '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return SKIP\n",
-                '            self._fail(null_element_error(where("map", self._fn)))  # rule 2.13\n'
-                "            return SKIP\n        value = item  # fn's result is dropped\n",
-            ),
-        ),
-        PIPE,
-        "map-unfused",
-    ),
-    Mutant(
-        "take-never-completes",
-        "take delivers its count but never completes nor cancels upstream",
-        "1.5",
-        (
-            Patch(
-                OPS + "_limit.py",
-                "        if remaining == 0:\n            self._complete_early()\n",
-                "        if remaining == -1:\n            self._complete_early()\n",
-            ),
-        ),
-        PIPE,
-        "take",
-    ),
-    Mutant(
-        "on_backpressure-ignores-demand",
-        "on_backpressure_drop/latest deliver whether or not downstream asked",
-        "1.1",
-        (
-            Patch(
-                OPS + "_backpressure.py",
-                "            if self._requested == 0:\n                return False\n",
-                "            if False:\n                return False\n",
-            ),
-        ),
-        PIPE,
-        "on_backpressure_drop or on_backpressure_latest",
     ),
     Mutant(
         "relay-cancel-stops-at-the-hop",

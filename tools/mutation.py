@@ -74,7 +74,7 @@ _CORE_UNIT = (
     "tests/operators/test_relay.py",
     "tests/operators/test_fusion.py",
     "tests/operators/test_flat_map_direct.py",  # the sources' "items" and scalar answers
-    "tests/operators/test_transform.py",
+    "tests/operators/transform/test_transform.py",
     "tests/operators/test_regressions.py",
     "tests/operators/test_hop_traces.py",
     "tests/trace/test_hops.py",
@@ -156,7 +156,7 @@ TESTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "tck/probes.py": (TCK, INLINE_OFF),
 }
 
-_OPERATORS_FIRST = contract_files("tests/operators/test_*_contract.py")
+_OPERATORS_FIRST = contract_files("tests/operators/**/test_*_contract.py")  # families too
 _BEFORE_THE_25_FIX = ("--deselect", "tests/operators/test_refused_subscription.py")
 
 
@@ -176,7 +176,7 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "tests/operators/test_relay.py",
         "tests/operators/test_fusion.py",
         "tests/operators/test_flat_map_direct.py",  # the sources' "items" answers
-        "tests/operators/test_transform.py",
+        "tests/operators/transform/test_transform.py",
         "tests/test_sources.py",
         "--deselect",
         "tests/test_sources.py::test_spec303_request_from_on_next_trampolines_over_100k_elements",

@@ -80,21 +80,6 @@ MUTANTS: tuple[Mutant, ...] = (
         select="d3 or d2",
     ),
     Mutant(
-        "group-subscribe-check-then-store",
-        "a group's subscribe checks its slot, then stores: two racing subscribers both attach (D4)",
-        "2.5",
-        (
-            Patch(
-                OPS + "_group_by.py",
-                "        if not self.claim(subscriber):  # check and store in one step (a racing second)",
-                "        if self._held is not None:  # checked, then stored below",
-            ),
-            Patch(OPS + "_group_by.py", "        self.swap(sub)\n", "        self._held = sub\n"),
-        ),
-        machine=RACES,
-        select="d4",
-    ),
-    Mutant(
         "inner-cancel-skips-slot",
         "a cancelled inner (flat_map, zip, switch_map) leaves its subscription uncancelled (D1)",
         "3.12",

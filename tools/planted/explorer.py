@@ -81,22 +81,6 @@ MUTANTS: tuple[Mutant, ...] = (
         select="test_family_lines[retry-backoff]",
     ),
     Mutant(
-        "explorer-group-check-then-set",
-        "a group's subscribe checks that it has no subscriber, then stores one: two racing "
-        "subscribers are both admitted, neither refused (D4)",
-        "2.5",
-        (
-            Patch(
-                OPS + "_group_by.py",
-                "        if not self.claim(subscriber):  # check and store in one step (a racing "
-                "second)\n",
-                "        if self._held is not None:  # D4: checked here, stored by swap below\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[group_by]",
-    ),
-    Mutant(
         "explorer-lambda-check-then-set",
         "LambdaSubscriber.on_subscribe checks done and its slot, then stores: a cancel in "
         "between is lost and the source keeps the demand (D11)",

@@ -3,7 +3,7 @@ and a default timer follow, and the dropping stages ``map_not_none``/``handle``.
 
 from __future__ import annotations
 
-from planted import OPS, PIPE, Mutant, Patch
+from planted import OPS, Mutant, Patch
 
 ASYNC_STAGES = "tests/operators/test_async_stages.py"
 
@@ -39,24 +39,6 @@ MUTANTS: tuple[Mutant, ...] = (
         "around or timed_operator_inside",
     ),
     Mutant(
-        "dropping-stage-loses-the-replacement-request",
-        "map_not_none/handle drop an element without asking upstream for another: under "
-        "bounded demand the stream stalls short of what was requested",
-        "1.1",
-        (
-            Patch(
-                OPS + "_transform.py",
-                "                self._upstream.request(1)  # replace the dropped element"
-                " (rule 1.1)\n",
-                "                pass\n",
-                count=2,
-            ),
-        ),
-        PIPE,
-        "map_not_none or handle",
-        30,
-    ),
-    Mutant(
         "fused-map-not-none-drops-falsy-values",
         "fused map_not_none filters falsy values (filter(None, ...)) instead of None only",
         "value",
@@ -67,7 +49,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "_FusedFilter, None, map(call, source)",
             ),
         ),
-        "tests/operators/test_map_not_none.py",
+        "tests/operators/transform/test_map_not_none.py",
         "falsy",
     ),
     Mutant(
@@ -82,7 +64,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "return _hint(self._source)",
             ),
         ),
-        "tests/operators/test_map_not_none.py",
+        "tests/operators/transform/test_map_not_none.py",
         "exact_demand",
     ),
 )

@@ -1,0 +1,1 @@
+"""The aggregate family: every verification fact of ``operators/_aggregate.py``."""

@@ -1,0 +1,1 @@
+"""The backpressure family: every verification fact of ``operators/_backpressure.py``."""

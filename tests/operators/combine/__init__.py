@@ -1,0 +1,1 @@
+"""The combine family: every verification fact of ``operators/_combine.py``."""

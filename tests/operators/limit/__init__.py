@@ -1,0 +1,1 @@
+"""The limit family: every verification fact of ``operators/_limit.py``."""

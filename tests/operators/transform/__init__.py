@@ -1,0 +1,1 @@
+"""The transform family: every verification fact of ``operators/_transform.py``."""

@@ -1,0 +1,1 @@
+"""The zip family: every verification fact of ``operators/_zip.py``."""
