@@ -12,7 +12,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 OPS + "_pick.py",
-                '            self._fail(ValueError("single: the flow has more than one element"))\n',
+                '            self._fail(ValueError("single: the flow has more than one '
+                'element"))\n',
                 "            self._last = item\n",
             ),
         ),
