@@ -12,6 +12,7 @@ is ``set_fusion(False)`` or the environment variable ``RS_FUSION=0``.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import (
     AsyncIterable,
@@ -33,21 +34,26 @@ from .api import Publisher, Subscriber
 from .executors import ExecutorLike, as_executor
 from .operators import (
     _aggregate,
+    _amb,
     _args,
     _backpressure,
     _breadth,
     _combine,
     _delay_subscription,
+    _exhaust,
     _flat_map,
     _group_by,
     _limit,
+    _log,
     _math,
     _never,
+    _notification,
     _observe_on,
     _pairwise,
     _pick,
     _recover,
     _repeat,
+    _sequential,
     _sliding,
     _stamp,
     _subscribe_on,
@@ -58,10 +64,12 @@ from .operators import (
     _timed_window,
     _transform,
     _until,
+    _using,
     _zip,
 )
 from .operators._base import OperatorPublisher, deliver_subscribe_then_error
 from .operators._fused import fused_filter, fused_handle, fused_map, fused_map_not_none
+from .operators._notification import Notification
 from .operators._transform import HandleSink
 from .sources import DEFAULT_BATCH_SIZE, IterablePublisher, Sink
 from .subscribers import LambdaSubscriber
@@ -1298,7 +1306,8 @@ class Flow(Generic[T]):
 
     # ============================================ more operators (issue 40, item 7)
     # never, repeat, take/skip_until, first/last/single, min/max/sum/average, to_dict,
-    # pairwise, timestamp/time_interval, partition: one module per family under operators/
+    # pairwise, timestamp/time_interval, partition, log, materialize, amb, using,
+    # merge_sequential, exhaust_map: one module per family under operators/
     @staticmethod
     def never() -> Flow[Any]:
         """``on_subscribe``, then nothing: no element, no terminal signal, whatever the
@@ -1426,6 +1435,97 @@ class Flow(Generic[T]):
         then the two advance together, at the slower one's pace)."""
         _args.check_callable("partition", "predicate", predicate)
         return self.filter(predicate), self.filter(lambda x: not predicate(x))
+
+    def log(
+        self, name: str = "flow", *, logger: logging.Logger | None = None, level: int = 20
+    ) -> Flow[T]:
+        """Pass everything on, logging each signal and call first (Reactor's ``log()``):
+        ``on_subscribe``, ``request(n)``, ``on_next(x)``, ``on_error``, ``on_complete``,
+        ``cancel``, each as ``"<name> ..."`` at ``level`` (INFO) on ``logger`` (None: the
+        ``reactive_streams.log`` logger)."""
+        if not isinstance(name, str):
+            raise TypeError(f"log: name must be a str, got {name!r}")
+        if type(level) is not int:
+            raise TypeError(f"log: level must be a logging level (an int), got {level!r}")
+        target = logging.getLogger("reactive_streams.log") if logger is None else logger
+        if not isinstance(target, logging.Logger):
+            raise TypeError(f"log: logger must be a logging.Logger, got {logger!r}")
+        return self._op(lambda d: _log.Log(d, name, target, level), "log")
+
+    def materialize(self) -> Flow[Notification[T]]:
+        """Every signal as an element: ``Notification.next(x)`` per element, then
+        ``Notification.completed()`` or ``Notification.failed(error)``, then completion
+        (the last notification waits for demand, rule 1.1)."""
+        return (
+            self.map(Notification.next)
+            .concat_with(Flow.just(Notification.completed()))
+            .on_error_resume(lambda error: Flow.just(Notification.failed(error)))
+        )
+
+    def dematerialize(self: Flow[Notification[R]]) -> Flow[R]:
+        """The signals of a flow of ``Notification``s: a value passes on, an error or
+        completion notification ends the stream (upstream cancelled, rule 3.12); an
+        element that is not a ``Notification`` fails it with ``TypeError``."""
+        return self._op(lambda d: _notification.Dematerialize(d), "dematerialize")
+
+    @staticmethod
+    def amb(*publishers: Publisher[T]) -> Flow[T]:
+        """The first publisher to signal (an element, an error or its completion) wins
+        and is mirrored; the others are cancelled (rule 3.12). Requests go to every
+        publisher until one wins, then to the winner (reactivex's ``amb``, Reactor's
+        ``firstWithSignal``)."""
+        for i, publisher in enumerate(publishers):
+            _args.check_publisher("amb", f"publishers[{i}]", publisher)
+        if not publishers:
+            return Flow.empty()
+        return Flow(_amb.AmbPublisher(publishers))
+
+    def amb_with(self, *others: Publisher[T]) -> Flow[T]:
+        """``Flow.amb(self, *others)`` (Reactor's ``or``)."""
+        return Flow.amb(self, *others)
+
+    @staticmethod
+    def using(
+        acquire: Callable[[], S],
+        make: Callable[[S], Publisher[T]],
+        release: Callable[[S], object],
+    ) -> Flow[T]:
+        """Per subscriber: ``resource = acquire()``, the elements of ``make(resource)``,
+        then ``release(resource)`` once, after the terminal signal or the cancel (its
+        fault is logged). A raising ``acquire``/``make`` is ``on_subscribe`` then
+        ``on_error`` (rule 1.9; an acquired resource is released)."""
+        _args.check_callable("using", "acquire", acquire)
+        _args.check_callable("using", "make", make)
+        _args.check_callable("using", "release", release)
+        return Flow(
+            _arbiter.SwitchingPublisher(lambda d: _using.Using(d, acquire, make, release), "using")
+        )
+
+    @staticmethod
+    def merge_sequential(*publishers: Publisher[T], prefetch: int = 32) -> Flow[T]:
+        """Every publisher subscribed at once, their elements emitted in publisher order:
+        the first one's, then the second's (Reactor's ``mergeSequential``). Each is asked
+        for ``prefetch`` (replenished at 75 %) while it waits its turn; the first error
+        passes at once and cancels the rest."""
+        for i, publisher in enumerate(publishers):
+            _args.check_publisher("merge_sequential", f"publishers[{i}]", publisher)
+        _check_positive("merge_sequential prefetch", prefetch)
+        if not publishers:
+            return Flow.empty()
+        return Flow(_sequential.MergeSequentialPublisher(publishers, prefetch))
+
+    def exhaust_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
+        """Map an element to a Publisher (or iterable, awaitable) and mirror it; elements
+        that arrive while it has not completed (or still holds undelivered elements) are
+        dropped (reactivex's ``exclusive``). Upstream is unbounded; the inner is asked
+        for ``prefetch`` (replenished at 75 %)."""
+        _args.check_callable("exhaust_map", "fn", fn)
+        _check_positive("exhaust_map prefetch", prefetch)
+        return self._async_stage(
+            "exhaust_map",
+            fn,
+            lambda m: Flow(_exhaust.ExhaustMapPublisher(self._source, m, prefetch)),
+        )
 
 
 class AsyncTerminals(Generic[T]):
