@@ -1,0 +1,1 @@
+"""The amb family's tests (reactive_streams/operators/_amb.py)."""

@@ -1,0 +1,1 @@
+"""The exhaust family's tests (reactive_streams/operators/_exhaust.py)."""

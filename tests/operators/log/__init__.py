@@ -1,0 +1,1 @@
+"""The log family's tests (reactive_streams/operators/_log.py)."""

@@ -1,0 +1,1 @@
+"""The notification family's tests (reactive_streams/operators/_notification.py)."""

@@ -1,0 +1,1 @@
+"""The sequential family's tests (reactive_streams/operators/_sequential.py)."""

@@ -1,0 +1,1 @@
+"""The using family's tests (reactive_streams/operators/_using.py)."""
