@@ -32,7 +32,7 @@ class _Contender(Attach):
     __slots__ = ("_parent",)
 
     def __init__(self, parent: _Amb[Any]) -> None:
-        super().__init__()
+        super().__init__(0, parent._invalid)  # rule 3.9 before the set: the hop answers
         self._parent = parent
 
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -103,6 +103,11 @@ class _Amb(Relay[T, T]):
                     if other is not contender:
                         other.cancel()  # rule 3.12: the losers stop
         return winner is contender
+
+    def _invalid(self, message: str) -> None:
+        """An invalid request reached a source not yet subscribed: the core latched it
+        (rule 3.9), so ending now signals its error, at once and once."""
+        self._stop(None)
 
     def start(self, sources: Sequence[Publisher[T]]) -> None:
         self._out = self._downstream

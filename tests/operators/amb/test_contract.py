@@ -84,3 +84,15 @@ def test_no_publisher_is_empty_and_bad_arguments_are_named() -> None:
     with pytest.raises(TypeError, match=r"amb: publishers\[1\] must be a Publisher, got int"):
         Flow.amb(Flow.never(), 3)  # type: ignore[arg-type]
     assert Flow.just(1).amb_with(Flow.never()).to_list(timeout=5) == [1]
+
+
+def test_spec309_an_invalid_request_before_any_source_is_subscribed_fails_the_stream() -> None:
+    class AsksZero(TestSubscriber[Any]):
+        def on_subscribe(self, subscription: Any) -> None:
+            super().on_subscribe(subscription)
+            subscription.request(0)  # before amb subscribed any source
+
+    ts = AsksZero()
+    Flow.amb(Flow.never(), Flow.never()).subscribe(ts)
+    ts.assert_error(ValueError)
+    assert "rule 3.9" in str(ts.errors[0])

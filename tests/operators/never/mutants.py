@@ -8,7 +8,7 @@ from planted import OPS, Mutant, Patch
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
-        "never-completes",
+        "never-source-completes",
         "never completes at its first drain round",
         "value",
         (

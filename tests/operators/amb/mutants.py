@@ -1,0 +1,16 @@
+"""Planted bug of operators/_amb.py, killed by the pipeline machine's amb cell."""
+
+from __future__ import annotations
+
+from planted import OPS, PIPE, Mutant, Patch
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "amb-every-source-wins",
+        "amb lets every source's signals through: no winner is kept",
+        "value",
+        (Patch(OPS + "_amb.py", "        return winner is contender\n", "        return True\n"),),
+        PIPE,
+        "amb",
+    ),
+)
