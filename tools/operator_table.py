@@ -257,10 +257,7 @@ REACTOR: dict[str, tuple[str, str]] = {
     "flatMap": (OURS, "flat_map(fn)"),
     "flatMapDelayError": (MISSING, _DELAY_ERROR),
     "flatMapIterable": (OURS, "flat_map(fn)"),
-    "flatMapSequential": (
-        MISSING,
-        "eager inners in order: not built yet (`concat_map`: one at a time)",
-    ),
+    "flatMapSequential": (OURS, "flat_map_sequential(fn)"),
     "flatMapSequentialDelayError": (MISSING, _DELAY_ERROR),
     "from": (OURS, "from_publisher(p)"),
     "fromIterable": (OURS, "from_iterable(it)"),

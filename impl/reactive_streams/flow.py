@@ -1514,6 +1514,25 @@ class Flow(Generic[T]):
             return Flow.empty()
         return Flow(_sequential.MergeSequentialPublisher(publishers, prefetch))
 
+    def flat_map_sequential(
+        self, fn: Callable[[T], Inner[R]], max_concurrency: int = 256, prefetch: int = 32
+    ) -> Flow[R]:
+        """Map each element to a Publisher (or iterable, awaitable), subscribed at once
+        (up to ``max_concurrency`` inners), and emit the inners' elements in upstream
+        order (Reactor's ``flatMapSequential``). Upstream is asked for
+        ``max_concurrency``, and one more as each inner was emitted whole; each inner for
+        ``prefetch`` (replenished at 75 %); the first error passes at once."""
+        _args.check_callable("flat_map_sequential", "fn", fn)
+        _check_positive("flat_map_sequential max_concurrency", max_concurrency)
+        _check_positive("flat_map_sequential prefetch", prefetch)
+        return self._async_stage(
+            "flat_map_sequential",
+            fn,
+            lambda m: Flow(
+                _sequential.FlatMapSequentialPublisher(self._source, m, max_concurrency, prefetch)
+            ),
+        )
+
     def exhaust_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Map an element to a Publisher (or iterable, awaitable) and mirror it; elements
         that arrive while it has not completed (or still holds undelivered elements) are

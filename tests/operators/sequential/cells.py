@@ -1,13 +1,24 @@
-"""The pipeline machine's cell of ``merge_sequential`` (operators/_sequential.py): the
-flow's values, then the other's, whatever the arrival order; an error of the flow ends
-it eagerly (a prefix of the values)."""
+"""The pipeline machine's cells of ``merge_sequential`` and ``flat_map_sequential``
+(operators/_sequential.py): ``merge_sequential``: the flow's values, then the other's,
+whatever the arrival order; ``flat_map_sequential``: each value's inner elements
+(flat_map's ``inner_values``), in upstream order. An error ends either eagerly (a prefix
+of the model's values)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from stateful.families import Cell
-from stateful.pipeline_model import Builder, Expect, Model, OpSpec, other_source, unknown
+from stateful.pipeline_model import (
+    Builder,
+    Expect,
+    Model,
+    OpSpec,
+    ThreadedInner,
+    inner_values,
+    other_source,
+    unknown,
+)
 
 from reactive_streams.flow import Flow
 
@@ -20,4 +31,22 @@ def merge_sequential(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) ->
     return out_flow, Expect(expect.values + theirs, expect.ends, anytime=expect.anytime)
 
 
-CELLS = (Cell("merge_sequential", merge_sequential),)
+def flat_map_sequential(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
+    """Inners of 0 to 3 elements, synchronous or on a thread of their own."""
+    salt = op.variant
+
+    def inner(x: Any) -> Any:
+        values = inner_values(x, salt)
+        return ThreadedInner(values) if op.inner == "thread" else Flow.from_iterable(values)
+
+    out_flow = flow.flat_map_sequential(inner, max_concurrency=op.k + 1, prefetch=op.k + 1)
+    if expect.order != "list":
+        return out_flow, unknown(expect, expect.ends)
+    values = tuple(v for x in expect.values for v in inner_values(x, salt))
+    return out_flow, Expect(values, expect.ends, anytime=expect.anytime)
+
+
+CELLS = (
+    Cell("merge_sequential", merge_sequential),
+    Cell("flat_map_sequential", flat_map_sequential),
+)

@@ -62,3 +62,88 @@ def test_none_is_empty_and_bad_arguments_are_named() -> None:
         Flow.merge_sequential(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="merge_sequential prefetch: size must be an int > 0"):
         Flow.merge_sequential(Flow.just(1), prefetch=0)
+
+
+def test_flat_map_sequential_emits_inners_in_upstream_order_subscribing_eagerly() -> None:
+    inners: dict[int, PushPublisher] = {}
+
+    def inner(x: int) -> PushPublisher:
+        inners[x] = PushPublisher()
+        return inners[x]
+
+    main = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(10)
+    Flow(main).flat_map_sequential(inner, max_concurrency=2, prefetch=4).subscribe(ts)
+    assert main.requested == [2]  # max_concurrency inners at once
+    main.push(0, 1)
+    assert inners[0].requested == [4]
+    assert inners[1].requested == [4]  # both subscribed at once
+    inners[1].push("b")
+    inners[1].complete()
+    ts.assert_values()  # 1's elements wait for 0's
+    inners[0].push("a")
+    inners[0].complete()
+    ts.assert_values("a", "b")
+    assert main.requested == [2, 1, 1]  # one more per inner emitted whole
+    main.complete()
+    ts.assert_complete().assert_no_violations()
+
+
+def test_flat_map_sequential_completes_over_empty_inners_without_demand() -> None:
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow.range(3).flat_map_sequential(lambda x: Flow.empty()).subscribe(ts)
+    ts.assert_values().assert_complete()
+
+
+def test_spec101_flat_map_sequential_honours_demand() -> None:
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow.range(3).flat_map_sequential(lambda x: [x, x]).subscribe(ts)
+    ts.request(3)
+    ts.assert_values(0, 0, 1).assert_no_terminal()
+    ts.request(10)
+    ts.assert_values(0, 0, 1, 1, 2, 2).assert_complete().assert_no_violations()
+
+
+def test_flat_map_sequential_errors_pass_at_once_and_cancel_everything() -> None:
+    inners: dict[int, PushPublisher] = {}
+
+    def inner(x: int) -> PushPublisher:
+        inners[x] = PushPublisher()
+        return inners[x]
+
+    main = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(10)
+    Flow(main).flat_map_sequential(inner).subscribe(ts)
+    main.push(0, 1)
+    inners[1].fail(KeyError("k"))
+    ts.assert_error(KeyError)
+    assert main.cancelled and inners[0].cancelled  # noqa: PT018
+
+    def boom(x: int) -> Flow[int]:
+        raise LookupError("fn")
+
+    ts2: TestSubscriber[Any] = TestSubscriber(1)
+    Flow.just(1).flat_map_sequential(boom).subscribe(ts2)
+    ts2.assert_error(LookupError)
+
+
+def test_spec312_flat_map_sequential_cancel_cancels_upstream_and_inners() -> None:
+    inners: dict[int, PushPublisher] = {}
+
+    def inner(x: int) -> PushPublisher:
+        inners[x] = PushPublisher()
+        return inners[x]
+
+    main = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(10)
+    Flow(main).flat_map_sequential(inner).subscribe(ts)
+    main.push(0)
+    ts.cancel()
+    assert main.cancelled and inners[0].cancelled  # noqa: PT018
+
+
+def test_flat_map_sequential_bad_arguments_are_named() -> None:
+    with pytest.raises(TypeError, match="flat_map_sequential: fn must be callable"):
+        Flow.just(1).flat_map_sequential(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="flat_map_sequential max_concurrency: size must be"):
+        Flow.just(1).flat_map_sequential(lambda x: [x], max_concurrency=0)
