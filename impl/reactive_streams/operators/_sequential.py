@@ -56,17 +56,22 @@ class _MergeSequential(LinkedDrain[T]):
 
     def _emit(self, on_next: Callable[[T], object], requested: int) -> int:
         emitted = 0
-        while emitted != requested and self._error is None:
+        # rule 3.12: a cancel from inside on_next stops the loop (pub no longer ACTIVE)
+        while emitted != requested and self._error is None and self._pub is ACTIVE:
             inner = self._advance()
             if inner is None or not inner.queue:
                 break
-            item = inner.queue.popleft()
-            inner.consumed_one()  # 75 % replenishment
+            _deliver_one(inner, on_next)
             emitted += 1
-            on_next(item)
-            if self._pub is not ACTIVE:
-                break  # rule 3.12: cancelled from inside on_next
         return emitted
+
+
+def _deliver_one(inner: LinkedInner, on_next: Callable[[Any], object]) -> None:
+    """The oldest element of ``inner``'s queue, to ``on_next``; its place asked again at
+    75 % (``consumed_one``)."""
+    item = inner.queue.popleft()
+    inner.consumed_one()
+    on_next(item)
 
 
 class MergeSequentialPublisher:
@@ -153,31 +158,21 @@ class _FlatMapSequential(UnboundedUpstream[R]):
 
     def _emit(self, on_next: Callable[[R], object], requested: int) -> int:
         emitted = 0
-        while emitted != requested and self._error is None:
+        # rule 3.12: a cancel from inside on_next stops the loop (pub no longer ACTIVE)
+        while emitted != requested and self._error is None and self._pub is ACTIVE:
+            self._drop_finished()  # the inners emitted whole leave: the next one's turn
             inner = self._head()
-            if inner is None:
+            if inner is None or not inner.queue:
                 break
-            if inner.queue:
-                item = inner.queue.popleft()
-                inner.consumed_one()  # 75 % replenishment
-                emitted += 1
-                on_next(item)
-                if self._pub is not ACTIVE:
-                    break  # rule 3.12: cancelled from inside on_next
-            elif inner.done:
-                with self._lock:
-                    if self._inners and self._inners[0] is inner:
-                        self._inners.popleft()
-                if not self._done:
-                    self._upstream.request(1)  # room for the next inner
-            else:
-                break
+            _deliver_one(inner, on_next)
+            emitted += 1
         if self._error is None:
             self._drop_finished()  # an empty inner's end needs no demand (nor the stream's)
         return emitted
 
     def _drop_finished(self) -> None:
-        """Inners at the head that completed empty leave without waiting for demand."""
+        """Inners at the head that completed with nothing left leave (no demand needed),
+        each making room for one more upstream element."""
         while True:
             inner = self._head()
             if inner is None or inner.queue or not inner.done:

@@ -1,7 +1,7 @@
 """The pipeline machine's cell of ``exhaust_map`` (operators/_exhaust.py): synchronous
 inners (flat_map's ``inner_values``); an element arriving while the previous inner still
-holds elements is dropped, so the output is whole inners, in order: checked at
-completion, and the values are a subsequence of all inners'."""
+holds elements is dropped, so the output is whole inners, in order: checked at each
+element, and the values are a subsequence of all inners'."""
 
 from __future__ import annotations
 
@@ -24,24 +24,31 @@ from stateful.pipeline_model import (
 from reactive_streams.flow import Flow
 
 
+def _whole_inners(salt: str) -> Any:
+    """A checker of each element: a new inner starts only after the previous one was
+    delivered whole (an inner cut short is a problem at once, not only at completion)."""
+    pending: list[str] = []
+
+    def check(item: Any) -> None:
+        key = key_of(item)
+        if pending:
+            if key != pending[0]:
+                INNER_PROBLEMS.append(f"exhaust_map: {item!r} before the inner's {pending[0]}")
+            pending.pop(0)
+            return
+        block = [key_of(v) for v in inner_values(item[1], salt)]
+        if not block or block[0] != key:
+            INNER_PROBLEMS.append(f"exhaust_map: {item!r} does not start an inner")
+            return
+        pending.extend(block[1:])
+
+    return check
+
+
 def exhaust_map(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     salt = op.variant
-    seen: list[Any] = []
-
-    def whole_inners() -> None:
-        """At completion: what arrived is whole inners, each in order."""
-        i = 0
-        while i < len(seen):
-            block = inner_values(seen[i][1], salt)
-            if [key_of(v) for v in seen[i : i + len(block)]] != [key_of(v) for v in block]:
-                INNER_PROBLEMS.append(f"exhaust_map: a partial inner in {seen!r}")
-                return
-            i += len(block)
-
-    out_flow = (
-        flow.exhaust_map(lambda x: inner_values(x, salt), prefetch=op.k + 1)
-        .do_on_next(seen.append)
-        .do_on_complete(whole_inners)
+    out_flow = flow.exhaust_map(lambda x: inner_values(x, salt), prefetch=op.k + 1).do_on_next(
+        _whole_inners(salt)
     )
     if expect.order == "none":
         return out_flow, unknown(expect, expect.ends)

@@ -19,5 +19,6 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         PIPE,
         "exhaust_map",
+        60,  # an inner is cut only when two or more of its elements wait for demand
     ),
 )

@@ -64,13 +64,19 @@ def test_none_is_empty_and_bad_arguments_are_named() -> None:
         Flow.merge_sequential(Flow.just(1), prefetch=0)
 
 
-def test_flat_map_sequential_emits_inners_in_upstream_order_subscribing_eagerly() -> None:
+def recording() -> tuple[dict[int, PushPublisher], Any]:
+    """A mapper whose inners are test-driven publishers, kept by element."""
     inners: dict[int, PushPublisher] = {}
 
     def inner(x: int) -> PushPublisher:
         inners[x] = PushPublisher()
         return inners[x]
 
+    return inners, inner
+
+
+def test_flat_map_sequential_emits_inners_in_upstream_order_subscribing_eagerly() -> None:
+    inners, inner = recording()
     main = PushPublisher()
     ts: TestSubscriber[Any] = TestSubscriber(10)
     Flow(main).flat_map_sequential(inner, max_concurrency=2, prefetch=4).subscribe(ts)
@@ -105,12 +111,7 @@ def test_spec101_flat_map_sequential_honours_demand() -> None:
 
 
 def test_flat_map_sequential_errors_pass_at_once_and_cancel_everything() -> None:
-    inners: dict[int, PushPublisher] = {}
-
-    def inner(x: int) -> PushPublisher:
-        inners[x] = PushPublisher()
-        return inners[x]
-
+    inners, inner = recording()
     main = PushPublisher()
     ts: TestSubscriber[Any] = TestSubscriber(10)
     Flow(main).flat_map_sequential(inner).subscribe(ts)
@@ -128,12 +129,7 @@ def test_flat_map_sequential_errors_pass_at_once_and_cancel_everything() -> None
 
 
 def test_spec312_flat_map_sequential_cancel_cancels_upstream_and_inners() -> None:
-    inners: dict[int, PushPublisher] = {}
-
-    def inner(x: int) -> PushPublisher:
-        inners[x] = PushPublisher()
-        return inners[x]
-
+    inners, inner = recording()
     main = PushPublisher()
     ts: TestSubscriber[Any] = TestSubscriber(10)
     Flow(main).flat_map_sequential(inner).subscribe(ts)
