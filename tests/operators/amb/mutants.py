@@ -6,12 +6,18 @@ from planted import OPS, PIPE, Mutant, Patch
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
-        "amb-every-source-wins",
-        "amb lets every source's signals through: no winner is kept",
-        "value",
-        (Patch(OPS + "_amb.py", "        return winner is contender\n", "        return True\n"),),
+        "amb-asks-only-the-first-source",
+        "before a winner is known amb asks only its first source: behind a silent one "
+        "(never) the others get no demand and the stream stalls",
+        "1.1",
+        (
+            Patch(
+                OPS + "_amb.py",
+                "for contender in parent._contenders if winner is None else (winner,):",
+                "for contender in parent._contenders[:1] if winner is None else (winner,):",
+            ),
+        ),
         PIPE,
         "amb",
-        60,  # the duplicating variant (amb of the flow with itself) is one draw in three
     ),
 )
