@@ -457,20 +457,6 @@ MUTANTS = (
         "map-unfused",
     ),
     Mutant(
-        "flat_map-scalar-no-recheck",
-        "flat_map's scalar path does not re-check demand once it holds the drain",
-        "1.1",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "        if stopped or self._inners or self._requested < count:\n",
-                "        if stopped or self._inners:\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and flat_map",
-    ),
-    Mutant(
         "replay-bound-off-by-one",
         "replay(bound) keeps one element more than its bound",
         "replay",
@@ -861,21 +847,6 @@ OPS = "operators/"
 #: operator concerned (``select``) must kill each
 OPERATOR_MUTANTS = (
     Mutant(
-        "flat_map-loses-inner-demand",
-        "flat_map replenishes an inner one element short",
-        "3.8",
-        (
-            Patch(
-                OPS + "_flat_map.py",
-                "            self.request(grant)\n",
-                "            self.request(grant - 1)\n",
-            ),
-        ),
-        PIPE,
-        "flat_map or merge",
-        30,  # an inner subscribed with a prefetch of 1 must be replenished
-    ),
-    Mutant(
         "merge-overlaps-on-next",
         "a signal drains even while a drain runs: merge/flat_map re-enter on_next",
         "1.3",
@@ -1258,21 +1229,6 @@ OPERATOR_MUTANTS = (
         "raise_after_own_cancel",
     ),
     Mutant(
-        "flat_map-run-skips-joined-inners",
-        "flat_map moves past a run of whole synchronous inners although inners joined it "
-        "while it completed some: a later inner's element overtakes theirs",
-        "order",
-        (
-            Patch(
-                OPS + "_flat_map.py",
-                "                if queue and emitted != requested and self._pub is ACTIVE:\n",
-                "                if False:\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map_mix",
-    ),
-    Mutant(
         "pulled-batch-drops-elements-before-error",
         "a pulled batch loses the elements pulled before the source raised",
         "1.4",
@@ -1646,88 +1602,6 @@ OPERATOR_MUTANTS = (
         "killed",
     ),
     # issue 23.6: flat_map's direct path (a fused upstream's batch in one drain hold)
-    Mutant(
-        "flat-map-direct-ignores-demand",
-        "a whole synchronous inner goes straight downstream without demand for it",
-        "1.1",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            if len(whole) > room - sent:\n",
-                "            if False:\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map",
-    ),
-    Mutant(
-        "flat-map-direct-scalar-ignores-demand",
-        "a scalar inner goes straight downstream when the demand is spent",
-        "1.1",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "                if sent == room:\n",
-                "                if False:\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map",
-    ),
-    Mutant(
-        "flat-map-pulls-an-inner-inside-the-hold",
-        "an inner that is not whole is pulled with the drain held: its error overtakes its elements",
-        "1.4",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            else:\n                pending = (publisher, sync)\n                break\n",
-                "            else:\n                self._dispatch(publisher, sync)\n                continue\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map",
-    ),
-    Mutant(
-        "flat-map-direct-untraced",
-        "the direct path calls on_next bare in a traced run: the inners' elements leave no events",
-        "trace",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)\n"
-                "        prefetch = self._prefetch\n",
-                "        on_next = downstream.on_next\n        prefetch = self._prefetch\n",
-            ),
-        ),
-        "tests/operators/test_flat_map_direct.py",
-    ),
-    Mutant(
-        "flat-map-batched-replenish-short",
-        "inners completed in one batch ask upstream for one element per limit, not limit",
-        "3.17",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            self._upstream.request(grants * limit)\n",
-                "            self._upstream.request(grants)\n",
-            ),
-        ),
-        "tests/operators/test_flat_map_direct.py",
-    ),
-    Mutant(
-        "flat-map-direct-maps-after-cancel",
-        "the rest of a pulled batch is mapped after downstream cancelled",
-        "3.12",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:\n",
-                "            if self._bad is not None or self._error is not None:\n",
-            ),
-        ),
-        "tests/operators/test_flat_map_direct.py",
-    ),
     Mutant(
         "items-answer-for-any-tuple",
         "a from_iterable tuple answers 'items' (no None check), so its None is sent",

@@ -21,7 +21,6 @@ from stateful.families import KitFactory, collect_kit
 
 from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff, HandleSink
-from reactive_streams.sources import just
 
 tck = pytest.importorskip("reactive_streams.tck", exc_type=ImportError)
 
@@ -31,9 +30,6 @@ KIT: dict[str, KitFactory] = {factory.name: factory for factory in collect_kit()
 
 # each builds a Flow of exactly n elements from range(0, n) (or a suitable source)
 OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
-    "flat_map": lambda n: Flow.range(0, n).flat_map(just),
-    "concat_map": lambda n: Flow.range(0, n).concat_map(just),
-    "merge": lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2)),
     # errors and recovery: the switching core (a failing first attempt where it applies)
     "retry": lambda n: _fails_once(n).retry(2),
     "retry_when": lambda n: _fails_once(n).retry_when(lambda e, attempt: attempt < 3),

@@ -41,24 +41,6 @@ MUTANTS: tuple[Mutant, ...] = (
         40,  # the lying inners are drawn in a few of the examples
     ),
     Mutant(
-        "flat_map-batch-asks-fusion-unchecked",
-        "flat_map's batch path asks __rs_sync__ itself instead of sync_of: a stranger's "
-        "items answer skips the one check",
-        "1.1",
-        (
-            Patch(
-                OPS + "_flat_map.py",
-                "                sync = sync_of(publisher)"
-                "  # the answer checked (a stranger's: pulled)\n",
-                '                ask = getattr(publisher, "__rs_sync__", None)\n'
-                "                sync = None if ask is None else ask()\n",
-            ),
-        ),
-        # the machine's lying inners reach the batch path with too little demand too
-        # rarely (survived at 100 examples per cell): the answers' own test kills it
-        "tests/test_fusion_answers.py",
-    ),
-    Mutant(
         "timeout-fallback-raise-stalls",
         "timeout subscribes its fallback outside subscribe_or_fail: a raising subscribe "
         "escapes the drain, whose work counter stays above 0 (no terminal signal, ever)",

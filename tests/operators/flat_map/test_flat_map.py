@@ -13,7 +13,7 @@ from reactive_streams.sources import IterablePublisher, ScalarPublisher, just
 from reactive_streams.sources import range as rs_range
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe
+from .._util import Probe
 
 
 def test_flat_map_to_one_and_to_two(fusion: bool) -> None:

@@ -19,7 +19,7 @@ from reactive_streams.api import Subscriber
 from reactive_streams.flow import Flow
 from reactive_streams.operators import SyncSource, fusion
 
-from ._util import PushPublisher, Recorder
+from .._util import PushPublisher, Recorder
 
 pytestmark = pytest.mark.timeout(60)
 
