@@ -71,7 +71,6 @@ from reactive_streams._core import tracer as core_tracing
 from reactive_streams.api import Publisher
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
 from reactive_streams.multicast import PublishConnection, publish, replay
-from reactive_streams.operators import Backoff
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
 from reactive_streams.trace.invariants import multicast as publish_twin
@@ -97,17 +96,12 @@ from .pipeline_model import SubscribeRaises as SubscribeRaises
 from .pipeline_model import ThreadedInner as ThreadedInner
 from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
-from .pipeline_model import exact as _exact
 from .pipeline_model import failing_iter as _failing_iter
-from .pipeline_model import keeper as _keeper
 from .pipeline_model import key_of as _key
 from .pipeline_model import lossy as _lossy
 from .pipeline_model import overtaking as _overtaking
-from .pipeline_model import pick_target as _pick_target
-from .pipeline_model import stable as _stable
 from .pipeline_model import subscribes_late as _subscribes_late
 from .pipeline_model import tag as _tag
-from .pipeline_model import unknown as _unknown
 
 # --------------------------------------------------------------------------- sources
 
@@ -211,39 +205,18 @@ def _settle(connection: Any, deadline_s: float = 10.0) -> None:
 
 
 #: the error-recovery, joining, relay and single-result operators (issue 24)
-RECOVERY = ("retry", "on_error_resume", "on_error_return", "on_error_complete")
-JOINING = ("concat_with", "start_with", "default_if_empty")
-RELAYS = ("distinct", "distinct_until_changed", "skip_while", "skip_last")
-TAILS = ("take_last", "count")
+RECOVERY: tuple[str, ...] = ()
+JOINING: tuple[str, ...] = ()
+RELAYS: tuple[str, ...] = ()
+TAILS: tuple[str, ...] = ()
 #: the combining, switching, grouping, relay and single-result ones (issue 24; ``DRAWN``)
-NEWER = (
-    "retry_when",
-    "switch_if_empty",
-    "defer",
-    "do_on_error",
-    "do_on_complete",
-    "do_finally",
-    "ignore_elements",
-    "element_at",
-    "all",
-    "any",
-)
+NEWER: tuple[str, ...] = ()
 CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
 TIMED = ("delay", "timeout", "debounce", *CLOCKED)
 
 #: the operators not yet moved to a family folder (their models are below)
-LEGACY = (
-    "publish",
-    "replay",
-    "ref_count",
-    *RECOVERY,
-    *JOINING,
-    *RELAYS,
-    *TAILS,
-    *TIMED,
-    *NEWER,
-)
+LEGACY = ("publish", "replay", "ref_count", *RECOVERY, *JOINING, *RELAYS, *TAILS, *TIMED, *NEWER)
 
 #: the families' cells (``tests/operators/<family>/cells.py``), by operator name
 CELLS: dict[str, Cell] = {cell.name: cell for cell in collect_cells()}
@@ -301,149 +274,6 @@ def _apply_op(
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
-
-
-def _recovery(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """retry(k) (variant c: with a backoff on the virtual clock): an end by error E
-    after P (the same on every attempt: a cold upstream) gives P * (k + 1), then E.
-    on_error_resume(g): P + g's values, then complete.
-    on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
-    name = op.name
-    failed = COMPLETE not in expect.ends
-    if name == "retry":
-        clock = machine.new_executor("timer") if op.variant == "c" else None
-        if isinstance(clock, ManualExecutor):  # a backoff on the virtual clock
-            out_flow = flow.retry(op.k, backoff=Backoff(0.5, 2.0, 1.0), scheduler=clock)
-        else:
-            out_flow = flow.retry(op.k)
-        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
-            return out_flow, expect
-        if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
-            out = replace(expect, values=expect.values * (op.k + 1), count=None, most=None)
-            return out_flow, out
-        return out_flow, _unknown(expect, expect.ends | {COMPLETE})
-    tail: tuple[Any, ...] = ()
-    if name == "on_error_resume" and op.inner == "raises":  # the fallback's subscribe raises
-        machine.coverage_extra.add("fallback-subscribe-raises")
-        out_flow = flow.on_error_resume(lambda e: SubscribeRaises())
-        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
-            return out_flow, expect
-        if _exact(expect) and failed:  # rule 1.9: its raise is the stream's error
-            return out_flow, Expect(expect.values, frozenset({"InnerFailure"}))
-        return out_flow, _unknown(expect, (expect.ends & {COMPLETE}) | {"InnerFailure"})
-    if name == "on_error_resume":
-        tail = tuple(("r", j) for j in range(op.other))
-        ex = machine.new_executor("resume") if op.manual else None
-        out_flow = flow.on_error_resume(lambda e: from_iterable(list(tail), executor=ex))
-    elif name == "on_error_return":
-        tail = (("e", op.k),)
-        out_flow = flow.on_error_return(tail[0])
-    else:
-        out_flow = flow.on_error_complete()
-    done = frozenset({COMPLETE})
-    if expect.ends == done and not expect.anytime:
-        return out_flow, expect
-    if _exact(expect) and failed:
-        return out_flow, Expect(expect.values + tail, done)
-    return out_flow, _unknown(expect, done)
-
-
-def _joining(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """concat_with(o): the values, then o's once they completed. start_with(*items):
-    items, then the values. default_if_empty(v): the values, or (v,) when none."""
-    name = op.name
-    if name == "concat_with":
-        tail = tuple(("c", j) for j in range(op.other))
-        ex = machine.new_executor("concat-other") if op.manual else None
-        out_flow = flow.concat_with(from_iterable(list(tail), executor=ex))
-        if COMPLETE not in expect.ends:  # an error ends it before the other starts
-            return out_flow, expect
-        most = None if expect.most is None else expect.most + len(tail)
-        if expect.order == "list":
-            return out_flow, replace(expect, values=expect.values + tail, count=None, most=most)
-        count = None if expect.count is None else expect.count + len(tail)
-        return out_flow, replace(expect, values=expect.values + tail, count=count, most=most)
-    if name == "start_with":
-        head = tuple(("s", j) for j in range(op.k))
-        out_flow = flow.start_with(*head)
-        most = None if expect.most is None else expect.most + len(head)
-        if expect.order in ("list", "subseq"):
-            return out_flow, replace(expect, values=head + expect.values, count=None, most=most)
-        count = None if expect.count is None else expect.count + len(head)
-        return out_flow, replace(expect, values=head + expect.values, count=count, most=most)
-    fallback = ("d", op.k)
-    out_flow = flow.default_if_empty(fallback)
-    most = None if expect.most is None else max(expect.most, 1)
-    if COMPLETE not in expect.ends:
-        return out_flow, expect
-    if expect.order == "list":
-        values = expect.values or (fallback,)
-        return out_flow, replace(expect, values=values, count=None, most=most)
-    if expect.order == "bag" and expect.count is not None and expect.count > 0:
-        return out_flow, expect
-    return out_flow, replace(expect, values=(*expect.values, fallback), count=None, most=most)
-
-
-def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expect]:
-    """distinct / distinct_until_changed (key: the value, or a coarse one for variant
-    a): first occurrences / runs collapsed; skip_while: the prefix dropped; skip_last(n):
-    v[:-n]; take_last(n): v[-n:] at completion; count: (len(v),). Off a list model
-    each output is a subsequence of its input (count: one element at most)."""
-    name = op.name
-    n = op.k
-    coarse = op.variant == "a"
-
-    def key(x: Any) -> Any:
-        return _stable(x) % 3 if coarse else _key(x)
-
-    values = expect.values
-    if name in TAILS and COMPLETE not in expect.ends:
-        values = ()  # their one emission comes at completion: none on an error
-    out_flow: Flow[Any]
-    if name == "distinct":
-        out_flow = flow.distinct(key)
-        seen: set[Any] = set()
-        kept = []
-        for v in values:
-            if key(v) not in seen:
-                seen.add(key(v))
-                kept.append(v)
-        out = tuple(kept)
-    elif name == "distinct_until_changed":
-        out_flow = flow.distinct_until_changed(key)
-        out = tuple(v for i, v in enumerate(values) if i == 0 or key(values[i - 1]) != key(v))
-    elif name == "skip_while":
-        target = _pick_target(expect, op.fault)  # dropped up to this one (None: all)
-        stop = _key(target) if target is not None else None
-        out_flow = flow.skip_while(lambda x: _key(x) != stop)
-        keys = [_key(v) for v in values]
-        out = values[keys.index(stop) :] if stop in keys else ()
-    elif name == "skip_last":
-        out_flow = flow.skip_last(n)
-        out = values[: max(0, len(values) - n)]
-    elif name == "take_last":
-        out_flow = flow.take_last(n)
-        out = values[max(0, len(values) - n) :] if n else ()
-        most = n if expect.most is None else min(n, expect.most)
-        if expect.order == "list":
-            return out_flow, replace(expect, values=out, count=None, most=most)
-        count = None if expect.count is None else min(n, expect.count)
-        return out_flow, replace(expect, count=count, most=most)
-    else:
-        out_flow = flow.count()
-        if expect.order == "list":
-            out = (len(values),) if COMPLETE in expect.ends else ()
-            return out_flow, replace(expect, values=out, count=None, most=1)
-        if expect.order == "bag" and expect.count is not None:
-            return out_flow, replace(expect, values=(expect.count,), order="list", count=None)
-        return out_flow, _unknown(expect, expect.ends)
-    if expect.order == "list":
-        return out_flow, replace(expect, values=out, count=None)
-    return out_flow, replace(expect, count=None)
 
 
 def _timed(
@@ -1179,128 +1009,6 @@ class PipelineMachine(TracedMachine):
 # its model); the timed ones (``CLOCKED``) run on a "timer" ManualExecutor.
 
 
-def _retry_when(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """retry_when(attempt <= k): retry(k)'s model."""
-    _, out = _recovery(replace(op, name="retry"), flow, expect, m)
-    times = op.k
-    return flow.retry_when(lambda e, attempt: attempt <= times), out
-
-
-def _switch_if_empty(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The values, or the other's when none came before completion."""
-    if op.inner == "raises":  # the other's subscribe raises: its error (rule 1.9)
-        m.coverage_extra.add("fallback-subscribe-raises")
-        raising = flow.switch_if_empty(SubscribeRaises())
-        if COMPLETE not in expect.ends:
-            return raising, expect
-        if _exact(expect):
-            return raising, expect if expect.values else Expect((), frozenset({"InnerFailure"}))
-        return raising, _unknown(expect, expect.ends | {"InnerFailure"})
-    tail = tuple(("w", j) for j in range(op.other))
-    ex = m.new_executor("switch-other") if op.manual else None
-    out_flow = flow.switch_if_empty(from_iterable(list(tail), executor=ex))
-    if COMPLETE not in expect.ends:
-        return out_flow, expect
-    # an empty completion switches: the other's elements are due too (take(0) bounds none)
-    most = None if expect.most is None else max(expect.most, len(tail))
-    if expect.order == "list":
-        return out_flow, replace(expect, values=expect.values or tail, count=None, most=most)
-    return out_flow, _unknown(expect, expect.ends)
-
-
-def _defer(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    return Flow.defer(lambda: flow), expect
-
-
-def _do_on_error(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same; a raising action turns every error into its UserFault."""
-    seen: list[str] = []
-    fault = op.fault is not None
-
-    def action(error: BaseException) -> None:
-        seen.append(type(error).__name__)
-        if fault:
-            raise UserFault("do_on_error")
-
-    if not fault:
-        return flow.do_on_error(action), expect
-    errors = expect.ends - {COMPLETE}
-    ends = (expect.ends - errors) | ({"UserFault"} if errors else set())
-    out = replace(expect, ends=frozenset(ends))
-    return flow.do_on_error(action), out.cut_in("UserFault") if expect.anytime else out
-
-
-def _do_on_complete(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same; a raising action turns the completion into its UserFault."""
-    fault = op.fault is not None
-
-    def action() -> None:
-        if fault:
-            raise UserFault("do_on_complete")
-
-    if not fault or COMPLETE not in expect.ends:
-        return flow.do_on_complete(action), expect
-    ends = (expect.ends - {COMPLETE}) | {"UserFault"}
-    return flow.do_on_complete(action), replace(expect, ends=frozenset(ends), count=None)
-
-
-def _do_finally(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same (the action's fault is logged); it runs once per subscription (checked
-    at its call: a retry downstream subscribes again)."""
-    fault = op.fault is not None
-
-    def subscribed() -> Flow[Any]:
-        calls: list[int] = []
-
-        def action() -> None:
-            calls.append(1)
-            if len(calls) > 1:
-                INNER_PROBLEMS.append(f"do_finally ran {len(calls)} times")
-            if fault:
-                raise UserFault("do_finally")
-
-        return flow.do_finally(action)
-
-    return Flow.defer(subscribed), expect
-
-
-def _ignore_elements(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    return flow.ignore_elements(), Expect((), expect.ends, anytime=expect.anytime)
-
-
-def _element_at(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """values[k] then complete (upstream cancelled); shorter: the default (variant a)
-    or IndexError at completion."""
-    index = op.k
-    default = ("d", index) if op.variant == "a" else None
-    out_flow = flow.element_at(index) if default is None else flow.element_at(index, default)
-    short = frozenset({"IndexError"}) if default is None else frozenset({COMPLETE})
-    if expect.order != "list":
-        return out_flow, replace(_unknown(expect, expect.ends | {COMPLETE} | short), most=1)
-    if len(expect.values) > index:
-        return out_flow, Expect((expect.values[index],), frozenset({COMPLETE}), most=1)
-    if COMPLETE in expect.ends:
-        values = () if default is None else (default,)
-        return out_flow, Expect(values, (expect.ends - {COMPLETE}) | short, most=1)
-    return out_flow, Expect((), expect.ends, most=1)
-
-
-def _all_any(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """all(p): (False,) at the first failing element (upstream cancelled), else (True,)
-    at completion; any(p): (True,) at the first passing one, else (False,)."""
-    test = _keeper(op.variant)
-    is_all = op.name == "all"
-    out_flow = flow.all(test) if is_all else flow.any(test)
-    if expect.order != "list":
-        return out_flow, replace(_unknown(expect, expect.ends | {COMPLETE}), most=1)
-    for v in expect.values:
-        if bool(test(v)) != is_all:
-            return out_flow, Expect((not is_all,), frozenset({COMPLETE}), most=1)
-    if COMPLETE in expect.ends:
-        return out_flow, Expect((is_all,), expect.ends, most=1)
-    return out_flow, Expect((), expect.ends, most=1)
-
-
 def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """sample(dt): a subsequence, the last value delivered at completion.
     throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
@@ -1336,27 +1044,10 @@ def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     return out_flow.concat_map(Flow.from_iterable), out
 
 
-def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    return _relay(op, flow, expect)
-
-
 #: name -> (flow, model) builder: the operator families and issue 24's operators
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
     **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
-    **dict.fromkeys(RECOVERY, _recovery),
-    **dict.fromkeys(JOINING, _joining),
-    **dict.fromkeys(RELAYS + TAILS, _relays),
     **dict.fromkeys(("delay", "timeout", "debounce"), _timed),
-    "retry_when": _retry_when,
-    "switch_if_empty": _switch_if_empty,
-    "defer": _defer,
-    "do_on_error": _do_on_error,
-    "do_on_complete": _do_on_complete,
-    "do_finally": _do_finally,
-    "ignore_elements": _ignore_elements,
-    "element_at": _element_at,
-    "all": _all_any,
-    "any": _all_any,
     "sample": _clocked,
     "throttle_first": _clocked,
     "buffer_timeout": _clocked,

@@ -65,22 +65,6 @@ MUTANTS: tuple[Mutant, ...] = (
         select="test_family_lines[delay_subscription]",
     ),
     Mutant(
-        "explorer-retry-timer-stored-after-cancel",
-        "retry stores its backoff timer whatever a racing cancel did: the timer stays "
-        "armed after the cancel (D3)",
-        "3.13",
-        (
-            Patch(
-                OPS + "_recover.py",
-                "        self._timer.swap(timer)  # rules 3.12, 3.13: cancelled at once if a "
-                "cancel came first\n",
-                "        self._timer._held = timer  # D3: stored over a dispose\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[retry-backoff]",
-    ),
-    Mutant(
         "explorer-lambda-check-then-set",
         "LambdaSubscriber.on_subscribe checks done and its slot, then stores: a cancel in "
         "between is lost and the source keeps the demand (D11)",

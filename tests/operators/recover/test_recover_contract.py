@@ -11,7 +11,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, Recorder
+from .._util import PushPublisher, Recorder
 
 
 @pytest.mark.parametrize(

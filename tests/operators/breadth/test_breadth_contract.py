@@ -12,7 +12,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import MAX, PushPublisher, Recorder
+from .._util import MAX, PushPublisher, Recorder
 
 pytestmark = pytest.mark.timeout(60)
 

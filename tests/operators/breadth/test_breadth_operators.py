@@ -12,7 +12,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import Probe, PushPublisher
+from .._util import Probe, PushPublisher
 
 MAX = 2**63 - 1
 

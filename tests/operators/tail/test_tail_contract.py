@@ -10,7 +10,7 @@ import pytest
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, hops_over_just
+from .._util import PushPublisher, hops_over_just
 
 
 def test_element_at_past_the_end_names_how_many_were_missing() -> None:
