@@ -98,9 +98,7 @@ from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
 from .pipeline_model import failing_iter as _failing_iter
 from .pipeline_model import key_of as _key
-from .pipeline_model import lossy as _lossy
 from .pipeline_model import overtaking as _overtaking
-from .pipeline_model import subscribes_late as _subscribes_late
 from .pipeline_model import tag as _tag
 
 # --------------------------------------------------------------------------- sources
@@ -211,9 +209,9 @@ RELAYS: tuple[str, ...] = ()
 TAILS: tuple[str, ...] = ()
 #: the combining, switching, grouping, relay and single-result ones (issue 24; ``DRAWN``)
 NEWER: tuple[str, ...] = ()
-CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
+CLOCKED: tuple[str, ...] = ()
 #: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
-TIMED = ("delay", "timeout", "debounce", *CLOCKED)
+TIMED = (*CLOCKED,)
 
 #: the operators not yet moved to a family folder (their models are below)
 LEGACY = ("publish", "replay", "ref_count", *RECOVERY, *JOINING, *RELAYS, *TAILS, *TIMED, *NEWER)
@@ -274,80 +272,6 @@ def _apply_op(
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
-
-
-def _timed(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
-    elements dropped); timeout(dt) (but for variant c: after a delay(0.5), and held
-    open after its elements, so its timer ends it): the same list unless a
-    TimeoutError cuts in (the clock moves while no element comes);
-    debounce(dt): a subsequence, its last value delivered at completion."""
-    clock = machine.new_executor("timer")
-    assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
-    dt = 0.5 * (op.k + 1)
-    errors = expect.ends - {COMPLETE}
-    if op.name == "delay":
-        return flow.delay(dt, scheduler=clock), replace(expect, anytime=expect.anytime | errors)
-    if op.name == "timeout":
-        if op.variant != "c":  # elements reach timeout after its start: the clock tells
-            flow = flow.delay(0.5, scheduler=clock)
-            expect = replace(expect, anytime=expect.anytime | errors)
-        if op.variant != "c":  # held open after its elements: only the timer ends it
-            flow = flow.concat_with(Flow.timer(30.0, scheduler=clock).ignore_elements())
-        if op.inner != "plain":  # a fallback whose subscribe raises: its error (1.9)
-            machine.coverage_extra.add("fallback-subscribe-raises")
-            raising = _timeout(flow, 1.0 + op.k % 2, clock, SubscribeRaises())
-            return raising, expect.cut_in("InnerFailure")
-        return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
-    # the pending value goes out at completion: the last of a list is always delivered
-    out = replace(_lossy(expect), keeps_last=expect.order == "list")
-    return _debounce(flow, dt, clock), out
-
-
-def _debounce(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
-    """debounce(dt), each value it emits checked against the clock: no newer element
-    arrived within dt of it (it ended its burst), or none at all (the completion's)."""
-    arrivals: list[tuple[float, str]] = []
-
-    def arrived(x: Any) -> None:
-        arrivals.append((clock.now(), _key(x)))
-
-    def emitted(x: Any) -> None:
-        key = _key(x)
-        for i in range(len(arrivals) - 1, -1, -1):
-            if arrivals[i][1] == key:
-                at = arrivals[i][0]
-                after = arrivals[i + 1 :]
-                if after and after[0][0] < at + dt - 1e-9:
-                    INNER_PROBLEMS.append(
-                        f"debounce({dt}) emitted {x!r} (arrived at t={at}), "
-                        f"a newer element came at t={after[0][0]}"
-                    )
-                return
-
-    return flow.do_on_next(arrived).debounce(dt, scheduler=clock).do_on_next(emitted)
-
-
-def _timeout(
-    flow: Flow[Any], dt: float, clock: ManualExecutor, fallback: Publisher[Any] | None = None
-) -> Flow[Any]:
-    """timeout(dt), its TimeoutError checked against the clock: it may fire only dt
-    after the last element that reached it (or after the start)."""
-    stamps = [0.0]
-
-    def arrived(x: Any) -> None:
-        stamps.append(clock.now())
-
-    def fired(error: BaseException) -> None:
-        quiet = clock.now() - stamps[-1]
-        if isinstance(error, TimeoutError) and quiet < dt:
-            INNER_PROBLEMS.append(
-                f"timeout({dt}) fired at t={clock.now()}, {quiet} s after the last element"
-            )
-
-    return flow.do_on_next(arrived).timeout(dt, fallback, scheduler=clock).do_on_error(fired)
 
 
 def _multicast(
@@ -1009,50 +933,9 @@ class PipelineMachine(TracedMachine):
 # its model); the timed ones (``CLOCKED``) run on a "timer" ManualExecutor.
 
 
-def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """sample(dt): a subsequence, the last value delivered at completion.
-    throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
-    flattened: the same list, no batch over n (checked at each batch); an error cuts
-    in (the batch being filled is dropped).
-    delay_subscription(dt): the same."""
-    clock = m.new_executor("timer")
-    assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
-    dt = 0.5 * (op.k + 1)
-    name = op.name
-    if name == "sample":
-        return flow.sample(dt, scheduler=clock), replace(
-            _lossy(expect), keeps_last=expect.order == "list"
-        )
-    if name == "throttle_first":
-        return flow.throttle_first(dt, scheduler=clock), _lossy(expect)
-    if name == "delay_subscription":
-        return flow.delay_subscription(dt, scheduler=clock), _subscribes_late(expect, m)
-    size = op.other + 1
-
-    def bounded(batch: list[Any]) -> list[Any]:
-        if not 0 < len(batch) <= size:
-            INNER_PROBLEMS.append(f"{name}({size}): a batch of {len(batch)}")
-        return batch
-
-    # an error comes at once: the batch being filled is dropped
-    out = replace(expect, anytime=expect.anytime | (expect.ends - {COMPLETE}))
-    if name == "buffer_timeout":
-        batches = flow.buffer_timeout(size, dt, scheduler=clock)
-        return batches.map(bounded).concat_map(Flow.from_iterable), out
-    windows = flow.window_timeout(size, dt, scheduler=clock)
-    out_flow = windows.concat_map(lambda w: w.collect().map(bounded))
-    return out_flow.concat_map(Flow.from_iterable), out
-
-
 #: name -> (flow, model) builder: the operator families and issue 24's operators
 DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
     **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
-    **dict.fromkeys(("delay", "timeout", "debounce"), _timed),
-    "sample": _clocked,
-    "throttle_first": _clocked,
-    "buffer_timeout": _clocked,
-    "window_timeout": _clocked,
-    "delay_subscription": _clocked,
 }
 
 

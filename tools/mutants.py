@@ -360,37 +360,6 @@ MUTANTS = (
     ),
     # --- time: the timed operators' own tests, in virtual time
     Mutant(
-        "timeout-not-rearmed",
-        "timeout arms its timer once, at the subscription, not again per element",
-        "timeout",
-        (
-            Patch(
-                "operators/_timed_window.py",
-                "            elif source == 0:\n                self._arm(self._dt)  # per element\n",
-                "            elif False:\n                self._arm(self._dt)  # per element\n",
-            ),
-        ),
-        "stateful/test_pipeline_machine.py",
-        "timeout",
-    ),
-    Mutant(
-        "debounce-emits-first",
-        "debounce keeps the first element of a burst instead of the last",
-        "debounce",
-        (
-            Patch(
-                "operators/_timed_window.py",
-                "        if kind == NEXT:\n            self._latest = value\n            self._has = True\n"
-                "            self._arm(self._dt)  # every element restarts the quiet period\n",
-                "        if kind == NEXT:\n            if not self._has:\n                self._latest = value\n"
-                "            self._has = True\n"
-                "            self._arm(self._dt)  # every element restarts the quiet period\n",
-            ),
-        ),
-        "stateful/test_pipeline_machine.py",
-        "debounce",
-    ),
-    Mutant(
         "timed-tick-not-serial",
         "a timed hop's event does not wait for the running drain: a tick and an element overlap",
         "1.3",
@@ -401,7 +370,7 @@ MUTANTS = (
                 "        self._wip = 0  # forgets the running drain\n        self._signal()\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "tests/operators/timed/test_timed.py",
         "never_signal",
     ),
     Mutant(
@@ -415,7 +384,7 @@ MUTANTS = (
                 "        pass  # the timer stays armed\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "tests/operators/timed/test_timed.py",
         "cancel_cancels",
     ),
     # issue 28: the independent review's planted bugs, each killed by a machine; the
@@ -773,7 +742,7 @@ MUTANTS = (
                 "        return self._timer is None or self._scheduler.now() < self._due - 1e-9\n",
             ),
         ),
-        "tests/operators/test_timed_stale_ticks.py",
+        "tests/operators/timed/test_timed_stale_ticks.py",
         "early",
     ),
     # the lease heartbeat ("spark-sink-lease") outlives its writer: the lease stays live

@@ -126,19 +126,6 @@ def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool
 # time, on the shared pool and its timer thread (the kit's executor has no clock); the
 # kit judges absence by a quiet period here, so these run once, not per fusion mode
 TIMED: dict[str, Callable[[int], Flow[Any]]] = {
-    "interval": lambda n: Flow.interval(0.0005).on_backpressure_drop().take(n),
-    "timer": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.timer(0.0001).map(lambda _: x)),
-    "delay": lambda n: Flow.range(0, n).delay(0.0005),
-    "delay_subscription": lambda n: Flow.range(0, n).delay_subscription(0.001),
-    "timeout": lambda n: Flow.range(0, n).timeout(30.0),
-    "timeout_fallback": lambda n: Flow.timer(30.0).timeout(0.001, Flow.range(0, n)),
-    "debounce": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).debounce(0.0001)),
-    "sample": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).sample(30.0)),
-    "throttle_first": lambda n: Flow.range(0, n).concat_map(
-        lambda x: Flow.just(x).throttle_first(30.0)
-    ),
-    "buffer_timeout": lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0),
-    "window_timeout": lambda n: Flow.range(0, 2 * n).window_timeout(2, 30.0),
 }
 
 

@@ -133,18 +133,4 @@ MUTANTS: tuple[Mutant, ...] = (
         machine=RACES,
         select="d9",
     ),
-    Mutant(
-        "delay-subscription-timer-kept",
-        "delay_subscription's cancel leaves the timer armed, holding the subscriber (D2, 3.13)",
-        "3.13",
-        (
-            Patch(
-                OPS + "_delay_subscription.py",
-                "            self._timer.dispose()  # rule 3.13: the timer",
-                "            pass  # rule 3.13: the timer",
-            ),
-        ),
-        machine=PIPE,
-        select="delay_subscription",
-    ),
 )

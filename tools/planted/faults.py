@@ -41,22 +41,6 @@ MUTANTS: tuple[Mutant, ...] = (
         40,  # the lying inners are drawn in a few of the examples
     ),
     Mutant(
-        "timeout-fallback-raise-stalls",
-        "timeout subscribes its fallback outside subscribe_or_fail: a raising subscribe "
-        "escapes the drain, whose work counter stays above 0 (no terminal signal, ever)",
-        "1.9",
-        (
-            Patch(
-                OPS + "_timed_window.py",
-                "        subscribe_or_fail(fallback, inner, inner.on_error)"
-                "  # rule 1.9: a raise is its on_error\n",
-                "        fallback.subscribe(inner)\n",
-            ),
-        ),
-        PIPE,
-        "timeout and not buffer_timeout and not window_timeout",
-    ),
-    Mutant(
         "arbiter-subscribe-raise-escapes",
         "the arbiter subscribes its next upstream outside subscribe_or_fail: a raising "
         "fallback of on_error_resume or switch_if_empty escapes the caller's request",

@@ -13,7 +13,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber, TimedSubscriber, marbles
 from reactive_streams.tracing import tracing
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from reactive_streams.executors import Cancellable, ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TestSubscriber, marbles
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 Task = Callable[[], None]
 MAX = 2**63 - 1

@@ -15,7 +15,7 @@ from reactive_streams.operators._timed import Delay
 from reactive_streams.testing import TestSubscriber, TimedSubscriber
 from reactive_streams.tracing import tracing
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 _ONE: Any = "1"  # not a number
 

@@ -11,7 +11,7 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 from reactive_streams.testing import TimedSubscriber
 
-from ._util import PushPublisher
+from .._util import PushPublisher
 
 
 @pytest.fixture
