@@ -70,7 +70,7 @@ from reactive_streams import ManualExecutor, from_iterable, generate
 from reactive_streams._core import tracer as core_tracing
 from reactive_streams.api import Publisher
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
-from reactive_streams.multicast import PublishConnection, publish, replay
+from reactive_streams.multicast import PublishConnection
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
 from reactive_streams.trace.invariants import multicast as publish_twin
@@ -98,7 +98,6 @@ from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
 from .pipeline_model import failing_iter as _failing_iter
 from .pipeline_model import key_of as _key
-from .pipeline_model import overtaking as _overtaking
 from .pipeline_model import tag as _tag
 
 # --------------------------------------------------------------------------- sources
@@ -214,7 +213,7 @@ CLOCKED: tuple[str, ...] = ()
 TIMED = (*CLOCKED,)
 
 #: the operators not yet moved to a family folder (their models are below)
-LEGACY = ("publish", "replay", "ref_count", *RECOVERY, *JOINING, *RELAYS, *TAILS, *TIMED, *NEWER)
+LEGACY = (*RECOVERY, *JOINING, *RELAYS, *TAILS, *TIMED, *NEWER)
 
 #: the families' cells (``tests/operators/<family>/cells.py``), by operator name
 CELLS: dict[str, Cell] = {cell.name: cell for cell in collect_cells()}
@@ -272,27 +271,6 @@ def _apply_op(
     if drawn is not None:
         return drawn(op, flow, expect, machine)
     raise AssertionError(f"unknown operator {name}")
-
-
-def _multicast(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    ex = machine.new_executor("multicast") if op.manual else None
-    buffer = op.k + 1
-    if op.name == "replay" or (op.name == "ref_count" and op.variant == "b"):
-        conn = replay(flow, bound=None if op.variant == "a" else buffer, executor=ex, batch_size=2)
-        kind = "replay"
-    else:
-        conn = publish(flow, buffer, executor=ex, batch_size=2)
-        kind = "publish"
-        # docs/multicast.md: a source error overtakes the buffered elements
-        expect = _overtaking(expect, expect.ends - {COMPLETE})
-    if op.name == "ref_count":
-        out: Flow[Any] = conn.ref_count()
-        machine.stages.append(Stage(out, expect, kind, None, conn, buffer))
-        return out, expect
-    machine.stages.append(Stage(conn, expect, kind, conn, conn, buffer))
-    return conn, expect
 
 
 # --------------------------------------------------------------------------- probes
@@ -934,9 +912,7 @@ class PipelineMachine(TracedMachine):
 
 
 #: name -> (flow, model) builder: the operator families and issue 24's operators
-DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
-    **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
-}
+DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {}
 
 
 # ---------------------------------------------------------------------------- tests
