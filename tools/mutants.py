@@ -729,22 +729,6 @@ OPS = "operators/"
 #: operator concerned (``select``) must kill each
 OPERATOR_MUTANTS = (
     Mutant(
-        "merge-overlaps-on-next",
-        "a signal drains even while a drain runs: merge/flat_map re-enter on_next",
-        "1.3",
-        (
-            Patch(
-                OPS + "_drained.py",
-                "        if self._enter():\n            self._wake(False)\n",
-                "        if self._enter() or True:  # enters the drain even while it runs\n"
-                "            self._wake(False)\n",
-            ),
-        ),
-        PIPE,
-        "merge or flat_map",
-        60,  # the inner draws (issue 21) moved the derandomized example that kills it
-    ),
-    Mutant(
         "take-does-not-cancel-upstream",
         "take/take_while complete downstream but leave upstream subscribed",
         "1.8",

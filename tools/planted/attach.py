@@ -5,7 +5,7 @@ an early request lost or left waiting; a timer stored after the cancel looked fo
 
 from __future__ import annotations
 
-from planted import OPS, PIPE, Mutant, Patch
+from planted import PIPE, Mutant, Patch
 
 ATTACH = "_core/attach.py"
 RACES = "tests/operators/test_attach_races.py"
@@ -78,20 +78,6 @@ MUTANTS: tuple[Mutant, ...] = (
         (Patch(ATTACH, "            gone = self._held is GONE\n", "            gone = False\n"),),
         machine=RACES,
         select="d3 or d2",
-    ),
-    Mutant(
-        "inner-cancel-skips-slot",
-        "a cancelled inner (flat_map, zip, switch_map) leaves its subscription uncancelled (D1)",
-        "3.12",
-        (
-            Patch(
-                OPS + "_drained.py",
-                "        self.queue.clear()\n        Attach.cancel(self)",
-                "        self.queue.clear()",
-            ),
-        ),
-        machine=PIPE,
-        select="switch_map or flat_map or zip",
     ),
     Mutant(
         "lambda-cancel-only-when-attached",

@@ -8,34 +8,11 @@ which the ``mutants`` profile runs as ``make interleave`` does).
 
 from __future__ import annotations
 
-from planted import OPS, Mutant, Patch
+from planted import Mutant, Patch
 
 FAMILIES = "stateful/test_interleaved_families.py"
 
 MUTANTS: tuple[Mutant, ...] = (
-    Mutant(
-        "explorer-inner-check-then-set",
-        "an inner's on_subscribe checks its slot, then stores: a cancel in between leaves "
-        "the inner requested and never cancelled (D1)",
-        "3.12",
-        (
-            Patch(
-                OPS + "_drained.py",
-                "    def on_subscribe(self, subscription: Subscription) -> None:\n"
-                "        self.set(subscription)  # rules 2.5, 3.12: refused and cancelled after "
-                "a cancel\n",
-                "    def on_subscribe(self, subscription: Subscription) -> None:\n"
-                "        if self._upstream is not None or self._parent is None:\n"
-                "            subscription.cancel()\n"
-                "            return\n"
-                "        self._upstream = serial = SerialSubscription(subscription)  # D1\n"
-                "        n, self._early = self._early, 0\n"
-                "        serial.request(n)\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[zip]",
-    ),
     Mutant(
         "explorer-lambda-check-then-set",
         "LambdaSubscriber.on_subscribe checks done and its slot, then stores: a cancel in "

@@ -5,7 +5,7 @@ foreign ``subscribe`` called outside ``subscribe_or_fail``."""
 
 from __future__ import annotations
 
-from planted import OPS, PIPE, Mutant, Patch
+from planted import PIPE, Mutant, Patch
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -68,24 +68,6 @@ MUTANTS: tuple[Mutant, ...] = (
             ),
         ),
         # the machine's raising sources raise before on_subscribe: nothing to cancel
-        "tests/operators/test_raising_subscribe.py",
-    ),
-    Mutant(
-        "operator-upstream-raise-escapes",
-        "an operator subscribes its own upstream outside subscribe_or_fail: a raising "
-        "source escapes the operator's subscribe, and a subscriber that had on_subscribe "
-        "waits for ever",
-        "1.9",
-        (
-            Patch(
-                OPS + "_base.py",
-                "        subscribe_or_fail(self._source, hop, "
-                "partial(deliver_subscribe_then_error, hop))\n",
-                "        self._source.subscribe(hop)\n",
-            ),
-        ),
-        # the machine's sources never raise from subscribe (their own upstream is the
-        # library's): the raising-subscribe test kills it
         "tests/operators/test_raising_subscribe.py",
     ),
 )

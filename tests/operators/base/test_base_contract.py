@@ -9,7 +9,7 @@ import pytest
 
 from reactive_streams.flow import Flow
 
-from ._util import PushPublisher, Recorder
+from .._util import PushPublisher, Recorder
 
 
 def test_operator_publisher_repr_names_the_operator_and_its_source() -> None:

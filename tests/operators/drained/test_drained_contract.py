@@ -14,7 +14,7 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import BufferOverflowError
 from reactive_streams.testing import TestSubscriber
 
-from ._util import PushPublisher, RecordingSubscription
+from .._util import PushPublisher, RecordingSubscription
 
 
 class Boom(Exception):
