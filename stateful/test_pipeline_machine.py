@@ -2,13 +2,15 @@
 
 Hypothesis draws each pipeline (``initialize``): a source (synchronous, on a
 ``ManualExecutor``, failing, with a raising user function, or an Rx observable through
-the bridge), then one to four operators from the catalogue (``OPERATORS``), multicast
-included, with fusion on or off. Rules: the downstream probe requests (valid and
-invalid ``n``), cancels, or is armed to request, cancel or raise from inside its next
-signal; ``run_task`` runs one queued task of one of the pipeline's executors (the
-machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
+the bridge), then one to four operators, multicast included, with fusion on or off. The
+operators are the families' cells (``tests/operators/<family>/cells.py``, collected by
+``stateful/families.py``): each names its operator, builds it and models its output with
+the vocabulary of ``stateful/pipeline_model.py``. Rules: the downstream probe requests
+(valid and invalid ``n``), cancels, or is armed to request, cancel or raise from inside
+its next signal; ``run_task`` runs one queued task of one of the pipeline's executors
+(the machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
 multicast stage; ``advance`` moves the virtual clock (``ManualExecutor.advance_by``) of
-a timed operator (delay, timeout, debounce: drawn only where forced), whose scheduled
+a timed operator (a cell with ``timed``: drawn only where forced), whose scheduled
 timers count as pending work, and none may be left once the probe stopped (3.13).
 flat_map, concat_map and zip also draw inner sources that emit on a thread of their own
 (``ThreadedInner``: every call on its subscription is checked for overlap, rule 2.7) and
@@ -25,8 +27,8 @@ Checks after every step:
 * the value oracle (``Expect``): the delivered values against a plain-Python model of
   the pipeline: lists for map/filter/take/scan/buffer/concat_map/zip, multisets for
   merge/flat_map, subsequences for the dropping strategies; the terminal signal must
-  be one the model allows. A lost or duplicated element fails. Issue 24's operators
-  come from the ``DRAWN`` table, each with its model: combine_latest's pairs (a bag of
+  be one the model allows. A lost or duplicated element fails. Each cell has its
+  model: combine_latest's pairs (a bag of
   the product, each coordinate moving forward), with_latest_from's (the synchronous
   other's last value), switch_map (a subsequence of the inners, the last one whole at
   completion), group_by flattened (each value tagged with its key, groups in order),
@@ -82,23 +84,22 @@ from reactive_streams.tracing import start_tracing
 from . import invariants as inv
 from .families import Cell, collect_cells
 from .machines import Arm, Probe, SubscriberFault, TracedMachine, arms, request_sizes
-from .pipeline_model import COMPLETE as COMPLETE
+from .pipeline_model import (
+    COMPLETE,
+    Builder,
+    Expect,
+    UserFault,
+    failing_iter,
+    key_of,
+    tag,
+)
+
+# the other machines import these from here
 from .pipeline_model import INNER_PROBLEMS as INNER_PROBLEMS
-from .pipeline_model import Builder as Builder
-from .pipeline_model import Expect as Expect
-from .pipeline_model import InnerFailure as InnerFailure
-from .pipeline_model import LyingItems as LyingItems
-from .pipeline_model import Model as Model
 from .pipeline_model import OpSpec as OpSpec
-from .pipeline_model import SourceFailure as SourceFailure
 from .pipeline_model import Stage as Stage
 from .pipeline_model import SubscribeRaises as SubscribeRaises
-from .pipeline_model import ThreadedInner as ThreadedInner
-from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
-from .pipeline_model import failing_iter as _failing_iter
-from .pipeline_model import key_of as _key
-from .pipeline_model import tag as _tag
 
 # --------------------------------------------------------------------------- sources
 
@@ -148,9 +149,7 @@ def build_source(spec: SourceSpec, machine: Builder) -> tuple[Flow[Any], Expect]
     if spec.kind == "failing":
         head = values[: spec.at]
         fail_ex = machine.new_executor("source") if spec.batch == 3 else None
-        pub = IterablePublisher(
-            lambda: _failing_iter(head), executor=fail_ex, batch_size=spec.batch
-        )
+        pub = IterablePublisher(lambda: failing_iter(head), executor=fail_ex, batch_size=spec.batch)
         return Flow.from_publisher(pub), Expect(tuple(head), frozenset({"SourceFailure"}))
     if spec.kind == "raising":
         at = spec.at
@@ -201,32 +200,13 @@ def _settle(connection: Any, deadline_s: float = 10.0) -> None:
         time.sleep(0.001)
 
 
-#: the error-recovery, joining, relay and single-result operators (issue 24)
-RECOVERY: tuple[str, ...] = ()
-JOINING: tuple[str, ...] = ()
-RELAYS: tuple[str, ...] = ()
-TAILS: tuple[str, ...] = ()
-#: the combining, switching, grouping, relay and single-result ones (issue 24; ``DRAWN``)
-NEWER: tuple[str, ...] = ()
-CLOCKED: tuple[str, ...] = ()
-#: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
-TIMED = (*CLOCKED,)
-
-#: the operators not yet moved to a family folder (their models are below)
-LEGACY = (*RECOVERY, *JOINING, *RELAYS, *TAILS, *TIMED, *NEWER)
-
-#: the families' cells (``tests/operators/<family>/cells.py``), by operator name
+#: the operators, one cell each: every family's ``tests/operators/<family>/cells.py``
 CELLS: dict[str, Cell] = {cell.name: cell for cell in collect_cells()}
-_TWICE = sorted(set(LEGACY) & set(CELLS))
-assert not _TWICE, f"operators both in a family's cells and in this module: {_TWICE}"
-OPERATORS = (*LEGACY, *CELLS)
-
+OPERATORS = tuple(CELLS)
 
 #: the neighbours drawn at random: the timed operators need the machine's virtual clock
 #: (the threaded pipelines draw these too), so they come only where forced
-UNTIMED = tuple(
-    name for name in OPERATORS if name not in TIMED and not (name in CELLS and CELLS[name].timed)
-)
+UNTIMED = tuple(name for name, cell in CELLS.items() if not cell.timed)
 
 #: how flat_map/concat_map/zip's inner sources are drawn: plain (synchronous or on a
 #: ManualExecutor), emitting on a thread of their own (``ThreadedInner``), or (the failing
@@ -250,27 +230,15 @@ def op_specs(name: str | None = None) -> st.SearchStrategy[OpSpec]:
 def apply_op(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
-    """Build ``op`` on ``flow``; returns the new flow and the model of its output."""
-    out_flow, out = _apply_op(op, flow, expect, machine)
-    # dropped by any later stage
+    """Build ``op`` on ``flow`` by its family's cell; returns the new flow and the model
+    of its output."""
     cell = CELLS.get(op.name)
-    keeps_last = out.keeps_last and (
-        op.name in ("debounce", "sample", "switch_map") or (cell is not None and cell.keeps_last)
-    )
+    if cell is None:
+        raise AssertionError(f"unknown operator {op.name!r}: no family's cells.py names it")
+    out_flow, out = cell.model(op, flow, expect, machine)
+    # the last value's promise holds at the cell's own output only: dropped by any later stage
+    keeps_last = out.keeps_last and cell.keeps_last
     return out_flow, replace(out, anytime=out.anytime | expect.anytime, keeps_last=keeps_last)
-
-
-def _apply_op(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    name = op.name
-    cell = CELLS.get(name)  # a family's cell (tests/operators/<family>/cells.py)
-    if cell is not None:
-        return cell.model(op, flow, expect, machine)
-    drawn = DRAWN.get(name)  # the families and issue 24's operators: a table
-    if drawn is not None:
-        return drawn(op, flow, expect, machine)
-    raise AssertionError(f"unknown operator {name}")
 
 
 # --------------------------------------------------------------------------- probes
@@ -752,8 +720,8 @@ class PipelineMachine(TracedMachine):
 
     def check_segment(self, probe: PipeProbe, stage: Stage) -> None:
         """A joiner of a multicast stage sees a contiguous run of that stage's elements."""
-        keys = [_key(v) for v in probe.values]
-        want = [_key(v) for v in stage.expect.values]
+        keys = [key_of(v) for v in probe.values]
+        want = [key_of(v) for v in stage.expect.values]
         ok = not keys or any(
             want[i : i + len(keys)] == keys for i in range(len(want) - len(keys) + 1)
         )
@@ -906,15 +874,6 @@ class PipelineMachine(TracedMachine):
         write_checked_trace(path, events, header, self.description)
 
 
-# ------------------------------------------- issue 24: the operators drawn from a table
-# ``_apply_op`` looks the operators below up in ``DRAWN`` (name -> builder of the flow and
-# its model); the timed ones (``CLOCKED``) run on a "timer" ManualExecutor.
-
-
-#: name -> (flow, model) builder: the operator families and issue 24's operators
-DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {}
-
-
 # ---------------------------------------------------------------------------- tests
 
 _PHASES = (
@@ -1012,7 +971,7 @@ def test_fault_in_on_subscribe_cancels() -> None:
     faulty = _FaultyOnSubscribe()
     logging.disable(logging.ERROR)
     try:
-        Flow.from_iterable([]).map(_tag).reduce(lambda a, b: a).subscribe(faulty)
+        Flow.from_iterable([]).map(tag).reduce(lambda a, b: a).subscribe(faulty)
     finally:
         logging.disable(logging.NOTSET)
     faulty.subscription.request(0)

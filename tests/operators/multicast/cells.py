@@ -17,7 +17,7 @@ from stateful.pipeline_model import (
 )
 
 from reactive_streams.flow import Flow
-from reactive_streams.multicast import publish, replay
+from reactive_streams.multicast import ConnectableFlow, publish, replay
 
 
 def _multicast(
@@ -25,11 +25,15 @@ def _multicast(
 ) -> tuple[Flow[Any], Expect]:
     ex = machine.new_executor("multicast") if op.manual else None
     buffer = op.k + 1
+    # variant c on no executor of its own: the Flow methods (their default batch size)
+    method = op.variant == "c" and ex is None
+    conn: ConnectableFlow[Any]
     if op.name == "replay" or (op.name == "ref_count" and op.variant == "b"):
-        conn = replay(flow, bound=None if op.variant == "a" else buffer, executor=ex, batch_size=2)
+        bound = None if op.variant == "a" else buffer
+        conn = flow.replay(bound) if method else replay(flow, bound, executor=ex, batch_size=2)
         kind = "replay"
     else:
-        conn = publish(flow, buffer, executor=ex, batch_size=2)
+        conn = flow.publish(buffer) if method else publish(flow, buffer, executor=ex, batch_size=2)
         kind = "publish"
         # docs/multicast.md: a source error overtakes the buffered elements
         expect = overtaking(expect, expect.ends - {COMPLETE})

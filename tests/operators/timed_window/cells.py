@@ -28,8 +28,7 @@ from reactive_streams.flow import Flow
 def _timed(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
-    """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
-    elements dropped); timeout(dt) (but for variant c: after a delay(0.5), and held
+    """On a "timer" ManualExecutor. timeout(dt) (but for variant c: after a delay(0.5), and held
     open after its elements, so its timer ends it): the same list unless a
     TimeoutError cuts in (the clock moves while no element comes);
     debounce(dt): a subsequence, its last value delivered at completion."""
@@ -98,17 +97,18 @@ def _timeout(
 
 
 def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """sample(dt): a subsequence, the last value delivered at completion.
-    throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
-    flattened: the same list, no batch over n (checked at each batch); an error cuts
-    in (the batch being filled is dropped).
-    delay_subscription(dt): the same."""
+    """sample(dt) (variant c: throttle_latest): a subsequence, the last value delivered
+    at completion. throttle_first(dt): a subsequence. buffer_timeout(n, dt) and
+    window_timeout(n, dt) flattened: the same list, no batch over n (checked at each
+    batch); an error cuts in (the batch being filled is dropped)."""
     clock = m.new_executor("timer")
     assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
     dt = 0.5 * (op.k + 1)
     name = op.name
     if name == "sample":
-        return flow.sample(dt, scheduler=clock), replace(
+        # variant c: its alias throttle_latest(dt)
+        sampler = flow.throttle_latest if op.variant == "c" else flow.sample
+        return sampler(dt, scheduler=clock), replace(
             lossy(expect), keeps_last=expect.order == "list"
         )
     if name == "throttle_first":

@@ -49,4 +49,11 @@ KIT: tuple[KitFactory, ...] = (
         failed=failed_delayed,
         timed=True,
     ),
+    # sample's alias
+    KitFactory(
+        "throttle_latest",
+        lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).throttle_latest(30.0)),
+        failed=failed_delayed,
+        timed=True,
+    ),
 )
