@@ -2,13 +2,15 @@
 
 Hypothesis draws each pipeline (``initialize``): a source (synchronous, on a
 ``ManualExecutor``, failing, with a raising user function, or an Rx observable through
-the bridge), then one to four operators from the catalogue (``OPERATORS``), multicast
-included, with fusion on or off. Rules: the downstream probe requests (valid and
-invalid ``n``), cancels, or is armed to request, cancel or raise from inside its next
-signal; ``run_task`` runs one queued task of one of the pipeline's executors (the
-machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
+the bridge), then one to four operators, multicast included, with fusion on or off. The
+operators are the families' cells (``tests/operators/<family>/cells.py``, collected by
+``stateful/families.py``): each names its operator, builds it and models its output with
+the vocabulary of ``stateful/pipeline_model.py``. Rules: the downstream probe requests
+(valid and invalid ``n``), cancels, or is armed to request, cancel or raise from inside
+its next signal; ``run_task`` runs one queued task of one of the pipeline's executors
+(the machine picks the interleaving); ``join``/``leave`` add and remove subscribers of a
 multicast stage; ``advance`` moves the virtual clock (``ManualExecutor.advance_by``) of
-a timed operator (delay, timeout, debounce: drawn only where forced), whose scheduled
+a timed operator (a cell with ``timed``: drawn only where forced), whose scheduled
 timers count as pending work, and none may be left once the probe stopped (3.13).
 flat_map, concat_map and zip also draw inner sources that emit on a thread of their own
 (``ThreadedInner``: every call on its subscription is checked for overlap, rule 2.7) and
@@ -25,8 +27,8 @@ Checks after every step:
 * the value oracle (``Expect``): the delivered values against a plain-Python model of
   the pipeline: lists for map/filter/take/scan/buffer/concat_map/zip, multisets for
   merge/flat_map, subsequences for the dropping strategies; the terminal signal must
-  be one the model allows. A lost or duplicated element fails. Issue 24's operators
-  come from the ``DRAWN`` table, each with its model: combine_latest's pairs (a bag of
+  be one the model allows. A lost or duplicated element fails. Each cell has its
+  model: combine_latest's pairs (a bag of
   the product, each coordinate moving forward), with_latest_from's (the synchronous
   other's last value), switch_map (a subsequence of the inners, the last one whole at
   completion), group_by flattened (each value tagged with its key, groups in order),
@@ -70,8 +72,7 @@ from reactive_streams import ManualExecutor, from_iterable, generate
 from reactive_streams._core import tracer as core_tracing
 from reactive_streams.api import Publisher
 from reactive_streams.flow import Flow, fusion_enabled, set_fusion
-from reactive_streams.multicast import PublishConnection, publish, replay
-from reactive_streams.operators import Backoff
+from reactive_streams.multicast import PublishConnection
 from reactive_streams.sources import IterablePublisher, Sink
 from reactive_streams.trace.format import Header, read_trace, write_trace
 from reactive_streams.trace.invariants import multicast as publish_twin
@@ -83,35 +84,22 @@ from reactive_streams.tracing import start_tracing
 from . import invariants as inv
 from .families import Cell, collect_cells
 from .machines import Arm, Probe, SubscriberFault, TracedMachine, arms, request_sizes
-from .pipeline_model import COMPLETE as COMPLETE
+from .pipeline_model import (
+    COMPLETE,
+    Builder,
+    Expect,
+    UserFault,
+    failing_iter,
+    key_of,
+    tag,
+)
+
+# the other machines import these from here
 from .pipeline_model import INNER_PROBLEMS as INNER_PROBLEMS
-from .pipeline_model import MAPPER_NOT_PUBLISHER as _MAPPER_NOT_PUBLISHER
-from .pipeline_model import Builder as Builder
-from .pipeline_model import Expect as Expect
-from .pipeline_model import InnerFailure as InnerFailure
-from .pipeline_model import LyingItems as LyingItems
-from .pipeline_model import Model as Model
 from .pipeline_model import OpSpec as OpSpec
-from .pipeline_model import SourceFailure as SourceFailure
 from .pipeline_model import Stage as Stage
 from .pipeline_model import SubscribeRaises as SubscribeRaises
-from .pipeline_model import ThreadedInner as ThreadedInner
-from .pipeline_model import UserFault as UserFault
 from .pipeline_model import check_values as check_values
-from .pipeline_model import complete_if as _if
-from .pipeline_model import exact as _exact
-from .pipeline_model import failing_iter as _failing_iter
-from .pipeline_model import inner_fail as _inner_fail
-from .pipeline_model import inner_values as _inner_values
-from .pipeline_model import keeper as _keeper
-from .pipeline_model import key_of as _key
-from .pipeline_model import lossy as _lossy
-from .pipeline_model import overtaking as _overtaking
-from .pipeline_model import pick_target as _pick_target
-from .pipeline_model import stable as _stable
-from .pipeline_model import subscribes_late as _subscribes_late
-from .pipeline_model import tag as _tag
-from .pipeline_model import unknown as _unknown
 
 # --------------------------------------------------------------------------- sources
 
@@ -161,9 +149,7 @@ def build_source(spec: SourceSpec, machine: Builder) -> tuple[Flow[Any], Expect]
     if spec.kind == "failing":
         head = values[: spec.at]
         fail_ex = machine.new_executor("source") if spec.batch == 3 else None
-        pub = IterablePublisher(
-            lambda: _failing_iter(head), executor=fail_ex, batch_size=spec.batch
-        )
+        pub = IterablePublisher(lambda: failing_iter(head), executor=fail_ex, batch_size=spec.batch)
         return Flow.from_publisher(pub), Expect(tuple(head), frozenset({"SourceFailure"}))
     if spec.kind == "raising":
         at = spec.at
@@ -214,56 +200,13 @@ def _settle(connection: Any, deadline_s: float = 10.0) -> None:
         time.sleep(0.001)
 
 
-#: the error-recovery, joining, relay and single-result operators (issue 24)
-RECOVERY = ("retry", "on_error_resume", "on_error_return", "on_error_complete")
-JOINING = ("concat_with", "start_with", "default_if_empty")
-RELAYS = ("distinct", "distinct_until_changed", "skip_while", "skip_last")
-TAILS = ("take_last", "count")
-#: the combining, switching, grouping, relay and single-result ones (issue 24; ``DRAWN``)
-NEWER = (
-    "retry_when",
-    "switch_if_empty",
-    "defer",
-    "do_on_error",
-    "do_on_complete",
-    "do_finally",
-    "ignore_elements",
-    "element_at",
-    "all",
-    "any",
-)
-CLOCKED = ("sample", "throttle_first", "buffer_timeout", "window_timeout", "delay_subscription")
-#: on a ManualExecutor's virtual clock ("timer"), moved by the ``advance`` rule
-TIMED = ("delay", "timeout", "debounce", *CLOCKED)
-
-#: the operators not yet moved to a family folder (their models are below)
-LEGACY = (
-    "flat_map",
-    "concat_map",
-    "merge",
-    "publish",
-    "replay",
-    "ref_count",
-    *RECOVERY,
-    *JOINING,
-    *RELAYS,
-    *TAILS,
-    *TIMED,
-    *NEWER,
-)
-
-#: the families' cells (``tests/operators/<family>/cells.py``), by operator name
+#: the operators, one cell each: every family's ``tests/operators/<family>/cells.py``
 CELLS: dict[str, Cell] = {cell.name: cell for cell in collect_cells()}
-_TWICE = sorted(set(LEGACY) & set(CELLS))
-assert not _TWICE, f"operators both in a family's cells and in this module: {_TWICE}"
-OPERATORS = (*LEGACY, *CELLS)
-
+OPERATORS = tuple(CELLS)
 
 #: the neighbours drawn at random: the timed operators need the machine's virtual clock
 #: (the threaded pipelines draw these too), so they come only where forced
-UNTIMED = tuple(
-    name for name in OPERATORS if name not in TIMED and not (name in CELLS and CELLS[name].timed)
-)
+UNTIMED = tuple(name for name, cell in CELLS.items() if not cell.timed)
 
 #: how flat_map/concat_map/zip's inner sources are drawn: plain (synchronous or on a
 #: ManualExecutor), emitting on a thread of their own (``ThreadedInner``), or (the failing
@@ -287,379 +230,15 @@ def op_specs(name: str | None = None) -> st.SearchStrategy[OpSpec]:
 def apply_op(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
-    """Build ``op`` on ``flow``; returns the new flow and the model of its output."""
-    out_flow, out = _apply_op(op, flow, expect, machine)
-    # dropped by any later stage
+    """Build ``op`` on ``flow`` by its family's cell; returns the new flow and the model
+    of its output."""
     cell = CELLS.get(op.name)
-    keeps_last = out.keeps_last and (
-        op.name in ("debounce", "sample", "switch_map") or (cell is not None and cell.keeps_last)
-    )
+    if cell is None:
+        raise AssertionError(f"unknown operator {op.name!r}: no family's cells.py names it")
+    out_flow, out = cell.model(op, flow, expect, machine)
+    # the last value's promise holds at the cell's own output only: dropped by any later stage
+    keeps_last = out.keeps_last and cell.keeps_last
     return out_flow, replace(out, anytime=out.anytime | expect.anytime, keeps_last=keeps_last)
-
-
-def _apply_op(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    name = op.name
-    cell = CELLS.get(name)  # a family's cell (tests/operators/<family>/cells.py)
-    if cell is not None:
-        return cell.model(op, flow, expect, machine)
-    drawn = DRAWN.get(name)  # the families and issue 24's operators: a table
-    if drawn is not None:
-        return drawn(op, flow, expect, machine)
-    if name == "merge":
-        other_values = [("o", j) for j in range(op.other)]
-        ex = machine.new_executor("merge-other") if op.manual else None
-        fails = op.variant == "c"
-        other: Publisher[Any]
-        if fails:
-            other = IterablePublisher(lambda: _failing_iter(other_values), executor=ex)
-        else:
-            other = from_iterable(other_values, executor=ex)
-        other_end = "SourceFailure" if fails else COMPLETE
-        merged = Flow.merge(flow, other, prefetch=op.k + 1)
-        if expect.order == "none":  # the other's elements come on top of the bound
-            bound = None if expect.most is None else expect.most + len(other_values)
-            return merged, replace(expect, ends=expect.ends | {other_end} - _if(fails), most=bound)
-        ends = (expect.ends - {COMPLETE}) | ({other_end} if fails else set())
-        if COMPLETE in expect.ends and not fails:
-            ends = ends | {COMPLETE}
-        count = None
-        if expect.count is not None and expect.order != "subseq":
-            count = expect.count + len(other_values)
-        order = "subseq" if expect.order == "subseq" else "bag"
-        vals = expect.values + tuple(other_values)
-        if order == "subseq":  # the other's elements interleave anywhere: model as a bag
-            order = "bag"
-        return merged, Expect(vals, frozenset(ends), order, count)
-    raise AssertionError(f"unknown operator {name}")
-
-
-def _recovery(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """retry(k) (variant c: with a backoff on the virtual clock): an end by error E
-    after P (the same on every attempt: a cold upstream) gives P * (k + 1), then E.
-    on_error_resume(g): P + g's values, then complete.
-    on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
-    name = op.name
-    failed = COMPLETE not in expect.ends
-    if name == "retry":
-        clock = machine.new_executor("timer") if op.variant == "c" else None
-        if isinstance(clock, ManualExecutor):  # a backoff on the virtual clock
-            out_flow = flow.retry(op.k, backoff=Backoff(0.5, 2.0, 1.0), scheduler=clock)
-        else:
-            out_flow = flow.retry(op.k)
-        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
-            return out_flow, expect
-        if _exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
-            out = replace(expect, values=expect.values * (op.k + 1), count=None, most=None)
-            return out_flow, out
-        return out_flow, _unknown(expect, expect.ends | {COMPLETE})
-    tail: tuple[Any, ...] = ()
-    if name == "on_error_resume" and op.inner == "raises":  # the fallback's subscribe raises
-        machine.coverage_extra.add("fallback-subscribe-raises")
-        out_flow = flow.on_error_resume(lambda e: SubscribeRaises())
-        if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
-            return out_flow, expect
-        if _exact(expect) and failed:  # rule 1.9: its raise is the stream's error
-            return out_flow, Expect(expect.values, frozenset({"InnerFailure"}))
-        return out_flow, _unknown(expect, (expect.ends & {COMPLETE}) | {"InnerFailure"})
-    if name == "on_error_resume":
-        tail = tuple(("r", j) for j in range(op.other))
-        ex = machine.new_executor("resume") if op.manual else None
-        out_flow = flow.on_error_resume(lambda e: from_iterable(list(tail), executor=ex))
-    elif name == "on_error_return":
-        tail = (("e", op.k),)
-        out_flow = flow.on_error_return(tail[0])
-    else:
-        out_flow = flow.on_error_complete()
-    done = frozenset({COMPLETE})
-    if expect.ends == done and not expect.anytime:
-        return out_flow, expect
-    if _exact(expect) and failed:
-        return out_flow, Expect(expect.values + tail, done)
-    return out_flow, _unknown(expect, done)
-
-
-def _joining(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """concat_with(o): the values, then o's once they completed. start_with(*items):
-    items, then the values. default_if_empty(v): the values, or (v,) when none."""
-    name = op.name
-    if name == "concat_with":
-        tail = tuple(("c", j) for j in range(op.other))
-        ex = machine.new_executor("concat-other") if op.manual else None
-        out_flow = flow.concat_with(from_iterable(list(tail), executor=ex))
-        if COMPLETE not in expect.ends:  # an error ends it before the other starts
-            return out_flow, expect
-        most = None if expect.most is None else expect.most + len(tail)
-        if expect.order == "list":
-            return out_flow, replace(expect, values=expect.values + tail, count=None, most=most)
-        count = None if expect.count is None else expect.count + len(tail)
-        return out_flow, replace(expect, values=expect.values + tail, count=count, most=most)
-    if name == "start_with":
-        head = tuple(("s", j) for j in range(op.k))
-        out_flow = flow.start_with(*head)
-        most = None if expect.most is None else expect.most + len(head)
-        if expect.order in ("list", "subseq"):
-            return out_flow, replace(expect, values=head + expect.values, count=None, most=most)
-        count = None if expect.count is None else expect.count + len(head)
-        return out_flow, replace(expect, values=head + expect.values, count=count, most=most)
-    fallback = ("d", op.k)
-    out_flow = flow.default_if_empty(fallback)
-    most = None if expect.most is None else max(expect.most, 1)
-    if COMPLETE not in expect.ends:
-        return out_flow, expect
-    if expect.order == "list":
-        values = expect.values or (fallback,)
-        return out_flow, replace(expect, values=values, count=None, most=most)
-    if expect.order == "bag" and expect.count is not None and expect.count > 0:
-        return out_flow, expect
-    return out_flow, replace(expect, values=(*expect.values, fallback), count=None, most=most)
-
-
-def _relay(op: OpSpec, flow: Flow[Any], expect: Expect) -> tuple[Flow[Any], Expect]:
-    """distinct / distinct_until_changed (key: the value, or a coarse one for variant
-    a): first occurrences / runs collapsed; skip_while: the prefix dropped; skip_last(n):
-    v[:-n]; take_last(n): v[-n:] at completion; count: (len(v),). Off a list model
-    each output is a subsequence of its input (count: one element at most)."""
-    name = op.name
-    n = op.k
-    coarse = op.variant == "a"
-
-    def key(x: Any) -> Any:
-        return _stable(x) % 3 if coarse else _key(x)
-
-    values = expect.values
-    if name in TAILS and COMPLETE not in expect.ends:
-        values = ()  # their one emission comes at completion: none on an error
-    out_flow: Flow[Any]
-    if name == "distinct":
-        out_flow = flow.distinct(key)
-        seen: set[Any] = set()
-        kept = []
-        for v in values:
-            if key(v) not in seen:
-                seen.add(key(v))
-                kept.append(v)
-        out = tuple(kept)
-    elif name == "distinct_until_changed":
-        out_flow = flow.distinct_until_changed(key)
-        out = tuple(v for i, v in enumerate(values) if i == 0 or key(values[i - 1]) != key(v))
-    elif name == "skip_while":
-        target = _pick_target(expect, op.fault)  # dropped up to this one (None: all)
-        stop = _key(target) if target is not None else None
-        out_flow = flow.skip_while(lambda x: _key(x) != stop)
-        keys = [_key(v) for v in values]
-        out = values[keys.index(stop) :] if stop in keys else ()
-    elif name == "skip_last":
-        out_flow = flow.skip_last(n)
-        out = values[: max(0, len(values) - n)]
-    elif name == "take_last":
-        out_flow = flow.take_last(n)
-        out = values[max(0, len(values) - n) :] if n else ()
-        most = n if expect.most is None else min(n, expect.most)
-        if expect.order == "list":
-            return out_flow, replace(expect, values=out, count=None, most=most)
-        count = None if expect.count is None else min(n, expect.count)
-        return out_flow, replace(expect, count=count, most=most)
-    else:
-        out_flow = flow.count()
-        if expect.order == "list":
-            out = (len(values),) if COMPLETE in expect.ends else ()
-            return out_flow, replace(expect, values=out, count=None, most=1)
-        if expect.order == "bag" and expect.count is not None:
-            return out_flow, replace(expect, values=(expect.count,), order="list", count=None)
-        return out_flow, _unknown(expect, expect.ends)
-    if expect.order == "list":
-        return out_flow, replace(expect, values=out, count=None)
-    return out_flow, replace(expect, count=None)
-
-
-def _timed(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """On a "timer" ManualExecutor. delay(dt): the same list, an error at once (waiting
-    elements dropped); timeout(dt) (but for variant c: after a delay(0.5), and held
-    open after its elements, so its timer ends it): the same list unless a
-    TimeoutError cuts in (the clock moves while no element comes);
-    debounce(dt): a subsequence, its last value delivered at completion."""
-    clock = machine.new_executor("timer")
-    assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
-    dt = 0.5 * (op.k + 1)
-    errors = expect.ends - {COMPLETE}
-    if op.name == "delay":
-        return flow.delay(dt, scheduler=clock), replace(expect, anytime=expect.anytime | errors)
-    if op.name == "timeout":
-        if op.variant != "c":  # elements reach timeout after its start: the clock tells
-            flow = flow.delay(0.5, scheduler=clock)
-            expect = replace(expect, anytime=expect.anytime | errors)
-        if op.variant != "c":  # held open after its elements: only the timer ends it
-            flow = flow.concat_with(Flow.timer(30.0, scheduler=clock).ignore_elements())
-        if op.inner != "plain":  # a fallback whose subscribe raises: its error (1.9)
-            machine.coverage_extra.add("fallback-subscribe-raises")
-            raising = _timeout(flow, 1.0 + op.k % 2, clock, SubscribeRaises())
-            return raising, expect.cut_in("InnerFailure")
-        return _timeout(flow, 1.0 + op.k % 2, clock), expect.cut_in("TimeoutError")
-    # the pending value goes out at completion: the last of a list is always delivered
-    out = replace(_lossy(expect), keeps_last=expect.order == "list")
-    return _debounce(flow, dt, clock), out
-
-
-def _debounce(flow: Flow[Any], dt: float, clock: ManualExecutor) -> Flow[Any]:
-    """debounce(dt), each value it emits checked against the clock: no newer element
-    arrived within dt of it (it ended its burst), or none at all (the completion's)."""
-    arrivals: list[tuple[float, str]] = []
-
-    def arrived(x: Any) -> None:
-        arrivals.append((clock.now(), _key(x)))
-
-    def emitted(x: Any) -> None:
-        key = _key(x)
-        for i in range(len(arrivals) - 1, -1, -1):
-            if arrivals[i][1] == key:
-                at = arrivals[i][0]
-                after = arrivals[i + 1 :]
-                if after and after[0][0] < at + dt - 1e-9:
-                    INNER_PROBLEMS.append(
-                        f"debounce({dt}) emitted {x!r} (arrived at t={at}), "
-                        f"a newer element came at t={after[0][0]}"
-                    )
-                return
-
-    return flow.do_on_next(arrived).debounce(dt, scheduler=clock).do_on_next(emitted)
-
-
-def _timeout(
-    flow: Flow[Any], dt: float, clock: ManualExecutor, fallback: Publisher[Any] | None = None
-) -> Flow[Any]:
-    """timeout(dt), its TimeoutError checked against the clock: it may fire only dt
-    after the last element that reached it (or after the start)."""
-    stamps = [0.0]
-
-    def arrived(x: Any) -> None:
-        stamps.append(clock.now())
-
-    def fired(error: BaseException) -> None:
-        quiet = clock.now() - stamps[-1]
-        if isinstance(error, TimeoutError) and quiet < dt:
-            INNER_PROBLEMS.append(
-                f"timeout({dt}) fired at t={clock.now()}, {quiet} s after the last element"
-            )
-
-    return flow.do_on_next(arrived).timeout(dt, fallback, scheduler=clock).do_on_error(fired)
-
-
-def _flat_map(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    """Inners: ``_inner_values(x)``, synchronous, ``just``/``empty`` (fused kinds), on
-    a ManualExecutor or on threads of their own (``ThreadedInner``); the mapper may
-    raise, return a non-publisher, or an inner fail (or its ``subscribe`` raise)."""
-    ex = machine.new_executor("inners") if op.manual else None
-    target = _pick_target(expect, op.fault)
-    how = op.variant  # a: the mapper raises; b: returns no inner source; c: the inner fails
-    key = _key(target) if target is not None else None
-
-    threaded = op.inner == "thread"
-    if threaded:
-        machine.coverage_extra.add("inner-thread")
-    if op.inner == "raises" and how == "c" and target is not None:
-        machine.coverage_extra.add("inner-subscribe-raises")
-    lies = op.inner == "plain" and ex is None  # multi-element inners are LyingItems
-    if lies:
-        machine.coverage_extra.add("inner-answer-lies")
-
-    def mapper(x: Any) -> Any:
-        values = _inner_values(x, how)
-        if key is not None and _key(x) == key:
-            if how == "a":
-                raise UserFault(f"mapper on {x!r}")
-            if how == "b":
-                return object()  # no Publisher, iterable or awaitable: a clear error
-            if op.inner == "raises":
-                return SubscribeRaises()  # rule 1.9: on_error, its elements never come
-            return IterablePublisher(lambda: _inner_fail(values), executor=ex)
-        if threaded:
-            return ThreadedInner(values)
-        if ex is not None:
-            return from_iterable(values, executor=ex, batch_size=1)  # a task per element
-        if len(values) == 1:
-            return Flow.just(values[0])
-        if not values:
-            return Flow.empty()
-        if lies:  # a third party's fusion answer whose len() lies
-            return LyingItems(values)
-        return Flow.from_iterable(values)
-
-    concat = op.name == "concat_map"
-    prefetch = 1 + op.k // 2  # often below the inner's length: replenishment runs
-    if concat:
-        out_flow = flow.concat_map(mapper, prefetch)
-    else:
-        out_flow = flow.flat_map(mapper, 1 + op.other, prefetch)
-    error = {"a": frozenset({"UserFault"}), "b": _MAPPER_NOT_PUBLISHER}.get(
-        how, frozenset({"InnerFailure"})
-    )
-    order = "list" if concat and expect.order == "list" else "bag"
-    if expect.order == "none":
-        out = replace(expect, most=None)  # an element may become several inner ones
-        return out_flow, replace(out, ends=out.ends | error) if target is not None else out
-    keys = [_key(v) for v in expect.values]
-    if key is not None and expect.order == "list":
-        i = keys.index(key)
-        before = expect.values[:i]
-        inner = tuple(y for v in before for y in _inner_values(v, how))
-        if how == "c" and op.inner != "raises":  # SubscribeRaises: its values never come
-            inner += tuple(_inner_values(target, how))
-        if how == "c" and not concat:  # later inners run beside the failing one: a bag
-            inner = tuple(y for v in expect.values for y in _inner_values(v, how))
-        ends = error | (expect.ends - {COMPLETE})  # an earlier failure may come first
-        if order == "list":
-            return out_flow, Expect(inner, ends)
-        return out_flow, Expect(inner, ends, "bag", None)
-    all_inner = tuple(y for v in expect.values for y in _inner_values(v, how))
-    count = None
-    if expect.count == len(expect.values) and expect.order != "subseq":
-        count = len(all_inner)
-    ends = expect.ends | (error if target is not None else frozenset())
-    if order == "list":
-        return out_flow, Expect(all_inner, ends)
-    return out_flow, Expect(all_inner, ends, "bag", count if target is None else None)
-
-
-def _eager(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Model:
-    """flat_map/concat_map: errors are eager (docs/operators.md: everything cancelled), so
-    an upstream's or the mapper's error may overtake inner values not yet emitted: they
-    cut in. A concat_map inner's own failure comes after the values before it."""
-    out_flow, out = _flat_map(op, flow, expect, machine)
-    cut = expect.ends - {COMPLETE}
-    if not (op.name == "concat_map" and op.variant == "c"):
-        cut |= out.ends - expect.ends - {COMPLETE}
-    return out_flow, _overtaking(out, cut)
-
-
-def _multicast(
-    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
-) -> tuple[Flow[Any], Expect]:
-    ex = machine.new_executor("multicast") if op.manual else None
-    buffer = op.k + 1
-    if op.name == "replay" or (op.name == "ref_count" and op.variant == "b"):
-        conn = replay(flow, bound=None if op.variant == "a" else buffer, executor=ex, batch_size=2)
-        kind = "replay"
-    else:
-        conn = publish(flow, buffer, executor=ex, batch_size=2)
-        kind = "publish"
-        # docs/multicast.md: a source error overtakes the buffered elements
-        expect = _overtaking(expect, expect.ends - {COMPLETE})
-    if op.name == "ref_count":
-        out: Flow[Any] = conn.ref_count()
-        machine.stages.append(Stage(out, expect, kind, None, conn, buffer))
-        return out, expect
-    machine.stages.append(Stage(conn, expect, kind, conn, conn, buffer))
-    return conn, expect
 
 
 # --------------------------------------------------------------------------- probes
@@ -1141,8 +720,8 @@ class PipelineMachine(TracedMachine):
 
     def check_segment(self, probe: PipeProbe, stage: Stage) -> None:
         """A joiner of a multicast stage sees a contiguous run of that stage's elements."""
-        keys = [_key(v) for v in probe.values]
-        want = [_key(v) for v in stage.expect.values]
+        keys = [key_of(v) for v in probe.values]
+        want = [key_of(v) for v in stage.expect.values]
         ok = not keys or any(
             want[i : i + len(keys)] == keys for i in range(len(want) - len(keys) + 1)
         )
@@ -1295,199 +874,6 @@ class PipelineMachine(TracedMachine):
         write_checked_trace(path, events, header, self.description)
 
 
-# ------------------------------------------- issue 24: the operators drawn from a table
-# ``_apply_op`` looks the operators below up in ``DRAWN`` (name -> builder of the flow and
-# its model); the timed ones (``CLOCKED``) run on a "timer" ManualExecutor.
-
-
-def _retry_when(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """retry_when(attempt <= k): retry(k)'s model."""
-    _, out = _recovery(replace(op, name="retry"), flow, expect, m)
-    times = op.k
-    return flow.retry_when(lambda e, attempt: attempt <= times), out
-
-
-def _switch_if_empty(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The values, or the other's when none came before completion."""
-    if op.inner == "raises":  # the other's subscribe raises: its error (rule 1.9)
-        m.coverage_extra.add("fallback-subscribe-raises")
-        raising = flow.switch_if_empty(SubscribeRaises())
-        if COMPLETE not in expect.ends:
-            return raising, expect
-        if _exact(expect):
-            return raising, expect if expect.values else Expect((), frozenset({"InnerFailure"}))
-        return raising, _unknown(expect, expect.ends | {"InnerFailure"})
-    tail = tuple(("w", j) for j in range(op.other))
-    ex = m.new_executor("switch-other") if op.manual else None
-    out_flow = flow.switch_if_empty(from_iterable(list(tail), executor=ex))
-    if COMPLETE not in expect.ends:
-        return out_flow, expect
-    # an empty completion switches: the other's elements are due too (take(0) bounds none)
-    most = None if expect.most is None else max(expect.most, len(tail))
-    if expect.order == "list":
-        return out_flow, replace(expect, values=expect.values or tail, count=None, most=most)
-    return out_flow, _unknown(expect, expect.ends)
-
-
-def _defer(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    return Flow.defer(lambda: flow), expect
-
-
-def _do_on_error(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same; a raising action turns every error into its UserFault."""
-    seen: list[str] = []
-    fault = op.fault is not None
-
-    def action(error: BaseException) -> None:
-        seen.append(type(error).__name__)
-        if fault:
-            raise UserFault("do_on_error")
-
-    if not fault:
-        return flow.do_on_error(action), expect
-    errors = expect.ends - {COMPLETE}
-    ends = (expect.ends - errors) | ({"UserFault"} if errors else set())
-    out = replace(expect, ends=frozenset(ends))
-    return flow.do_on_error(action), out.cut_in("UserFault") if expect.anytime else out
-
-
-def _do_on_complete(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same; a raising action turns the completion into its UserFault."""
-    fault = op.fault is not None
-
-    def action() -> None:
-        if fault:
-            raise UserFault("do_on_complete")
-
-    if not fault or COMPLETE not in expect.ends:
-        return flow.do_on_complete(action), expect
-    ends = (expect.ends - {COMPLETE}) | {"UserFault"}
-    return flow.do_on_complete(action), replace(expect, ends=frozenset(ends), count=None)
-
-
-def _do_finally(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """The same (the action's fault is logged); it runs once per subscription (checked
-    at its call: a retry downstream subscribes again)."""
-    fault = op.fault is not None
-
-    def subscribed() -> Flow[Any]:
-        calls: list[int] = []
-
-        def action() -> None:
-            calls.append(1)
-            if len(calls) > 1:
-                INNER_PROBLEMS.append(f"do_finally ran {len(calls)} times")
-            if fault:
-                raise UserFault("do_finally")
-
-        return flow.do_finally(action)
-
-    return Flow.defer(subscribed), expect
-
-
-def _ignore_elements(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    return flow.ignore_elements(), Expect((), expect.ends, anytime=expect.anytime)
-
-
-def _element_at(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """values[k] then complete (upstream cancelled); shorter: the default (variant a)
-    or IndexError at completion."""
-    index = op.k
-    default = ("d", index) if op.variant == "a" else None
-    out_flow = flow.element_at(index) if default is None else flow.element_at(index, default)
-    short = frozenset({"IndexError"}) if default is None else frozenset({COMPLETE})
-    if expect.order != "list":
-        return out_flow, replace(_unknown(expect, expect.ends | {COMPLETE} | short), most=1)
-    if len(expect.values) > index:
-        return out_flow, Expect((expect.values[index],), frozenset({COMPLETE}), most=1)
-    if COMPLETE in expect.ends:
-        values = () if default is None else (default,)
-        return out_flow, Expect(values, (expect.ends - {COMPLETE}) | short, most=1)
-    return out_flow, Expect((), expect.ends, most=1)
-
-
-def _all_any(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """all(p): (False,) at the first failing element (upstream cancelled), else (True,)
-    at completion; any(p): (True,) at the first passing one, else (False,)."""
-    test = _keeper(op.variant)
-    is_all = op.name == "all"
-    out_flow = flow.all(test) if is_all else flow.any(test)
-    if expect.order != "list":
-        return out_flow, replace(_unknown(expect, expect.ends | {COMPLETE}), most=1)
-    for v in expect.values:
-        if bool(test(v)) != is_all:
-            return out_flow, Expect((not is_all,), frozenset({COMPLETE}), most=1)
-    if COMPLETE in expect.ends:
-        return out_flow, Expect((is_all,), expect.ends, most=1)
-    return out_flow, Expect((), expect.ends, most=1)
-
-
-def _clocked(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """sample(dt): a subsequence, the last value delivered at completion.
-    throttle_first(dt): a subsequence. buffer_timeout(n, dt) and window_timeout(n, dt)
-    flattened: the same list, no batch over n (checked at each batch); an error cuts
-    in (the batch being filled is dropped).
-    delay_subscription(dt): the same."""
-    clock = m.new_executor("timer")
-    assert isinstance(clock, ManualExecutor), "timed operators run on a virtual clock"
-    dt = 0.5 * (op.k + 1)
-    name = op.name
-    if name == "sample":
-        return flow.sample(dt, scheduler=clock), replace(
-            _lossy(expect), keeps_last=expect.order == "list"
-        )
-    if name == "throttle_first":
-        return flow.throttle_first(dt, scheduler=clock), _lossy(expect)
-    if name == "delay_subscription":
-        return flow.delay_subscription(dt, scheduler=clock), _subscribes_late(expect, m)
-    size = op.other + 1
-
-    def bounded(batch: list[Any]) -> list[Any]:
-        if not 0 < len(batch) <= size:
-            INNER_PROBLEMS.append(f"{name}({size}): a batch of {len(batch)}")
-        return batch
-
-    # an error comes at once: the batch being filled is dropped
-    out = replace(expect, anytime=expect.anytime | (expect.ends - {COMPLETE}))
-    if name == "buffer_timeout":
-        batches = flow.buffer_timeout(size, dt, scheduler=clock)
-        return batches.map(bounded).concat_map(Flow.from_iterable), out
-    windows = flow.window_timeout(size, dt, scheduler=clock)
-    out_flow = windows.concat_map(lambda w: w.collect().map(bounded))
-    return out_flow.concat_map(Flow.from_iterable), out
-
-
-def _relays(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    return _relay(op, flow, expect)
-
-
-#: name -> (flow, model) builder: the operator families and issue 24's operators
-DRAWN: dict[str, Callable[[OpSpec, Flow[Any], Expect, Builder], Model]] = {
-    "flat_map": _eager,
-    "concat_map": _eager,
-    **dict.fromkeys(("publish", "replay", "ref_count"), _multicast),
-    **dict.fromkeys(RECOVERY, _recovery),
-    **dict.fromkeys(JOINING, _joining),
-    **dict.fromkeys(RELAYS + TAILS, _relays),
-    **dict.fromkeys(("delay", "timeout", "debounce"), _timed),
-    "retry_when": _retry_when,
-    "switch_if_empty": _switch_if_empty,
-    "defer": _defer,
-    "do_on_error": _do_on_error,
-    "do_on_complete": _do_on_complete,
-    "do_finally": _do_finally,
-    "ignore_elements": _ignore_elements,
-    "element_at": _element_at,
-    "all": _all_any,
-    "any": _all_any,
-    "sample": _clocked,
-    "throttle_first": _clocked,
-    "buffer_timeout": _clocked,
-    "window_timeout": _clocked,
-    "delay_subscription": _clocked,
-}
-
-
 # ---------------------------------------------------------------------------- tests
 
 _PHASES = (
@@ -1585,7 +971,7 @@ def test_fault_in_on_subscribe_cancels() -> None:
     faulty = _FaultyOnSubscribe()
     logging.disable(logging.ERROR)
     try:
-        Flow.from_iterable([]).map(_tag).reduce(lambda a, b: a).subscribe(faulty)
+        Flow.from_iterable([]).map(tag).reduce(lambda a, b: a).subscribe(faulty)
     finally:
         logging.disable(logging.NOTSET)
     faulty.subscription.request(0)

@@ -299,22 +299,6 @@ MUTANTS = (
         "stateful/test_reach_fairness.py",
         "share_one_pool_thread",
     ),
-    Mutant(
-        "disconnect-only-kicks-the-drain",
-        "an element after a disconnect (or ref_count's last cancel) is ignored: the cancel "
-        "only kicks the drain that is stuck in the synchronous source's emission",
-        "3.12",
-        (
-            Patch(
-                "multicast/_connection.py",
-                "        if self._done or self._disconnect_requested:\n"
-                "            self._late()  # rule 2.8: ignored; the cancel takes effect now (3.12)\n",
-                "        if self._done:\n            return\n        if False:\n",
-            ),
-        ),
-        "stateful/test_reach_fairness.py",
-        "synchronous_source",
-    ),
     # issue 21: inner subscriptions, do_on_request's fault, raising subscribe, generate
     Mutant(
         "inner-subscription-not-serial",
@@ -360,37 +344,6 @@ MUTANTS = (
     ),
     # --- time: the timed operators' own tests, in virtual time
     Mutant(
-        "timeout-not-rearmed",
-        "timeout arms its timer once, at the subscription, not again per element",
-        "timeout",
-        (
-            Patch(
-                "operators/_timed_window.py",
-                "            elif source == 0:\n                self._arm(self._dt)  # per element\n",
-                "            elif False:\n                self._arm(self._dt)  # per element\n",
-            ),
-        ),
-        "stateful/test_pipeline_machine.py",
-        "timeout",
-    ),
-    Mutant(
-        "debounce-emits-first",
-        "debounce keeps the first element of a burst instead of the last",
-        "debounce",
-        (
-            Patch(
-                "operators/_timed_window.py",
-                "        if kind == NEXT:\n            self._latest = value\n            self._has = True\n"
-                "            self._arm(self._dt)  # every element restarts the quiet period\n",
-                "        if kind == NEXT:\n            if not self._has:\n                self._latest = value\n"
-                "            self._has = True\n"
-                "            self._arm(self._dt)  # every element restarts the quiet period\n",
-            ),
-        ),
-        "stateful/test_pipeline_machine.py",
-        "debounce",
-    ),
-    Mutant(
         "timed-tick-not-serial",
         "a timed hop's event does not wait for the running drain: a tick and an element overlap",
         "1.3",
@@ -401,7 +354,7 @@ MUTANTS = (
                 "        self._wip = 0  # forgets the running drain\n        self._signal()\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "tests/operators/timed/test_timed.py",
         "never_signal",
     ),
     Mutant(
@@ -415,7 +368,7 @@ MUTANTS = (
                 "        pass  # the timer stays armed\n",
             ),
         ),
-        "tests/operators/test_timed.py",
+        "tests/operators/timed/test_timed.py",
         "cancel_cancels",
     ),
     # issue 28: the independent review's planted bugs, each killed by a machine; the
@@ -455,48 +408,6 @@ MUTANTS = (
         ),
         "stateful/test_pipeline_machine.py",
         "map-unfused",
-    ),
-    Mutant(
-        "flat_map-scalar-no-recheck",
-        "flat_map's scalar path does not re-check demand once it holds the drain",
-        "1.1",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "        if stopped or self._inners or self._requested < count:\n",
-                "        if stopped or self._inners:\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and flat_map",
-    ),
-    Mutant(
-        "replay-bound-off-by-one",
-        "replay(bound) keeps one element more than its bound",
-        "replay",
-        (
-            Patch(
-                "multicast/_replay.py",
-                "        if self._size < self._bound:\n",
-                "        if self._size <= self._bound:\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and replay",
-    ),
-    Mutant(
-        "ref_count-never-disconnects",
-        "ref_count keeps the connection after its last subscriber left",
-        "ref_count",
-        (
-            Patch(
-                "multicast/_connectable.py",
-                "            self._count -= 1\n            if self._count != 0:\n                return None\n",
-                "            self._count -= 1\n            if True:  # never disconnects\n                return None\n",
-            ),
-        ),
-        "stateful/test_interleaved.py",
-        "explore and ref_count",
     ),
     Mutant(
         "emitter-drop_oldest-overfills",
@@ -666,34 +577,6 @@ MUTANTS = (
         "backoff",
     ),
     Mutant(
-        "publish-drop-keeps-window",
-        "publish drops elements nobody listens to without counting them taken: the source's "
-        "request window never reopens (a stall after the first drop)",
-        "Multicast",
-        (
-            Patch(
-                "multicast/_publish.py",
-                "        self._taken += len(self._queue)\n        self._queue.clear()\n",
-                "        self._queue.clear()\n",
-            ),
-        ),
-        "tests/test_multicast_edges.py",
-    ),
-    Mutant(
-        "publish-tops-up-early",
-        "publish tops the source up one element before a quarter of its buffer has drained "
-        "(the threshold off by one): more, smaller upstream requests",
-        "Multicast",
-        (
-            Patch(
-                "multicast/_publish.py",
-                "        self._limit = max(1, buffer_size - (buffer_size >> 2))",
-                "        self._limit = max(1, buffer_size - (buffer_size >> 2) - 1)",
-            ),
-        ),
-        "tests/test_multicast_edges.py",
-    ),
-    Mutant(
         "to-iterable-bulk-replenish-asks-limit",
         "to_iterable's bulk replenish asks for 75 % of the window, not for everything taken: "
         "the window shrinks to 75 % for good",
@@ -787,7 +670,7 @@ MUTANTS = (
                 "        return self._timer is None or self._scheduler.now() < self._due - 1e-9\n",
             ),
         ),
-        "tests/operators/test_timed_stale_ticks.py",
+        "tests/operators/timed/test_timed_stale_ticks.py",
         "early",
     ),
     # the lease heartbeat ("spark-sink-lease") outlives its writer: the lease stays live
@@ -836,21 +719,6 @@ MUTANTS = (
         "tests/spark/test_lease_threads.py",
         "a_sink_whose_constructor_fails and recovery",
     ),
-    Mutant(
-        "multicast-pooled-topup-lost",
-        "a cancel's drain hands the source's top-up to the shared pool, which never runs "
-        "it: the request concat_with would pass on (to a source on its executor) is lost",
-        "3.8",
-        (
-            Patch(
-                "multicast/_connection.py",
-                "            return self._submit(default_executor())\n",
-                "            return False\n",
-            ),
-        ),
-        "tests/operators/test_concat_wakeup.py",
-        "reaches_the_source",
-    ),
 )
 
 
@@ -860,37 +728,6 @@ OPS = "operators/"
 #: planted bugs in operators and multicast; the pipeline machine's cells for the
 #: operator concerned (``select``) must kill each
 OPERATOR_MUTANTS = (
-    Mutant(
-        "flat_map-loses-inner-demand",
-        "flat_map replenishes an inner one element short",
-        "3.8",
-        (
-            Patch(
-                OPS + "_flat_map.py",
-                "            self.request(grant)\n",
-                "            self.request(grant - 1)\n",
-            ),
-        ),
-        PIPE,
-        "flat_map or merge",
-        30,  # an inner subscribed with a prefetch of 1 must be replenished
-    ),
-    Mutant(
-        "merge-overlaps-on-next",
-        "a signal drains even while a drain runs: merge/flat_map re-enter on_next",
-        "1.3",
-        (
-            Patch(
-                OPS + "_drained.py",
-                "        if self._enter():\n            self._wake(False)\n",
-                "        if self._enter() or True:  # enters the drain even while it runs\n"
-                "            self._wake(False)\n",
-            ),
-        ),
-        PIPE,
-        "merge or flat_map",
-        60,  # the inner draws (issue 21) moved the derandomized example that kills it
-    ),
     Mutant(
         "take-does-not-cancel-upstream",
         "take/take_while complete downstream but leave upstream subscribed",
@@ -906,35 +743,6 @@ OPERATOR_MUTANTS = (
         ),
         PIPE,
         "take",
-    ),
-    Mutant(
-        "publish-requests-beyond-buffer",
-        "publish requests one more than the slowest demand plus its buffer",
-        "Multicast",
-        (
-            Patch(
-                "multicast/_publish.py",
-                "        free = self._buffer_size - (self._upstream_requested - self._taken)\n",
-                "        free = self._buffer_size + 1 - (self._upstream_requested - self._taken)\n",
-            ),
-        ),
-        PIPE,
-        "publish or ref_count",
-    ),
-    Mutant(
-        "ref_count-disconnects-twice",
-        "a ref_count subscriber is uncounted on every cancel, not once",
-        "ref_count",
-        (
-            Patch(
-                "multicast/_connectable.py",
-                "            if not child._counted:\n                return None\n"
-                "            child._counted = False\n",
-                "            child._counted = False\n",
-            ),
-        ),
-        PIPE,
-        "ref_count",
     ),
     Mutant(
         "concat_map-runs-two-inners",
@@ -1202,20 +1010,6 @@ OPERATOR_MUTANTS = (
         "concurrent_future",
     ),
     Mutant(
-        "auto-connect-at-first-subscriber",
-        "auto_connect(n) connects at the first subscriber whatever n",
-        "-",
-        (
-            Patch(
-                "multicast/_connectable.py",
-                "            connect = self._left == 0\n",
-                "            connect = True\n",
-            ),
-        ),
-        "tests/test_newcomer_surface.py",
-        "nth_subscriber",
-    ),
-    Mutant(
         "zip-untyped",
         "Flow.zip of two sources is typed Flow[tuple[Any, ...]]: a wrong element type passes mypy",
         "-",
@@ -1256,21 +1050,6 @@ OPERATOR_MUTANTS = (
         ),
         "tests/test_model_edges.py",
         "raise_after_own_cancel",
-    ),
-    Mutant(
-        "flat_map-run-skips-joined-inners",
-        "flat_map moves past a run of whole synchronous inners although inners joined it "
-        "while it completed some: a later inner's element overtakes theirs",
-        "order",
-        (
-            Patch(
-                OPS + "_flat_map.py",
-                "                if queue and emitted != requested and self._pub is ACTIVE:\n",
-                "                if False:\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map_mix",
     ),
     Mutant(
         "pulled-batch-drops-elements-before-error",
@@ -1647,88 +1426,6 @@ OPERATOR_MUTANTS = (
     ),
     # issue 23.6: flat_map's direct path (a fused upstream's batch in one drain hold)
     Mutant(
-        "flat-map-direct-ignores-demand",
-        "a whole synchronous inner goes straight downstream without demand for it",
-        "1.1",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            if len(whole) > room - sent:\n",
-                "            if False:\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map",
-    ),
-    Mutant(
-        "flat-map-direct-scalar-ignores-demand",
-        "a scalar inner goes straight downstream when the demand is spent",
-        "1.1",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "                if sent == room:\n",
-                "                if False:\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map",
-    ),
-    Mutant(
-        "flat-map-pulls-an-inner-inside-the-hold",
-        "an inner that is not whole is pulled with the drain held: its error overtakes its elements",
-        "1.4",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            else:\n                pending = (publisher, sync)\n                break\n",
-                "            else:\n                self._dispatch(publisher, sync)\n                continue\n",
-            ),
-        ),
-        "tests/operators/test_fusion.py",
-        "flat_map",
-    ),
-    Mutant(
-        "flat-map-direct-untraced",
-        "the direct path calls on_next bare in a traced run: the inners' elements leave no events",
-        "trace",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)\n"
-                "        prefetch = self._prefetch\n",
-                "        on_next = downstream.on_next\n        prefetch = self._prefetch\n",
-            ),
-        ),
-        "tests/operators/test_flat_map_direct.py",
-    ),
-    Mutant(
-        "flat-map-batched-replenish-short",
-        "inners completed in one batch ask upstream for one element per limit, not limit",
-        "3.17",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            self._upstream.request(grants * limit)\n",
-                "            self._upstream.request(grants)\n",
-            ),
-        ),
-        "tests/operators/test_flat_map_direct.py",
-    ),
-    Mutant(
-        "flat-map-direct-maps-after-cancel",
-        "the rest of a pulled batch is mapped after downstream cancelled",
-        "3.12",
-        (
-            Patch(
-                "operators/_flat_map.py",
-                "            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:\n",
-                "            if self._bad is not None or self._error is not None:\n",
-            ),
-        ),
-        "tests/operators/test_flat_map_direct.py",
-    ),
-    Mutant(
         "items-answer-for-any-tuple",
         "a from_iterable tuple answers 'items' (no None check), so its None is sent",
         "2.13",
@@ -1838,52 +1535,6 @@ OPERATOR_MUTANTS = (
             ),
         ),
         "tests/tck/test_synchronous_failed.py",
-    ),
-    Mutant(
-        "multicast-keeps-a-late-subscription",
-        "a disconnected connection keeps (never cancels) an on_subscribe that comes after its cancel",
-        "2.5",
-        (
-            Patch(
-                "multicast/_connection.py",
-                "            if upstream is not None:\n"
-                "                # every subscription the source hands over after this is cancelled here\n",
-                '            if upstream is not None and not getattr(self, "_upstream_cancelled", False):\n'
-                "                self._upstream_cancelled = True  # once: a later on_subscribe is kept\n",
-            ),
-        ),
-        "tests/test_multicast_contract.py",
-        "on_subscribe_after_the_disconnect",
-    ),
-    Mutant(
-        "multicast-none-completes-a-late-child",
-        "on_disconnect='none': a child that joins while the disconnect is made gets on_complete",
-        "on_disconnect",
-        (
-            Patch(
-                "multicast/_connection.py",
-                '            elif self._on_disconnect == "none":\n'
-                "                self._drop_all()  # one that joined while the disconnect was made: nothing\n",
-                "",
-            ),
-        ),
-        "tests/test_multicast_contract.py",
-        "slips_in",
-    ),
-    Mutant(
-        "publish-drops-the-buffer-of-a-disconnect",
-        "after a 'complete' disconnect, the buffer is dropped when no child listens, "
-        "though a child still joining would be owed it (Multicast.tla: Drop needs disc = no)",
-        "Multicast",
-        (
-            Patch(
-                "multicast/_publish.py",
-                "            if queue and not self._disconnect_requested:\n",
-                "            if queue:\n",
-            ),
-        ),
-        "tests/test_multicast_edges.py",
-        "complete",
     ),
     Mutant(
         "refused-subscription-asks-upstream",

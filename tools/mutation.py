@@ -73,7 +73,7 @@ _CORE_UNIT = (
     "tests/test_scalar_subscription.py",
     "tests/operators/test_relay.py",
     "tests/operators/test_fusion.py",
-    "tests/operators/test_flat_map_direct.py",  # the sources' "items" and scalar answers
+    "tests/operators/flat_map/test_flat_map_direct.py",  # the sources' "items" and scalar answers
     "tests/operators/transform/test_transform.py",
     "tests/operators/test_regressions.py",
     "tests/operators/test_hop_traces.py",
@@ -175,7 +175,7 @@ RECHECK: dict[str, tuple[str, ...]] = {
         "tests/test_scalar_subscription.py",
         "tests/operators/test_relay.py",
         "tests/operators/test_fusion.py",
-        "tests/operators/test_flat_map_direct.py",  # the sources' "items" answers
+        "tests/operators/flat_map/test_flat_map_direct.py",  # the sources' "items" answers
         "tests/operators/transform/test_transform.py",
         "tests/test_sources.py",
         "--deselect",

@@ -1,198 +1,32 @@
 """The conformance kit's publisher checks on every operator (skipped only if the kit is
-not importable).
+not importable): the engine that runs every family's kit factories
+(``tests/operators/<family>/kit.py``, collected by ``stateful/families.py``).
 
 Every operator over a synchronous source is a synchronous publisher: ``make test`` runs
 the kit on each (and on its failed publisher) in synchronous mode (absence decided when
 the calls into the implementation have returned; a signal from a thread that never
-called in fails). ``make
-kit-operators`` (``RS_SLOW=1``) runs every operator again the way a third party would,
-undeclared, in timed mode (absence judged by quiet windows), and every timed operator;
-``make test`` runs two of those.
+called in fails), fusion on and off. ``make kit-operators`` (``RS_SLOW=1``) runs every
+operator again the way a third party would, undeclared, in timed mode (absence judged by
+quiet windows), and every timed operator; ``make test`` runs the sampled ones of those.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from typing import Any
 
 import pytest
 from stateful.families import KitFactory, collect_kit
 
-from reactive_streams.flow import Flow
-from reactive_streams.operators import Backoff, HandleSink
-from reactive_streams.sources import just
-
 tck = pytest.importorskip("reactive_streams.tck", exc_type=ImportError)
 
-#: the families' kit factories (``tests/operators/<family>/kit.py``), by name; the
-#: dictionaries below hold the operators not yet moved to a family folder
+#: the families' kit factories, by name
 KIT: dict[str, KitFactory] = {factory.name: factory for factory in collect_kit()}
-
-# each builds a Flow of exactly n elements from range(0, n) (or a suitable source)
-OPERATORS: dict[str, Callable[[int], Flow[Any]]] = {
-    "flat_map": lambda n: Flow.range(0, n).flat_map(just),
-    "concat_map": lambda n: Flow.range(0, n).concat_map(just),
-    "merge": lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2)),
-    # errors and recovery: the switching core (a failing first attempt where it applies)
-    "retry": lambda n: _fails_once(n).retry(2),
-    "retry_when": lambda n: _fails_once(n).retry_when(lambda e, attempt: attempt < 3),
-    "on_error_resume": lambda n: (
-        Flow.range(0, n // 2)
-        .concat_with(_boom())
-        .on_error_resume(lambda e: Flow.range(0, n - n // 2))
-    ),
-    "on_error_return": lambda n: _ends_in_error(n, 1).on_error_return(-1) if n else Flow.empty(),
-    "on_error_complete": lambda n: _ends_in_error(n, 0).on_error_complete(),
-    "concat": lambda n: Flow.concat(Flow.range(0, n // 2), Flow.empty(), Flow.range(0, n - n // 2)),
-    "start_with": lambda n: Flow.range(0, n - min(n, 2)).start_with(*range(min(n, 2))),
-    "switch_if_empty": lambda n: Flow.empty().switch_if_empty(Flow.range(0, n)),
-    "default_if_empty": lambda n: Flow.range(0, n) if n != 1 else Flow.empty().default_if_empty(7),
-    "defer": lambda n: Flow.defer(lambda: Flow.range(0, n)),
-    # breadth
-    "do_on_error": lambda n: Flow.range(0, n).do_on_error(lambda e: None),
-    "do_on_complete": lambda n: Flow.range(0, n).do_on_complete(lambda: None),
-    "do_finally": lambda n: Flow.range(0, n).do_finally(lambda: None),
-    "distinct": lambda n: Flow.range(0, 2 * n).map(lambda x: x // 2).distinct(),
-    "distinct_until_changed": lambda n: (
-        Flow.range(0, 2 * n).map(lambda x: x // 2).distinct_until_changed()
-    ),
-    "skip_while": lambda n: Flow.range(0, n + 3).skip_while(lambda x: x < 3),
-    "ignore_elements": lambda n: Flow.range(0, 5).ignore_elements().concat_with(Flow.range(0, n)),
-    "take_last": lambda n: Flow.range(0, n + 3).take_last(n),
-    "skip_last": lambda n: Flow.range(0, n + 3).skip_last(3),
-    # combining, switching, grouping (issue 24)
-    # a new element drops what the former inner has not delivered: one inner of n here,
-    # then n inners of one each, switched only once delivered
-}
-
-# one element each (the kit's publisher of n elements is n of them in sequence)
-SINGLE: dict[str, Callable[[Flow[int]], Flow[Any]]] = {
-    "count": lambda f: f.count(),
-    "all": lambda f: f.all(lambda x: x < 3),
-    "any": lambda f: f.any(lambda x: x > 2),
-    "element_at": lambda f: f.element_at(2),
-}
-
-
-def _even(x: int, sink: HandleSink[int]) -> None:
-    if x % 2 == 0:
-        sink.next(x)
-
-
-def _fails_once(n: int) -> Flow[int]:
-    """``n`` elements, the first subscription failing after half of them (no element
-    is repeated: the second attempt starts where the first failed)."""
-    attempts: list[int] = []
-
-    def make() -> Flow[int]:
-        attempts.append(1)
-        if len(attempts) == 1:
-            return Flow.range(0, n // 2).concat_with(_boom())
-        return Flow.range(n // 2, n)
-
-    return Flow.defer(make)
-
-
-def _ends_in_error(n: int, replaced: int) -> Flow[int]:
-    """``n - replaced`` elements, then an error."""
-    return Flow.range(0, n - replaced).concat_with(_boom())
-
-
-def _boom() -> Flow[Any]:
-    """A fresh error per subscription: a shared exception instance keeps the traceback
-    of its last raise, whose frames reach the last subscriber (rule 3.13's check)."""
-    return Flow.defer(lambda: Flow.error(RuntimeError("x")))
-
 
 SLOW = os.environ.get("RS_SLOW") == "1"
 SYNCHRONOUS = not SLOW  # make test: synchronous mode; make kit-operators: timed mode
-TIMED_SAMPLE = frozenset({"debounce"})  # the timed operator make test runs (18 s)
 
 
-def _timed_params(names: Iterable[str]) -> list[Any]:
-    """``names`` as parameters; outside ``TIMED_SAMPLE`` skipped unless RS_SLOW=1."""
-    return [
-        pytest.param(
-            name,
-            marks=pytest.mark.skipif(
-                not SLOW and name not in TIMED_SAMPLE, reason="every operator: make kit-operators"
-            ),
-        )
-        for name in sorted(names)
-    ]
-
-
-@pytest.mark.parametrize("name", sorted(OPERATORS))
-def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
-    make = OPERATORS[name]
-    report = tck.run_publisher_checks(
-        make,
-        create_failed_publisher=lambda: Flow.error(RuntimeError("failed")).map(lambda x: x),
-        label=name,
-        max_elements=64,
-        synchronous=SYNCHRONOUS,
-        synchronous_failed=SYNCHRONOUS,  # the failed publisher is synchronous too
-    )
-    assert not report.failures(optional=False), report.table()
-
-
-@pytest.mark.parametrize("name", sorted(SINGLE))
-def test_publisher_checks_pass_for_single_value_operator(name: str, fusion: bool) -> None:
-    def make(n: int) -> Flow[Any]:
-        # the operator itself for one element; n elements: n of them in sequence
-        if n == 1:
-            return SINGLE[name](Flow.range(0, 5))
-        return Flow.concat(*(SINGLE[name](Flow.range(0, 5)) for _ in range(n)))
-
-    report = tck.run_publisher_checks(
-        make,
-        create_failed_publisher=lambda: SINGLE[name](Flow.error(RuntimeError("failed"))),
-        label=name,
-        max_elements=64,
-        synchronous=SYNCHRONOUS,
-        synchronous_failed=SYNCHRONOUS,  # the failed publisher is synchronous too
-    )
-    assert not report.failures(optional=False), report.table()
-
-
-# time, on the shared pool and its timer thread (the kit's executor has no clock); the
-# kit judges absence by a quiet period here, so these run once, not per fusion mode
-TIMED: dict[str, Callable[[int], Flow[Any]]] = {
-    "interval": lambda n: Flow.interval(0.0005).on_backpressure_drop().take(n),
-    "timer": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.timer(0.0001).map(lambda _: x)),
-    "delay": lambda n: Flow.range(0, n).delay(0.0005),
-    "delay_subscription": lambda n: Flow.range(0, n).delay_subscription(0.001),
-    "timeout": lambda n: Flow.range(0, n).timeout(30.0),
-    "timeout_fallback": lambda n: Flow.timer(30.0).timeout(0.001, Flow.range(0, n)),
-    "debounce": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).debounce(0.0001)),
-    "sample": lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).sample(30.0)),
-    "throttle_first": lambda n: Flow.range(0, n).concat_map(
-        lambda x: Flow.just(x).throttle_first(30.0)
-    ),
-    "buffer_timeout": lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0),
-    "window_timeout": lambda n: Flow.range(0, 2 * n).window_timeout(2, 30.0),
-    "retry_backoff": lambda n: _fails_once(n).retry(2, backoff=Backoff(0.0001)),
-}
-
-
-@pytest.mark.parametrize("name", _timed_params(TIMED))
-def test_publisher_checks_pass_for_timed_operator(name: str) -> None:
-    report = tck.run_publisher_checks(
-        TIMED[name],
-        create_failed_publisher=lambda: Flow.error(RuntimeError("failed")).delay(0.001),
-        label=name,
-        max_elements=64,
-    )
-    assert not report.failures(optional=False), report.table()
-
-
-_LEGACY = {*OPERATORS, *SINGLE, *TIMED}
-_TWICE = sorted(_LEGACY & set(KIT))
-assert not _TWICE, f"kit factories both in a family's kit.py and in this module: {_TWICE}"
-
-
-def _run_factory(factory: KitFactory, synchronous: bool) -> None:
+def _run(factory: KitFactory, synchronous: bool) -> None:
     report = tck.run_publisher_checks(
         factory.make,
         create_failed_publisher=factory.failed,
@@ -205,17 +39,17 @@ def _run_factory(factory: KitFactory, synchronous: bool) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(n for n, f in KIT.items() if f.fusion and not f.timed))
-def test_publisher_checks_pass_for_family_operator(name: str, fusion: bool) -> None:
-    """A family's factory, fusion on and off (synchronous mode in ``make test``)."""
+def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
+    """A synchronous factory, fusion on and off (synchronous mode in ``make test``)."""
     factory = KIT[name]
-    _run_factory(factory, SYNCHRONOUS and factory.synchronous)
+    _run(factory, SYNCHRONOUS and factory.synchronous)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, f in KIT.items() if not f.fusion and not f.timed))
-def test_publisher_checks_pass_for_family_operator_once(name: str) -> None:
-    """A family's factory run once (it builds its own executors)."""
+def test_publisher_checks_pass_for_operator_once(name: str) -> None:
+    """A factory run once: it takes the kit's executor (absence checked deterministically)."""
     factory = KIT[name]
-    _run_factory(factory, SYNCHRONOUS and factory.synchronous)
+    _run(factory, SYNCHRONOUS and factory.synchronous)
 
 
 @pytest.mark.parametrize(
@@ -231,6 +65,7 @@ def test_publisher_checks_pass_for_family_operator_once(name: str) -> None:
         if factory.timed
     ],
 )
-def test_publisher_checks_pass_for_family_timed_operator(name: str) -> None:
-    """A family's timed factory, on the shared pool's timer (quiet periods judge absence)."""
-    _run_factory(KIT[name], False)
+def test_publisher_checks_pass_for_timed_operator(name: str) -> None:
+    """A timed factory, on the shared pool's timer (the kit's executor has no clock): the
+    kit judges absence by a quiet period, so it runs once, not per fusion mode."""
+    _run(KIT[name], False)

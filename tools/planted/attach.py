@@ -5,7 +5,7 @@ an early request lost or left waiting; a timer stored after the cancel looked fo
 
 from __future__ import annotations
 
-from planted import OPS, PIPE, Mutant, Patch
+from planted import PIPE, Mutant, Patch
 
 ATTACH = "_core/attach.py"
 RACES = "tests/operators/test_attach_races.py"
@@ -80,20 +80,6 @@ MUTANTS: tuple[Mutant, ...] = (
         select="d3 or d2",
     ),
     Mutant(
-        "inner-cancel-skips-slot",
-        "a cancelled inner (flat_map, zip, switch_map) leaves its subscription uncancelled (D1)",
-        "3.12",
-        (
-            Patch(
-                OPS + "_drained.py",
-                "        self.queue.clear()\n        Attach.cancel(self)",
-                "        self.queue.clear()",
-            ),
-        ),
-        machine=PIPE,
-        select="switch_map or flat_map or zip",
-    ),
-    Mutant(
         "lambda-cancel-only-when-attached",
         "LambdaSubscriber.cancel before the subscription arrives is lost (D11)",
         "3.12",
@@ -132,19 +118,5 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         machine=RACES,
         select="d9",
-    ),
-    Mutant(
-        "delay-subscription-timer-kept",
-        "delay_subscription's cancel leaves the timer armed, holding the subscriber (D2, 3.13)",
-        "3.13",
-        (
-            Patch(
-                OPS + "_delay_subscription.py",
-                "            self._timer.dispose()  # rule 3.13: the timer",
-                "            pass  # rule 3.13: the timer",
-            ),
-        ),
-        machine=PIPE,
-        select="delay_subscription",
     ),
 )

@@ -8,78 +8,11 @@ which the ``mutants`` profile runs as ``make interleave`` does).
 
 from __future__ import annotations
 
-from planted import OPS, Mutant, Patch
+from planted import Mutant, Patch
 
 FAMILIES = "stateful/test_interleaved_families.py"
 
 MUTANTS: tuple[Mutant, ...] = (
-    Mutant(
-        "explorer-inner-check-then-set",
-        "an inner's on_subscribe checks its slot, then stores: a cancel in between leaves "
-        "the inner requested and never cancelled (D1)",
-        "3.12",
-        (
-            Patch(
-                OPS + "_drained.py",
-                "    def on_subscribe(self, subscription: Subscription) -> None:\n"
-                "        self.set(subscription)  # rules 2.5, 3.12: refused and cancelled after "
-                "a cancel\n",
-                "    def on_subscribe(self, subscription: Subscription) -> None:\n"
-                "        if self._upstream is not None or self._parent is None:\n"
-                "            subscription.cancel()\n"
-                "            return\n"
-                "        self._upstream = serial = SerialSubscription(subscription)  # D1\n"
-                "        n, self._early = self._early, 0\n"
-                "        serial.request(n)\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[zip]",
-    ),
-    Mutant(
-        "explorer-delay-subscription-check-then-set",
-        "delay_subscription's on_subscribe checks outside the slot's lock, then stores: "
-        "upstream subscribed after a cancel is never cancelled (D2)",
-        "3.12",
-        (
-            Patch(
-                OPS + "_delay_subscription.py",
-                "from .._core.relay import Relay\n",
-                "from .._core.relay import Relay\nfrom .._core.serial import SerialSubscription\n",
-            ),
-            Patch(
-                OPS + "_delay_subscription.py",
-                "        self._slot.set(subscription)  # rules 2.5, 3.12: refused after a cancel, "
-                "atomically\n",
-                "        slot = self._slot\n"
-                "        if slot._upstream is not None or self._pub is not ACTIVE:\n"
-                "            subscription.cancel()\n"
-                "            return\n"
-                "        slot._upstream = serial = SerialSubscription(subscription)  # D2\n"
-                "        n, slot._early = slot._early, 0\n"
-                "        if n:\n"
-                "            serial.request(n)\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[delay_subscription]",
-    ),
-    Mutant(
-        "explorer-retry-timer-stored-after-cancel",
-        "retry stores its backoff timer whatever a racing cancel did: the timer stays "
-        "armed after the cancel (D3)",
-        "3.13",
-        (
-            Patch(
-                OPS + "_recover.py",
-                "        self._timer.swap(timer)  # rules 3.12, 3.13: cancelled at once if a "
-                "cancel came first\n",
-                "        self._timer._held = timer  # D3: stored over a dispose\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[retry-backoff]",
-    ),
     Mutant(
         "explorer-lambda-check-then-set",
         "LambdaSubscriber.on_subscribe checks done and its slot, then stores: a cancel in "
@@ -137,25 +70,5 @@ MUTANTS = (
         ),
         machine=FAMILIES,
         select="test_family_lines[retry-invalid-request]",
-    ),
-    Mutant(
-        "explorer-timeout-fallback-dropped-at-cleanup",
-        "timeout's cleanup cancels only the fallback subscriptions already queued: one whose "
-        "on_subscribe comes during or after it is never cancelled",
-        "3.12",
-        (
-            Patch(
-                OPS + "_timed_window.py",
-                "        inner = self._inner\n"
-                "        if inner is not None:\n"
-                "            inner.slot.cancel()  # rule 3.12: the fallback stops, even one still "
-                "on its way\n",
-                "        for kind, value, _ in self._events:\n"
-                "            if kind == SUBSCRIBED:\n"
-                "                value.cancel()\n",
-            ),
-        ),
-        machine=FAMILIES,
-        select="test_family_lines[timeout-fallback]",
     ),
 )

@@ -3,7 +3,7 @@ and a default timer follow, and the dropping stages ``map_not_none``/``handle``.
 
 from __future__ import annotations
 
-from planted import OPS, Mutant, Patch
+from planted import Mutant, Patch
 
 ASYNC_STAGES = "tests/operators/test_async_stages.py"
 
@@ -37,34 +37,5 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         ASYNC_STAGES,
         "around or timed_operator_inside",
-    ),
-    Mutant(
-        "fused-map-not-none-drops-falsy-values",
-        "fused map_not_none filters falsy values (filter(None, ...)) instead of None only",
-        "value",
-        (
-            Patch(
-                OPS + "_fused.py",
-                "_FusedFilter, _not_none, map(call, source)",
-                "_FusedFilter, None, map(call, source)",
-            ),
-        ),
-        "tests/operators/transform/test_map_not_none.py",
-        "falsy",
-    ),
-    Mutant(
-        "fused-handle-complete-not-exact",
-        "fused handle's length hint ignores complete(): the completion waits for one more "
-        "request instead of following the last value (unfused, it follows at once)",
-        "value",
-        (
-            Patch(
-                OPS + "_fused.py",
-                "return 0 if self._sink._done else _hint(self._source)",
-                "return _hint(self._source)",
-            ),
-        ),
-        "tests/operators/transform/test_map_not_none.py",
-        "exact_demand",
     ),
 )

@@ -53,7 +53,8 @@ def _batches(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> M
     name = op.name
     size = op.k + 1
     if name == "buffer":
-        out_flow = flow.buffer(size)
+        # variant c: its alias batch(n)
+        out_flow = flow.batch(size) if op.variant == "c" else flow.buffer(size)
     else:
         out_flow = flow.window(size).concat_map(lambda w: w.collect())
     if not listy:

@@ -14,4 +14,6 @@ KIT: tuple[KitFactory, ...] = (
         "window", lambda n: Flow.range(0, 2 * n).window(2).concat_map(lambda w: w.collect())
     ),
     KitFactory.single("reduce", lambda f: f.reduce(lambda a, b: a + b)),
+    # buffer's alias: once, not per fusion mode
+    KitFactory("batch", lambda n: Flow.range(0, 2 * n).batch(2), fusion=False),
 )

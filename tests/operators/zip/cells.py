@@ -36,7 +36,10 @@ def _zip(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Model
     if op.inner == "thread":
         machine.coverage_extra.add("inner-thread")
         zip_other = ThreadedInner(other_values)
-    zipped = flow.zip_with(zip_other, prefetch=op.k + 1)
+    if op.variant == "c":  # the static form
+        zipped = Flow.zip(flow, zip_other, prefetch=op.k + 1)
+    else:
+        zipped = flow.zip_with(zip_other, prefetch=op.k + 1)
     if not listy:
         return zipped, replace(expect.degrade(), ends=expect.ends | {COMPLETE})
     n, m = len(expect.values), len(other_values)

@@ -10,4 +10,6 @@ from reactive_streams.flow import Flow
 
 KIT: tuple[KitFactory, ...] = (
     KitFactory("zip", lambda n: Flow.zip(Flow.range(0, n), Flow.range(0, n + 1))),
+    # zip's method form: once, not per fusion mode
+    KitFactory("zip_with", lambda n: Flow.range(0, n).zip_with(Flow.range(0, n + 1)), fusion=False),
 )

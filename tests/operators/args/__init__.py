@@ -1,0 +1,2 @@
+"""The args family: every verification fact of
+``operators/_args.py``."""

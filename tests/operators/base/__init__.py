@@ -1,0 +1,2 @@
+"""The base family: every verification fact of
+``operators/_base.py``."""

@@ -1,0 +1,1 @@
+"""The breadth family: every verification fact of ``operators/_breadth.py``."""

@@ -1,0 +1,18 @@
+"""The delay_subscription family's kit factories (``operators/_delay_subscription.py``):
+the publishers the conformance kit checks (``tests/operators/test_tck.py``), each of
+exactly ``n`` elements."""
+
+from __future__ import annotations
+
+from stateful.families import KitFactory, failed_delayed
+
+from reactive_streams.flow import Flow
+
+KIT: tuple[KitFactory, ...] = (
+    KitFactory(
+        "delay_subscription",
+        lambda n: Flow.range(0, n).delay_subscription(0.001),
+        failed=failed_delayed,
+        timed=True,
+    ),
+)

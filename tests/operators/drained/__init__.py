@@ -1,0 +1,2 @@
+"""The drained family: every verification fact of
+``operators/_drained.py``."""

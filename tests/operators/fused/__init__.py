@@ -1,0 +1,2 @@
+"""The fused family: every verification fact of
+``operators/_fused.py``."""

@@ -1,0 +1,2 @@
+"""The marbles family: every verification fact of
+``operators/_marbles.py``."""

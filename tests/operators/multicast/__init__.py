@@ -1,0 +1,2 @@
+"""The multicast family: every verification fact of
+``reactive_streams/multicast/``."""

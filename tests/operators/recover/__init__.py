@@ -1,0 +1,1 @@
+"""The recover family: every verification fact of ``operators/_recover.py``."""

@@ -1,0 +1,1 @@
+"""The tail family: every verification fact of ``operators/_tail.py``."""

@@ -1,0 +1,1 @@
+"""The timed family: every verification fact of ``operators/_timed.py``."""

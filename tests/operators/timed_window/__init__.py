@@ -1,0 +1,1 @@
+"""The timed_window family: every verification fact of ``operators/_timed_window.py``."""

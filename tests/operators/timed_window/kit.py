@@ -1,0 +1,59 @@
+"""The timed_window family's kit factories (``operators/_timed_window.py``):
+the publishers the conformance kit checks (``tests/operators/test_tck.py``), each of
+exactly ``n`` elements."""
+
+from __future__ import annotations
+
+from stateful.families import KitFactory, failed_delayed
+
+from reactive_streams.flow import Flow
+
+KIT: tuple[KitFactory, ...] = (
+    KitFactory(
+        "timeout", lambda n: Flow.range(0, n).timeout(30.0), failed=failed_delayed, timed=True
+    ),
+    KitFactory(
+        "timeout_fallback",
+        lambda n: Flow.timer(30.0).timeout(0.001, Flow.range(0, n)),
+        failed=failed_delayed,
+        timed=True,
+    ),
+    KitFactory(
+        "debounce",
+        lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).debounce(0.0001)),
+        failed=failed_delayed,
+        timed=True,
+        sampled=True,
+    ),
+    KitFactory(
+        "sample",
+        lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).sample(30.0)),
+        failed=failed_delayed,
+        timed=True,
+    ),
+    KitFactory(
+        "throttle_first",
+        lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).throttle_first(30.0)),
+        failed=failed_delayed,
+        timed=True,
+    ),
+    KitFactory(
+        "buffer_timeout",
+        lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0),
+        failed=failed_delayed,
+        timed=True,
+    ),
+    KitFactory(
+        "window_timeout",
+        lambda n: Flow.range(0, 2 * n).window_timeout(2, 30.0),
+        failed=failed_delayed,
+        timed=True,
+    ),
+    # sample's alias
+    KitFactory(
+        "throttle_latest",
+        lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).throttle_latest(30.0)),
+        failed=failed_delayed,
+        timed=True,
+    ),
+)
