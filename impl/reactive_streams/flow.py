@@ -50,6 +50,7 @@ from .operators import (
     _notification,
     _observe_on,
     _pairwise,
+    _partition,
     _pick,
     _recover,
     _repeat,
@@ -1434,7 +1435,7 @@ class Flow(Generic[T]):
         that subscribes this flow on its own (put ``share()`` first to subscribe once;
         then the two advance together, at the slower one's pace)."""
         _args.check_callable("partition", "predicate", predicate)
-        return self.filter(predicate), self.filter(lambda x: not predicate(x))
+        return self.filter(predicate), self.filter(_partition.Not(predicate))
 
     def log(
         self, name: str = "flow", *, logger: logging.Logger | None = None, level: int = 20

@@ -1,6 +1,6 @@
 """The pipeline machine's cell of ``amb`` (operators/_amb.py): against ``never()`` the
-flow wins whatever its position (variants a, b); against itself (c: two subscriptions of
-one cold pipeline) either copy wins and the output is the flow's, once."""
+flow wins whatever its position (variants a, b: ``amb_with``); against itself (c: two
+subscriptions of one cold pipeline) either copy wins and the output is the flow's, once."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def amb(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     if op.variant == "a":
         return Flow.amb(flow, Flow.never()), expect
     if op.variant == "b":
-        return Flow.amb(Flow.never(), flow), expect
+        return Flow.never().amb_with(flow), expect
     return Flow.amb(flow, flow), subscribes_late(expect, m)
 
 

@@ -1,4 +1,5 @@
-"""The conformance kit's publisher of ``amb``: the flow against ``never()``."""
+"""The conformance kit's publishers of ``amb`` and ``amb_with``: the flow against
+``never()``."""
 
 from __future__ import annotations
 
@@ -6,4 +7,7 @@ from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
-KIT = (KitFactory("amb", lambda n: Flow.amb(Flow.never(), Flow.range(0, n))),)
+KIT = (
+    KitFactory("amb", lambda n: Flow.amb(Flow.never(), Flow.range(0, n))),
+    KitFactory("amb_with", lambda n: Flow.range(0, n).amb_with(Flow.never())),
+)

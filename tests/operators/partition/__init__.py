@@ -1,0 +1,1 @@
+"""The partition family's tests (reactive_streams/operators/_partition.py)."""
