@@ -1,7 +1,8 @@
 """The pipeline machine's cell of ``exhaust_map`` (operators/_exhaust.py): synchronous
 inners (flat_map's ``inner_values``); an element arriving while the previous inner still
-holds elements is dropped, so the output is whole inners, in order: checked at each
-element, and the values are a subsequence of all inners'."""
+holds elements is dropped (variants b, c ask one element at a time, ``limit_rate(1)``, so
+inners do hold some), so the output is whole inners, in order: checked at each element,
+and the values are a subsequence of all inners'."""
 
 from __future__ import annotations
 
@@ -47,9 +48,10 @@ def _whole_inners(salt: str) -> Any:
 
 def exhaust_map(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     salt = op.variant
-    out_flow = flow.exhaust_map(lambda x: inner_values(x, salt), prefetch=op.k + 1).do_on_next(
-        _whole_inners(salt)
-    )
+    out_flow = flow.exhaust_map(lambda x: inner_values(x, salt), prefetch=op.k + 1)
+    if op.variant != "a":  # demand one at a time: an inner holds elements, others drop
+        out_flow = out_flow.limit_rate(1)
+    out_flow = out_flow.do_on_next(_whole_inners(salt))
     if expect.order == "none":
         return out_flow, unknown(expect, expect.ends)
     values = tuple(v for x in expect.values for v in inner_values(x, salt))

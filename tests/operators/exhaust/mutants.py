@@ -19,6 +19,5 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         PIPE,
         "exhaust_map",
-        60,  # an inner is cut only when two or more of its elements wait for demand
     ),
 )
