@@ -1,10 +1,9 @@
-"""Planted bug of operators/_never.py. ``never`` has no pipeline machine cell (it emits
-nothing and never ends, which the machine's value oracle cannot tell from a stall), so
-its contract test kills it."""
+"""Planted bug of operators/_never.py, killed by the pipeline machine's never cell (the
+silent other of ``take_until``: a ``never`` that completes ends the flow early)."""
 
 from __future__ import annotations
 
-from planted import OPS, Mutant, Patch
+from planted import OPS, PIPE, Mutant, Patch
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -18,6 +17,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "        self._finish(None)\n        return False\n",
             ),
         ),
-        "tests/operators/never/test_contract.py",
+        PIPE,
+        "never",
     ),
 )
