@@ -7,4 +7,8 @@ from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
-KIT = (KitFactory("exhaust_map", lambda n: Flow.just(n).exhaust_map(lambda k: Flow.range(0, k))),)
+KIT = (
+    KitFactory(
+        "exhaust_map", lambda n: Flow.just(n).exhaust_map(lambda k: Flow.range(0, k)), fusion=False
+    ),
+)

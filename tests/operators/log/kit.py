@@ -8,4 +8,4 @@ from reactive_streams.flow import Flow
 
 from .cells import QUIET
 
-KIT = (KitFactory("log", lambda n: Flow.range(0, n).log("kit", logger=QUIET)),)
+KIT = (KitFactory("log", lambda n: Flow.range(0, n).log("kit", logger=QUIET), fusion=False),)

@@ -7,4 +7,4 @@ from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
-KIT = (KitFactory("never", lambda n: Flow.range(0, n).take_until(Flow.never())),)
+KIT = (KitFactory("never", lambda n: Flow.range(0, n).take_until(Flow.never()), fusion=False),)

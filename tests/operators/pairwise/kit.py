@@ -6,4 +6,4 @@ from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
-KIT = (KitFactory("pairwise", lambda n: Flow.range(0, n + 1).pairwise()),)
+KIT = (KitFactory("pairwise", lambda n: Flow.range(0, n + 1).pairwise(), fusion=False),)

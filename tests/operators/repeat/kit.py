@@ -20,4 +20,7 @@ def _repeat_when(n: int) -> Flow[Any]:
     return Flow.just(1).repeat_when(lambda c: c < n)
 
 
-KIT = (KitFactory("repeat", _repeat), KitFactory("repeat_when", _repeat_when))
+KIT = (
+    KitFactory("repeat", _repeat, fusion=False),
+    KitFactory("repeat_when", _repeat_when, fusion=False),
+)

@@ -11,9 +11,11 @@ KIT = (
     KitFactory(
         "merge_sequential",
         lambda n: Flow.merge_sequential(Flow.range(0, n // 2), Flow.range(n // 2, n)),
+        fusion=False,
     ),
     KitFactory(
         "flat_map_sequential",
         lambda n: Flow.range(0, n).flat_map_sequential(lambda x: Flow.just(x), max_concurrency=4),
+        fusion=False,
     ),
 )

@@ -7,4 +7,4 @@ from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
-KIT = (KitFactory("buffer_skip", lambda n: Flow.range(0, n).buffer(2, 1)),)
+KIT = (KitFactory("buffer_skip", lambda n: Flow.range(0, n).buffer(2, 1), fusion=False),)

@@ -9,8 +9,12 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.flow import Flow
 
 KIT = (
-    KitFactory("timestamp", lambda n: Flow.range(0, n).timestamp(scheduler=ManualExecutor())),
     KitFactory(
-        "time_interval", lambda n: Flow.range(0, n).time_interval(scheduler=ManualExecutor())
+        "timestamp", lambda n: Flow.range(0, n).timestamp(scheduler=ManualExecutor()), fusion=False
+    ),
+    KitFactory(
+        "time_interval",
+        lambda n: Flow.range(0, n).time_interval(scheduler=ManualExecutor()),
+        fusion=False,
     ),
 )

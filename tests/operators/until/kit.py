@@ -8,6 +8,6 @@ from stateful.families import KitFactory
 from reactive_streams.flow import Flow
 
 KIT = (
-    KitFactory("take_until", lambda n: Flow.range(0, n).take_until(Flow.never())),
-    KitFactory("skip_until", lambda n: Flow.range(0, n).skip_until(Flow.empty())),
+    KitFactory("take_until", lambda n: Flow.range(0, n).take_until(Flow.never()), fusion=False),
+    KitFactory("skip_until", lambda n: Flow.range(0, n).skip_until(Flow.empty()), fusion=False),
 )

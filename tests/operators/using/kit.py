@@ -6,4 +6,8 @@ from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
-KIT = (KitFactory("using", lambda n: Flow.using(lambda: n, lambda r: Flow.range(0, r), repr)),)
+KIT = (
+    KitFactory(
+        "using", lambda n: Flow.using(lambda: n, lambda r: Flow.range(0, r), repr), fusion=False
+    ),
+)
