@@ -39,6 +39,7 @@ from .operators import (
     _backpressure,
     _breadth,
     _combine,
+    _cut,
     _delay_subscription,
     _exhaust,
     _flat_map,
@@ -1514,6 +1515,20 @@ class Flow(Generic[T]):
         if not publishers:
             return Flow.empty()
         return Flow(_sequential.MergeSequentialPublisher(publishers, prefetch))
+
+    def buffer_until(self, predicate: Callable[[T], object]) -> Flow[list[T]]:
+        """Lists closed by an element for which ``predicate`` holds (it is the list's
+        last); the list open at completion follows (Reactor's ``bufferUntil``). Demand as
+        ``filter``: ``request(n)`` asks ``n``, each element closing no list is replaced."""
+        _args.check_callable("buffer_until", "predicate", predicate)
+        return self._op(lambda d: _cut.BufferUntil(d, predicate), "buffer_until")
+
+    def buffer_while(self, predicate: Callable[[T], object]) -> Flow[list[T]]:
+        """Lists of consecutive elements for which ``predicate`` holds; an element for
+        which it fails closes a non-empty list and is dropped; the list open at completion
+        follows (Reactor's ``bufferWhile``). Demand as ``buffer_until``."""
+        _args.check_callable("buffer_while", "predicate", predicate)
+        return self._op(lambda d: _cut.BufferWhile(d, predicate), "buffer_while")
 
     def flat_map_sequential(
         self, fn: Callable[[T], Inner[R]], max_concurrency: int = 256, prefetch: int = 32

@@ -1,0 +1,1 @@
+"""The cut family's tests (reactive_streams/operators/_cut.py)."""
