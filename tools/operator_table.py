@@ -358,10 +358,16 @@ REACTOR: dict[str, tuple[str, str]] = {
     "usingWhen": (MISSING, "an async resource per subscription: not built yet"),
     "window": (OURS, "window(n)"),
     "windowTimeout": (OURS, "window_timeout(n, dt)"),
-    "windowUntil": (MISSING, "windows cut by a predicate: not built yet"),
+    "windowUntil": (
+        WORKAROUND,
+        "`buffer_until(p).map(Flow.from_iterable)` (each window emitted once complete)",
+    ),
     "windowUntilChanged": (MISSING, "windows cut by a key change: not built yet"),
     "windowWhen": (MISSING, "windows opened and closed by publishers: not built yet"),
-    "windowWhile": (MISSING, "windows cut by a predicate: not built yet"),
+    "windowWhile": (
+        WORKAROUND,
+        "`buffer_while(p).map(Flow.from_iterable)` (each window emitted once complete)",
+    ),
     "withLatestFrom": (OURS, "with_latest_from(*others)"),
     "zip": (OURS, "zip(*ps)"),
     "zipWith": (OURS, "zip_with(p)"),
