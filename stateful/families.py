@@ -102,6 +102,14 @@ class KitFactory:
 
         return cls(name, make, failed=lambda: op(Flow.error(RuntimeError("failed"))))
 
+    @classmethod
+    def pooled(
+        cls, name: str, make: Callable[[int], Publisher[Any]], sampled: bool = False
+    ) -> KitFactory:
+        """A timed operator on the shared pool's timer; its failed publisher is an error
+        through a delay."""
+        return cls(name, make, failed=failed_delayed, timed=True, sampled=sampled)
+
 
 def family_names() -> tuple[str, ...]:
     """Every family folder under ``tests/operators``, sorted."""
@@ -132,28 +140,27 @@ def _unique(kind: str, entries: list[tuple[str, str]]) -> None:
         seen[name] = family
 
 
+def _collect(module: str, attr: str, kind: str) -> list[Any]:
+    """Every family's ``<module>.<attr>``, family by family, each tagged with its family."""
+    found: list[Any] = []
+    for family in family_names():
+        loaded = _load(family, module)
+        if loaded is not None:
+            found.extend(replace(entry, family=family) for entry in getattr(loaded, attr))
+    _unique(kind, [(entry.name, entry.family) for entry in found])
+    return found
+
+
 @functools.cache
 def collect_cells() -> tuple[Cell, ...]:
-    """Every family's ``CELLS``, family by family, each tagged with its family."""
-    found: list[Cell] = []
-    for family in family_names():
-        module = _load(family, "cells")
-        if module is not None:
-            found.extend(replace(cell, family=family) for cell in module.CELLS)
-    _unique("cell", [(c.name, c.family) for c in found])
-    return tuple(found)
+    """Every family's ``CELLS`` (``tests/operators/<family>/cells.py``)."""
+    return tuple(_collect("cells", "CELLS", "cell"))
 
 
 @functools.cache
 def collect_kit() -> tuple[KitFactory, ...]:
-    """Every family's ``KIT``, family by family, each tagged with its family."""
-    found: list[KitFactory] = []
-    for family in family_names():
-        module = _load(family, "kit")
-        if module is not None:
-            found.extend(replace(factory, family=family) for factory in module.KIT)
-    _unique("kit factory", [(f.name, f.family) for f in found])
-    return tuple(found)
+    """Every family's ``KIT`` (``tests/operators/<family>/kit.py``)."""
+    return tuple(_collect("kit", "KIT", "kit factory"))
 
 
 # ------------------------------------------------- sources the kit factories share

@@ -310,7 +310,8 @@ def inner_fail(values: list[Any]) -> Iterator[Any]:
 
 
 #: rule 2.7 seen by the threaded inners (two calls at once on one inner subscription),
-#: and a timeout fired early (``_timeout``): judged after every step
+#: and a timeout fired early (``tests/operators/timed_window/cells.py``), and other checks a
+#: model makes at each element: judged after every step
 INNER_PROBLEMS: list[str] = []
 _EMIT_WAIT = 10.0  # seconds a request waits for its inner's thread (a hang is a failure)
 

@@ -10,7 +10,12 @@ tree), and runs ``stateful/test_publisher_machine.py`` (core mutants) or the cel
 mutants, ``select``, ``examples`` per cell) against the copy. The unmutated copy must
 pass each of these runs first. A mutant is killed when the machine fails; the table
 shows the rule or check named by the failure. A patch that no longer matches the source
-stops the script with an error: update the mutant.
+stops the script with an error: update the mutant. ``--check`` lists every stale one.
+
+The mutants come from three places: this file (the core's, and those that span areas),
+``tools/planted/<area>.py``, and each operator family's
+``tests/operators/<family>/mutants.py`` (``planted.collect``); a name used twice stops
+the script.
 
 Usage:
     python tools/mutants.py            # all mutants, then the kill table

@@ -3,7 +3,8 @@ put back where the attach primitive (``_core/attach.py``) closed them, each a ch
 then a store with no lock between, and no scheduling point either: only the line-level
 mode of ``stateful/interleave.py`` can stop a thread between the two. Each is killed by
 its family cell in ``stateful/test_interleaved_families.py`` (``test_family_lines``,
-which the ``mutants`` profile runs as ``make interleave`` does).
+which the ``mutants`` profile runs as ``make interleave`` does). The operators' ones live
+with their families (``tests/operators/<family>/mutants.py``); these two are the core's.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Planted bugs for the habits of asyncio and reactivex users: the loop an async stage
-and a default timer follow, and the dropping stages ``map_not_none``/``handle``."""
+and a default timer follow (the dropping stages ``map_not_none``/``handle``'s live with
+their families: ``tests/operators/transform/``, ``tests/operators/fused/``)."""
 
 from __future__ import annotations
 

@@ -4,15 +4,10 @@ exactly ``n`` elements."""
 
 from __future__ import annotations
 
-from stateful.families import KitFactory, failed_delayed
+from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
 KIT: tuple[KitFactory, ...] = (
-    KitFactory(
-        "delay_subscription",
-        lambda n: Flow.range(0, n).delay_subscription(0.001),
-        failed=failed_delayed,
-        timed=True,
-    ),
+    KitFactory.pooled("delay_subscription", lambda n: Flow.range(0, n).delay_subscription(0.001)),
 )

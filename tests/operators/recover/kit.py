@@ -4,7 +4,7 @@ exactly ``n`` elements."""
 
 from __future__ import annotations
 
-from stateful.families import KitFactory, boom, ends_in_error, failed_delayed, fails_once
+from stateful.families import KitFactory, boom, ends_in_error, fails_once
 
 from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff
@@ -34,12 +34,7 @@ KIT: tuple[KitFactory, ...] = (
         lambda n: Flow.range(0, n) if n != 1 else Flow.empty().default_if_empty(7),
     ),
     KitFactory("defer", lambda n: Flow.defer(lambda: Flow.range(0, n))),
-    KitFactory(
-        "retry_backoff",
-        lambda n: fails_once(n).retry(2, backoff=Backoff(0.0001)),
-        failed=failed_delayed,
-        timed=True,
-    ),
+    KitFactory.pooled("retry_backoff", lambda n: fails_once(n).retry(2, backoff=Backoff(0.0001))),
     KitFactory(
         "concat_with", lambda n: Flow.range(0, n // 2).concat_with(Flow.range(0, n - n // 2))
     ),

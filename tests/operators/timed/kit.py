@@ -4,12 +4,10 @@ exactly ``n`` elements."""
 
 from __future__ import annotations
 
-from stateful.families import KitFactory, failed_delayed
+from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
 KIT: tuple[KitFactory, ...] = (
-    KitFactory(
-        "delay", lambda n: Flow.range(0, n).delay(0.0005), failed=failed_delayed, timed=True
-    ),
+    KitFactory.pooled("delay", lambda n: Flow.range(0, n).delay(0.0005)),
 )

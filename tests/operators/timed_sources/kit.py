@@ -4,21 +4,14 @@ exactly ``n`` elements."""
 
 from __future__ import annotations
 
-from stateful.families import KitFactory, failed_delayed
+from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
 KIT: tuple[KitFactory, ...] = (
-    KitFactory(
-        "interval",
-        lambda n: Flow.interval(0.0005).on_backpressure_drop().take(n),
-        failed=failed_delayed,
-        timed=True,
-    ),
-    KitFactory(
+    KitFactory.pooled("interval", lambda n: Flow.interval(0.0005).on_backpressure_drop().take(n)),
+    KitFactory.pooled(
         "timer",
         lambda n: Flow.range(0, n).concat_map(lambda x: Flow.timer(0.0001).map(lambda _: x)),
-        failed=failed_delayed,
-        timed=True,
     ),
 )

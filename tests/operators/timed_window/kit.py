@@ -4,56 +4,32 @@ exactly ``n`` elements."""
 
 from __future__ import annotations
 
-from stateful.families import KitFactory, failed_delayed
+from stateful.families import KitFactory
 
 from reactive_streams.flow import Flow
 
 KIT: tuple[KitFactory, ...] = (
-    KitFactory(
-        "timeout", lambda n: Flow.range(0, n).timeout(30.0), failed=failed_delayed, timed=True
+    KitFactory.pooled("timeout", lambda n: Flow.range(0, n).timeout(30.0)),
+    KitFactory.pooled(
+        "timeout_fallback", lambda n: Flow.timer(30.0).timeout(0.001, Flow.range(0, n))
     ),
-    KitFactory(
-        "timeout_fallback",
-        lambda n: Flow.timer(30.0).timeout(0.001, Flow.range(0, n)),
-        failed=failed_delayed,
-        timed=True,
-    ),
-    KitFactory(
+    KitFactory.pooled(
         "debounce",
         lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).debounce(0.0001)),
-        failed=failed_delayed,
-        timed=True,
         sampled=True,
     ),
-    KitFactory(
-        "sample",
-        lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).sample(30.0)),
-        failed=failed_delayed,
-        timed=True,
+    KitFactory.pooled(
+        "sample", lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).sample(30.0))
     ),
-    KitFactory(
+    KitFactory.pooled(
         "throttle_first",
         lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).throttle_first(30.0)),
-        failed=failed_delayed,
-        timed=True,
     ),
-    KitFactory(
-        "buffer_timeout",
-        lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0),
-        failed=failed_delayed,
-        timed=True,
-    ),
-    KitFactory(
-        "window_timeout",
-        lambda n: Flow.range(0, 2 * n).window_timeout(2, 30.0),
-        failed=failed_delayed,
-        timed=True,
-    ),
+    KitFactory.pooled("buffer_timeout", lambda n: Flow.range(0, 2 * n).buffer_timeout(2, 30.0)),
+    KitFactory.pooled("window_timeout", lambda n: Flow.range(0, 2 * n).window_timeout(2, 30.0)),
     # sample's alias
-    KitFactory(
+    KitFactory.pooled(
         "throttle_latest",
         lambda n: Flow.range(0, n).concat_map(lambda x: Flow.just(x).throttle_latest(30.0)),
-        failed=failed_delayed,
-        timed=True,
     ),
 )
