@@ -118,6 +118,14 @@ def _identity(item: T) -> T:
     return item
 
 
+def _scheduler_clock(method: str, scheduler: ExecutorLike | None) -> Callable[[], Any]:
+    """``scheduler=``'s clock, asked at subscribe; a bad one is refused now, by name."""
+    try:
+        return _async_stage.clock(scheduler)
+    except TypeError as exc:
+        raise TypeError(f"{method}: scheduler: {exc}") from None
+
+
 _new_flow = object.__new__
 
 
@@ -1342,7 +1350,7 @@ class Flow(Generic[T]):
         this flow is asked for ``prefetch``, replenished at 75 %, and its elements wait
         for demand (rule 1.1)."""
         _args.check_publisher("take_until", "other", other)
-        _check_positive("take_until", prefetch)
+        _check_positive("take_until prefetch", prefetch)
         return Flow(_until.UntilPublisher(self._source, other, False, prefetch))
 
     def skip_until(self, other: Publisher[Any], prefetch: int = 32) -> Flow[T]:
@@ -1350,7 +1358,7 @@ class Flow(Generic[T]):
         (earlier ones are dropped and replaced upstream); ``other``'s error before that
         fails the stream. Demand as ``take_until``."""
         _args.check_publisher("skip_until", "other", other)
-        _check_positive("skip_until", prefetch)
+        _check_positive("skip_until prefetch", prefetch)
         return Flow(_until.UntilPublisher(self._source, other, True, prefetch))
 
     def first_element(self, default: T = _tail.MISSING) -> Flow[T]:
@@ -1422,13 +1430,13 @@ class Flow(Generic[T]):
         """``(time, element)``: the time read on ``scheduler``'s clock at the element's
         arrival (None: the running loop's when subscribed from a coroutine, else the
         shared pool's monotonic clock; a ``ManualExecutor``'s is virtual)."""
-        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        clock = _scheduler_clock("timestamp", scheduler)  # asked at subscribe
         return self._op(lambda d: _stamp.Timestamp(d, clock()), "timestamp")
 
     def time_interval(self, *, scheduler: ExecutorLike | None = None) -> Flow[tuple[float, T]]:
         """``(seconds since the previous element, element)`` on ``scheduler``'s clock (as
         ``timestamp``); the first element's interval counts from the subscription."""
-        clock = _async_stage.clock(scheduler)  # asked at subscribe
+        clock = _scheduler_clock("time_interval", scheduler)  # asked at subscribe
         return self._op(lambda d: _stamp.TimeInterval(d, clock()), "time_interval")
 
     def partition(self, predicate: Callable[[T], object]) -> tuple[Flow[T], Flow[T]]:

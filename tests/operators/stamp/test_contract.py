@@ -64,5 +64,5 @@ def test_errors_pass_on_and_the_cancel_cancels_upstream(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["timestamp", "time_interval"])
 def test_a_bad_scheduler_is_refused_at_assembly(name: str) -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=f"{name}: scheduler: executor must be"):
         getattr(Flow.just(1), name)(scheduler=3)

@@ -133,5 +133,5 @@ def test_spec213_on_error_none_and_subscribe_none_are_refused_by_name(skip: bool
 def test_bad_arguments_are_refused_naming_them(name: str) -> None:
     with pytest.raises(TypeError, match=f"{name}: other must be a Publisher, got int"):
         getattr(Flow.just(1), name)(3)
-    with pytest.raises(ValueError, match=f"{name}: size must be an int > 0, got 0"):
+    with pytest.raises(ValueError, match=f"{name} prefetch: size must be an int > 0, got 0"):
         getattr(Flow.just(1), name)(Flow.never(), prefetch=0)
