@@ -48,7 +48,13 @@ def _group_by(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
         lambda g: g.map(lambda v: (g.key, v)), max_concurrency=groups
     )
     if expect.order == "list":
-        out_flow = out_flow.do_on_next(in_order)
+        checked = out_flow.do_on_next(in_order)
+
+        def subscribed() -> Flow[Any]:
+            seen.clear()  # per subscription: a repeat downstream sees the values again
+            return checked
+
+        out_flow = Flow.defer(subscribed)
     tagged = tuple((key(v), v) for v in expect.values)
     out = Expect(tagged, expect.ends, "bag", anytime=expect.anytime)
     if expect.order == "none":
