@@ -32,7 +32,9 @@ def _combine_latest(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> 
         out_flow = flow.combine_latest_with(other)
     else:
         out_flow = Flow.combine_latest(flow, other, prefetch=op.k + 1)
-    out_flow = out_flow.do_on_next(_monotone_pairs(expect.values, theirs))
+    combined = out_flow
+    # a fresh checker per subscription: a repeat downstream sees the pairs again
+    out_flow = Flow.defer(lambda: combined.do_on_next(_monotone_pairs(expect.values, theirs)))
     ends = expect.ends | ({COMPLETE} if not theirs else set())
     if expect.order != "list":
         return out_flow, unknown(expect, ends)
