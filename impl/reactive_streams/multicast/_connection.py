@@ -52,7 +52,7 @@ class Child(Downstream[T]):
     """The Subscription handed to one subscriber of a connection (one per ``subscribe``):
     the core ``Downstream``, bound to the connection's lock and drain."""
 
-    __slots__ = ("_conn", "node", "pin", "total")
+    __slots__ = ("_conn", "cursor", "node", "pin", "total")
 
     def __init__(self, conn: Connection[T], subscriber: Subscriber[T], hop: str) -> None:
         super().__init__(subscriber, hop)
@@ -61,6 +61,7 @@ class Child(Downstream[T]):
         self.total = 0  # everything ever requested, saturating (replay's coordination)
         self.pin = 0  # replay: index of the element before this child's first one
         self.node: Any = None  # replay: the last buffer node delivered (or the pinned head)
+        self.cursor = 0  # publish(lead=N): index of the next element this child receives
 
     def __repr__(self) -> str:
         return f"<multicast subscription {self._sid or hex(id(self))}>"
