@@ -80,8 +80,10 @@ def test_the_fast_subscriber_runs_ahead_of_the_slow_by_at_most_the_lead() -> Non
     flow.subscribe(fast)
     flow.subscribe(slow)
     conn = flow.connect()
-    assert fast.values == [1, 2, 3, 4] and slow.values == [1]
-    assert conn.buffered == 3 and conn.taken == 1
+    assert fast.values == [1, 2, 3, 4]
+    assert slow.values == [1]
+    assert conn.buffered == 3
+    assert conn.taken == 1
     for step in range(2, 101):
         slow.request(1)
         assert slow.values == list(range(1, step + 1))
@@ -121,9 +123,11 @@ def test_the_slowest_with_demand_is_never_starved_and_a_leave_releases_the_ring(
     flow.subscribe(stuck)
     flow.connect()
     source.push()
-    assert fast.values == [1, 2, 3, 4] and source.requested == 4  # held by the one at 0
+    assert fast.values == [1, 2, 3, 4]
+    assert source.requested == 4
     stuck.request(2)
-    assert stuck.values == [1, 2] and source.requested == 6  # half the ring freed: top-up
+    assert stuck.values == [1, 2]
+    assert source.requested == 6
     source.push()
     assert fast.values == [1, 2, 3, 4, 5, 6]
     stuck.cancel()  # the slowest leaves: its pressure goes with it
@@ -140,7 +144,8 @@ def test_a_late_subscriber_starts_at_the_oldest_element_nobody_had() -> None:
     flow.subscribe(b)
     flow.connect()
     source.push()
-    assert a.values == [1, 2] and source.sent == 4
+    assert a.values == [1, 2]
+    assert source.sent == 4
     late = TestSubscriber[int](MAX_DEMAND)
     flow.subscribe(late)
     assert late.values == [3, 4]  # held, nobody had them; never 1, 2
@@ -157,7 +162,8 @@ def test_without_subscribers_elements_are_dropped_at_the_sources_pace() -> None:
     conn = flow.connect()
     for _ in range(5):
         source.push()
-    assert source.sent == 15 and conn.buffered == 0
+    assert source.sent == 15
+    assert conn.buffered == 0
     late = TestSubscriber[int](2)
     flow.subscribe(late)
     source.push()
@@ -239,10 +245,12 @@ def test_share_lead_ref_counts_as_share_does() -> None:
     shared = Flow(source).share(lead=4)
     a = TestSubscriber[int](MAX_DEMAND)
     shared.subscribe(a)
-    assert source.requests == [4] and shared.subscriber_count == 1
+    assert source.requests == [4]
+    assert shared.subscriber_count == 1
     source.push()
     a.cancel()  # the last one: the source is cancelled (refcount unchanged)
-    assert source.cancelled and shared.subscriber_count == 0
+    assert source.cancelled
+    assert shared.subscriber_count == 0
     b = TestSubscriber[int](2)
     shared.subscribe(b)  # a fresh connection, a fresh subscription to the source
     source.push(2)
@@ -275,7 +283,8 @@ def test_manual_interleavings_keep_order_and_the_bound(seed: int) -> None:
         else:
             rng.choice(subs).request(rng.randint(1, 4))
         cursors = conn.cursors()
-        assert conn.buffered <= 5 and (not cursors or max(cursors) - min(cursors) <= 5)
+        assert conn.buffered <= 5
+        assert not cursors or max(cursors) - min(cursors) <= 5
     for ts in subs:
         ts.request(MAX_DEMAND)
     manual.run_all()
