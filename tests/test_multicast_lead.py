@@ -79,7 +79,8 @@ def test_the_fast_subscriber_runs_ahead_of_the_slow_by_at_most_the_lead() -> Non
     fast, slow = TestSubscriber[int](MAX_DEMAND), TestSubscriber[int](1)
     flow.subscribe(fast)
     flow.subscribe(slow)
-    conn = flow.connect()
+    conn = lead_conn(flow)
+    flow.connect()
     assert fast.values == [1, 2, 3, 4]
     assert slow.values == [1]
     assert conn.buffered == 3
@@ -159,7 +160,8 @@ def test_a_late_subscriber_starts_at_the_oldest_element_nobody_had() -> None:
 def test_without_subscribers_elements_are_dropped_at_the_sources_pace() -> None:
     source = Pushed()
     flow = publish(source, lead=3)
-    conn = flow.connect()
+    conn = lead_conn(flow)
+    flow.connect()
     for _ in range(5):
         source.push()
     assert source.sent == 15
