@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 __all__ = [
+    "LEAD_TWINS",
     "NO_TWIN",
     "TWINS",
-    "LEAD_TWINS",
     "buffer_bounded_inv",
     "lead_delivers_prop",
     "lead_held_bounded_inv",
