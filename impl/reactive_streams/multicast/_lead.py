@@ -80,6 +80,13 @@ class LeadConnection(Connection[T]):
         """The index of the next element of each child still attached (drain-side view)."""
         return [c.cursor for c in self._children if not c.ended]
 
+    def cursor_of(self, subscriber: object) -> int | None:
+        """The index of the next element ``subscriber`` receives (None: not attached)."""
+        for child in self._children:
+            if not child.ended and child._downstream is subscriber:
+                return child.cursor
+        return None
+
     def _store(self, item: T) -> None:
         stored = self._stored
         self._ring[stored % self._lead] = item  # free: stored < upstream requested <= base + lead
