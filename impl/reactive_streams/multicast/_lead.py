@@ -29,12 +29,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.demand import MAX_DEMAND
-from ._connection import Child, Connection, OnDisconnect
+from ._connection import Child, Connection, Forget, OnDisconnect
 
 if TYPE_CHECKING:
     from ..api import Publisher
     from ..executors import Executor
-    from ._connectable import _Hub
 
 __all__ = ["LeadConnection"]
 
@@ -46,14 +45,14 @@ class LeadConnection(Connection[T]):
 
     def __init__(
         self,
-        flow: _Hub[T],
+        forget: Forget,
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
         batch_size: int,
         lead: int,
     ) -> None:
-        super().__init__(flow, source, on_disconnect, executor, batch_size)
+        super().__init__(forget, source, on_disconnect, executor, batch_size)
         self._lead = lead
         self._ring: list[Any] = [None] * lead
         self._limit = max(1, lead // 2)  # top up once half of the ring is free

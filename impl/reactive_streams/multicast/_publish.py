@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .._core.demand import MAX_DEMAND
 from ..executors import Executor, ExecutorLike, as_executor
 from ._connectable import _Hub
-from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect
+from ._connection import DISCONNECT_STRATEGIES, Connection, Forget, OnDisconnect
 from ._lead import LeadConnection
 
 if TYPE_CHECKING:
@@ -48,14 +48,14 @@ class PublishConnection(Connection[T]):
 
     def __init__(
         self,
-        flow: _Hub[T],
+        forget: Forget,
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
         batch_size: int,
         buffer_size: int,
     ) -> None:
-        super().__init__(flow, source, on_disconnect, executor, batch_size)
+        super().__init__(forget, source, on_disconnect, executor, batch_size)
         self._queue: deque[T] = deque()
         self._buffer_size = buffer_size
         self._limit = max(1, buffer_size - (buffer_size >> 2))  # top up after 3/4 drained
@@ -145,9 +145,9 @@ def publish_hub(
 
     hop = as_executor(executor) if executor is not None else None
 
-    def new_connection(flow: _Hub[T]) -> Connection[T]:
+    def new_connection(forget: Forget) -> Connection[T]:
         if lead is not None:
-            return LeadConnection(flow, source, on_disconnect, hop, batch_size, lead)
-        return PublishConnection(flow, source, on_disconnect, hop, batch_size, buffer_size)
+            return LeadConnection(forget, source, on_disconnect, hop, batch_size, lead)
+        return PublishConnection(forget, source, on_disconnect, hop, batch_size, buffer_size)
 
     return _Hub(new_connection, "publish")
