@@ -172,34 +172,39 @@ def test_without_subscribers_elements_are_dropped_at_the_sources_pace() -> None:
     assert late.values == [16, 17]
 
 
-def test_source_error_overtakes_the_held_elements_completion_waits_per_subscriber() -> None:
+def _slow_and_fast_after_four(
+    end: BaseException | None,
+) -> tuple[ConnectableFlow[int], TestSubscriber[int], TestSubscriber[int]]:
+    """A slow subscriber (1 taken) and a fast one (all 4 held), then the source's end."""
     source = Pushed()
     flow = publish(source, lead=4)
-    a, b = TestSubscriber[int](1), TestSubscriber[int](MAX_DEMAND)
-    flow.subscribe(a)
-    flow.subscribe(b)
+    slow, fast = TestSubscriber[int](1), TestSubscriber[int](MAX_DEMAND)
+    flow.subscribe(slow)
+    flow.subscribe(fast)
     flow.connect()
     source.push()
     assert source.downstream is not None
-    source.downstream.on_complete()
-    b.assert_values(1, 2, 3, 4).assert_complete()
-    a.assert_values(1).assert_no_terminal()  # completion waits for its last element
-    a.request(3)
-    a.assert_values(1, 2, 3, 4).assert_complete()
+    if end is None:
+        source.downstream.on_complete()
+    else:
+        source.downstream.on_error(end)
+    return flow, slow, fast
+
+
+def test_completion_reaches_each_subscriber_after_its_last_element() -> None:
+    flow, slow, fast = _slow_and_fast_after_four(None)
+    fast.assert_values(1, 2, 3, 4).assert_complete()
+    slow.assert_values(1).assert_no_terminal()  # completion waits for its last element
+    slow.request(3)
+    slow.assert_values(1, 2, 3, 4).assert_complete()
     late = TestSubscriber[int]()
     flow.subscribe(late)
     late.assert_values().assert_complete()  # after the end: the terminal signal at once
 
-    source = Pushed()
-    flow = publish(source, lead=4)
-    a, b = TestSubscriber[int](1), TestSubscriber[int](MAX_DEMAND)
-    flow.subscribe(a)
-    flow.subscribe(b)
-    flow.connect()
-    source.push()
-    assert source.downstream is not None
-    source.downstream.on_error(RuntimeError("boom"))
-    a.assert_values(1).assert_error(RuntimeError)  # the error overtakes 2, 3, 4
+
+def test_source_error_overtakes_the_held_elements() -> None:
+    flow, slow, _ = _slow_and_fast_after_four(RuntimeError("boom"))
+    slow.assert_values(1).assert_error(RuntimeError)  # the error overtakes 2, 3, 4
     late = TestSubscriber[int]()
     flow.subscribe(late)
     late.assert_error(RuntimeError)
