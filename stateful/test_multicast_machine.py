@@ -253,7 +253,7 @@ class MulticastMachine(RuleBasedStateMachine):
             assert not values or twin.lead_in_order_inv(values, values[0]), values
 
     def lead_delivers(self) -> None:
-        """At rest: a subscriber with demand, within ``lead - lead // 2`` of the slowest,
+        """At rest: a subscriber with demand, within ``lead - max(1, lead // 2)`` of the slowest,
         has everything received and the source owes more (it is never starved)."""
         lead = self.lead
         assert lead is not None

@@ -14,7 +14,7 @@ within the ring, so
 after every active child has taken its element, so each child receives every element
 from its arrival on, once, in order (``LeadInOrderInv``). The source is topped up once
 half of the ring is free, so the slowest child with demand is never starved, and a
-child with demand at most ``N - N // 2`` ahead of the slowest is never held back
+child with demand at most ``N - max(1, N // 2)`` ahead of the slowest is never held back
 (``LeadDeliversProp``).
 
 A child arriving while others run starts at the oldest element no child has received
