@@ -1214,18 +1214,23 @@ class Flow(Generic[T]):
 
     # ================================================================ multicast
     def publish(
-        self, buffer_size: int = 256, on_disconnect: OnDisconnect = "error"
+        self,
+        buffer_size: int = 256,
+        on_disconnect: OnDisconnect = "error",
+        *,
+        lead: int | None = None,
     ) -> ConnectableFlow[T]:
-        """Share one subscription among many subscribers in lockstep: a ``ConnectableFlow``
+        """Share one subscription among many subscribers in lockstep, or with ``lead=N``
+        each at its own pace, at most ``N`` ahead of the slowest: a ``ConnectableFlow``
         (see :func:`reactive_streams.multicast.publish`)."""
         from .multicast._publish import publish_hub
 
-        return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect))
+        return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect, lead=lead))
 
-    def share(self, buffer_size: int = 256) -> RefCountFlow[T]:
-        """``publish(buffer_size).ref_count()``: one upstream subscription shared while
-        anyone subscribes (Reactor's and RxPY's ``share``)."""
-        return self.publish(buffer_size).ref_count()
+    def share(self, buffer_size: int = 256, *, lead: int | None = None) -> RefCountFlow[T]:
+        """``publish(buffer_size, lead=lead).ref_count()``: one upstream subscription shared
+        while anyone subscribes (Reactor's and RxPY's ``share``)."""
+        return self.publish(buffer_size, lead=lead).ref_count()
 
     def replay(
         self, bound: int | None = None, on_disconnect: OnDisconnect = "error"
