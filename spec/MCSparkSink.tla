@@ -2,9 +2,10 @@
 (***************************************************************************)
 (* Model checking of SparkSink.tla: the mutations of the kill table (the  *)
 (* same convention as MCReactiveStreams.tla: a Mut_* operator replaces one *)
-(* normative operator in the .cfg, every invariant and property stays on). *)
-(* The protocol variants of SparkSink.tla (Variant) are its hand-written   *)
-(* must-fail models; these are defects of the correct protocol.           *)
+(* normative operator in the rendered .cfg, every invariant and property   *)
+(* stays on, and TLC must report the mutation's named target).  The       *)
+(* protocols the sink must not follow are mutations too (they were a      *)
+(* Variant constant of SparkSink.tla with hand-written cfgs).              *)
 (***************************************************************************)
 EXTENDS SparkSink, TLC
 
@@ -29,4 +30,48 @@ Mut_ResShort(b) == b.hi - 1
 \* The sink may stop before it completes: no fairness on Complete.
 Mut_FairnessNoComplete == WF_vars(Deliver) /\ WF_vars(Drop) /\ WF_vars(Seal) /\ WF_vars(Write)
                           /\ WF_vars(Commit) /\ WF_vars(Free)
+
+(* ------------- the protocols the sink must not follow ------------------ *)
+
+\* "sink_count": the record stores the sink's element count, and a restart resumes
+\* the source there; once a filter drops a record the count lags the position.
+Mut_ResSinkCount(b) == b.chi
+
+\* "commit_before_write": Commit -> Write -> Free (a crash between loses the batch).
+Mut_WritePhaseAfterCommit == "committed"
+Mut_AfterWriteDurable == "durable"
+Mut_CommitPhaseSealed == "sealed"
+Mut_FreePhaseDurable == "durable"
+
+\* "no_commit_log": Write -> Free, readers see every file (a failed write's partial
+\* file and a replay's rewrite are both visible).
+Mut_CommitNever == FALSE
+Mut_ViewEveryFile == files
+
+\* "ack_before_durable": the upstream is acknowledged at Seal, before the write.
+Mut_AckAtSeal(b) == Max(acked, Res(b))
+
+\* "unfenced": the new writer creates no fence record; the zombie's commit of a batch
+\* whose files recovery deleted then succeeds.
+Mut_Unfenced(fence) == log
+
+\* The fence is written as an ordinary commit record: it names data (none) that is
+\* not there, so a restart's recovery would refuse to resume.
+Mut_FenceRecAsData(run, bid) == [run |-> run, bid |-> bid, att |-> 0, rows |-> {},
+                                 res |-> LogRes, cnt |-> LogCnt, fence |-> FALSE]
+
+\* A restart replays from the acknowledged position, not the committed one: a batch
+\* committed but not yet acknowledged is committed again.
+Mut_ResumeAcked == acked
+
+\* No latency timer: an open stream's last partial batch waits for ever.
+Mut_NoTimer == FALSE
+
+\* The sink finishes without waiting for the batches in flight to commit.
+Mut_CompleteEarly ==
+    /\ Completes /\ ~done /\ srcNext = N /\ fillHi = fillLo
+    /\ done' = TRUE
+    /\ UNCHANGED <<srcNext, acked, demand, fillLo, fillHi, sealedCnt, inflight, nextBid, files,
+                   log, crashes, failures>>
+    /\ UNCHANGED zvars
 =============================================================================

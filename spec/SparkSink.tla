@@ -22,40 +22,27 @@
 (* Completes: the source signals completion after position N (else the    *)
 (* stream stays open, and only the timer can flush the last records).      *)
 (*                                                                         *)
-(* Variant selects the protocol; every one but "correct" must fail:        *)
-(*   "correct"              Write -> Commit(position) -> Free              *)
-(*   "sink_count"           the record stores the sink's element count and *)
-(*                          a restart resumes the source there             *)
-(*                          (breaks SinkNoDuplicateInv once a filter drops) *)
-(*   "commit_before_write"  Commit -> Write -> Free  (breaks SinkNoLossInv) *)
-(*   "no_commit_log"        Write -> Free, readers see every file          *)
-(*                          (breaks SinkNoDuplicateInv)                    *)
-(*   "ack_before_durable"   the upstream is acknowledged at Seal           *)
-(*                          (breaks SinkNoLossInv)                         *)
-(* and, with Latency = FALSE on an open stream, the last partial batch     *)
-(* waits for ever (breaks SinkEventuallyCommitted).                        *)
+(* This is the correct protocol only.  MCSparkSink.tla holds its defects *)
+(* (the kill table of spec/models.toml): a record storing the sink's      *)
+(* count, a commit before the write, no commit log, an acknowledgement at *)
+(* seal, no fence, a sink with no latency timer, and more; each replaces  *)
+(* one operator below and must be caught by its named target.             *)
 (*                                                                         *)
 (* A second writer (issue 26.2): Takeover starts a new writer on the same  *)
 (* sink id while the old one still runs; the old one becomes a zombie     *)
 (* holding its head batch, which it may still write and try to commit     *)
 (* (create-if-absent on the batch id).  The new writer recovers from the  *)
-(* log like a restart and, in every variant but "unfenced", first creates *)
-(* a FENCE record (no rows) at the next batch id, so the zombie's commit  *)
-(* finds its id taken and is refused.                                      *)
-(*   "unfenced"             no fence: the zombie commits a batch whose    *)
-(*                          files recovery deleted (breaks                 *)
-(*                          SinkCommitImpliesDataInv)                      *)
+(* log like a restart and first creates a FENCE record (no rows) at the   *)
+(* next batch id, so the zombie's commit finds its id taken and is        *)
+(* refused.                                                                *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
-CONSTANTS N, B, Keep, FilterMode, Latency, Completes, MaxCrashes, MaxFailures, Variant,
-          MaxTakeovers
+CONSTANTS N, B, Keep, FilterMode, Latency, Completes, MaxCrashes, MaxFailures, MaxTakeovers
 
 ASSUME N \in Nat /\ B \in Nat \ {0} /\ MaxCrashes \in Nat /\ MaxFailures \in Nat
 ASSUME Keep \subseteq 1..N /\ FilterMode \in {"drop", "skip"}
 ASSUME Latency \in BOOLEAN /\ Completes \in BOOLEAN
-ASSUME Variant \in {"correct", "sink_count", "commit_before_write", "no_commit_log",
-                    "ack_before_durable", "unfenced"}
 ASSUME MaxTakeovers \in Nat
 
 Cap == 2 * B                         \* buffer capacity in elements: two batches
@@ -97,7 +84,7 @@ InflightSlots == LET F[i \in 0..Len(inflight)] ==
                  IN F[Len(inflight)]
 
 \* What the commit record says a replay resumes from.
-Res(b) == IF Variant = "sink_count" THEN b.chi ELSE b.hi
+Res(b) == b.hi
 
 \* A run is one writer's life: a restart or a takeover starts the next one.
 Run == crashes + takeovers
@@ -111,8 +98,7 @@ LogCnt == MaxOf({l.cnt : l \in log})
 Names(f, l) == l.run = f.run /\ l.bid = f.bid /\ l.att = f.att /\ l.rows = f.rows
 
 \* What a reader sees: the files the commit log names (every file without a log).
-View == IF Variant = "no_commit_log" THEN files
-        ELSE {f \in files : \E l \in log : Names(f, l)}
+View == {f \in files : \E l \in log : Names(f, l)}
 
 Count(p) == Cardinality({f \in View : p \in f.rows})
 
@@ -152,13 +138,19 @@ Drop ==
                    crashes, failures, done>>
     /\ UNCHANGED zvars
 
+\* The upstream learns nothing at seal: a batch is acknowledged only once committed.
+AckAtSeal(b) == acked
+
+\* The latency timer is configured (max_latency): it fires on a partial batch.
+Timer == Latency
+
 \* A full batch, the rest at completion, or (timer) a partial batch when no write
 \* is in flight is sealed.
 Seal ==
     /\ fillHi > fillLo
     /\ Len(inflight) < 2
     /\ LET s == Slots(fillLo, fillHi) IN
-       /\ s >= B \/ (Completes /\ srcNext = N) \/ (Latency /\ inflight = <<>>)
+       /\ s >= B \/ (Completes /\ srcNext = N) \/ (Timer /\ inflight = <<>>)
        /\ LET k == Min(B, s)
               h == CHOOSE h \in fillLo + 1..fillHi : Delivered(h) /\ Slots(fillLo, h) = k
               b == [bid |-> nextBid, att |-> 0, lo |-> fillLo, hi |-> h,
@@ -166,13 +158,14 @@ Seal ==
           IN /\ inflight' = Append(inflight, b)
              /\ fillLo' = h
              /\ sealedCnt' = sealedCnt + k
-             /\ acked' = IF Variant = "ack_before_durable" THEN Max(acked, Res(b)) ELSE acked
+             /\ acked' = AckAtSeal(b)
     /\ nextBid' = nextBid + 1
     /\ UNCHANGED <<srcNext, demand, fillHi, files, log, crashes, failures, done>>
     /\ UNCHANGED zvars
 
-WritePhase == IF Variant = "commit_before_write" THEN "committed" ELSE "sealed"
-AfterWrite == IF Variant = "commit_before_write" THEN "durable" ELSE "written"
+\* The phases a batch passes: sealed -> (Write) written -> (Commit) committed -> Free.
+WritePhase == "sealed"
+AfterWrite == "written"
 
 \* Spark writes the head batch's files (the write lane is serial, in id order).
 Write ==
@@ -195,11 +188,10 @@ WriteFail ==
                    done>>
     /\ UNCHANGED zvars
 
-CommitPhase == IF Variant = "commit_before_write" THEN "sealed" ELSE "written"
+CommitPhase == "written"
 
 \* The atomic commit record: the commit point.
 Commit ==
-    /\ Variant # "no_commit_log"
     /\ inflight # <<>> /\ inflight[1].phase = CommitPhase
     /\ ~\E l \in log : l.bid = inflight[1].bid      \* create-if-absent
     /\ log' = log \cup {LogRec(inflight[1])}
@@ -208,9 +200,7 @@ Commit ==
                    failures, done>>
     /\ UNCHANGED zvars
 
-FreePhase == CASE Variant = "commit_before_write" -> "durable"
-             []   Variant = "no_commit_log"       -> "written"
-             []   OTHER                           -> "committed"
+FreePhase == "committed"
 
 \* Acknowledge: the upstream may forget the batch; its elements become demand again.
 Free ==
@@ -229,21 +219,27 @@ Complete ==
                    log, crashes, failures>>
     /\ UNCHANGED zvars
 
-\* Nothing left to do: the stream completed, or an open stream has everything committed.
+\* Nothing left to do: the stream completed, or an open stream's source has nothing
+\* more to offer for now (it idles; a stall of the sink is then a liveness failure,
+\* SinkEventuallyCommitted, not a state without successor).
 Quiescent ==
-    /\ done \/ (~Completes /\ srcNext = N /\ fillHi = fillLo /\ inflight = <<>>)
+    /\ done \/ (~Completes /\ srcNext = N)
     /\ UNCHANGED vars
+
+\* Where a new run (a restart, a takeover) replays the source from: the committed
+\* position (never below what the upstream was told to forget).
+Resume == Max(LogRes, acked)
 
 \* Crash and restart: memory is lost; recovery keeps only logged files and the
 \* source replays from the committed position (it cannot go below what it was
 \* told to forget).
 Crash ==
     /\ ~done /\ crashes < MaxCrashes
-    /\ LET resume == IF Variant = "no_commit_log" THEN acked ELSE Max(LogRes, acked)
+    /\ LET resume == Resume
        IN /\ srcNext' = resume
           /\ fillLo' = resume
           /\ fillHi' = resume
-    /\ files' = IF Variant = "no_commit_log" THEN files ELSE View
+    /\ files' = View
     /\ sealedCnt' = LogCnt
     /\ demand' = Cap
     /\ inflight' = <<>>
@@ -252,16 +248,23 @@ Crash ==
     /\ UNCHANGED <<acked, log, failures, done>>
     /\ UNCHANGED zvars
 
+\* The fence: a record of no rows and no files, marked so (recovery and readers
+\* look for no data of it).
+FenceRec(run, bid) == [run |-> run, bid |-> bid, att |-> 0, rows |-> {}, res |-> LogRes,
+                       cnt |-> LogCnt, fence |-> TRUE]
+
+\* The new writer's fence joins the log (create-if-absent at the next batch id).
+Fenced(fence) == log \cup {fence}
+
 \* A second writer starts on the same sink id while this one still runs (an
 \* orchestrator retry, or a takeover of a lease thought stale).  The old writer
 \* lives on as a zombie with its head batch; the new one recovers like a restart,
 \* and fences the old one with a record of no rows at the next batch id.
 Takeover ==
     /\ ~done /\ takeovers < MaxTakeovers /\ zombie = NoZombie
-    /\ LET resume == Max(LogRes, acked)
-           fence == [run |-> Run + 1, bid |-> Cardinality(log), att |-> 0, rows |-> {},
-                     res |-> LogRes, cnt |-> LogCnt, fence |-> TRUE]
-           log2 == IF Variant = "unfenced" THEN log ELSE log \cup {fence}
+    /\ LET resume == Resume
+           fence == FenceRec(Run + 1, Cardinality(log))
+           log2 == Fenced(fence)
        IN /\ srcNext' = resume
           /\ fillLo' = resume
           /\ fillHi' = resume
