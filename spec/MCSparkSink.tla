@@ -58,6 +58,12 @@ Mut_AckAtSeal(b) == Max(acked, Res(b))
 \* whose files recovery deleted then succeeds.
 Mut_Unfenced(fence) == log
 
+\* A new writer does not fence again when the log already ends with a fence (the
+\* previous takeover's): the zombie of the writer it replaced, which committed
+\* nothing, is not fenced.  Only a second zombie shows it (issue 39).
+Mut_FencedUnlessFenced(fence) ==
+    IF \E l \in log : l.fence /\ l.bid = Cardinality(log) - 1 THEN log ELSE log \cup {fence}
+
 \* The fence is written as an ordinary commit record: it names data (none) that is
 \* not there, so a restart's recovery would refuse to resume.
 Mut_FenceRecAsData(run, bid) == [run |-> run, bid |-> bid, att |-> 0, rows |-> {},

@@ -48,7 +48,8 @@
 (* (create-if-absent on the batch id).  The new writer recovers from the  *)
 (* log like a restart and first creates a FENCE record (no rows) at the   *)
 (* next batch id, so the zombie's commit finds its id taken and is        *)
-(* refused.                                                                *)
+(* refused.  A takeover may come while a zombie still runs, so several    *)
+(* zombies (of different runs) may act at once (issue 39).                *)
 (***************************************************************************)
 EXTENDS Integers, Sequences, FiniteSets
 
@@ -80,14 +81,13 @@ VARIABLES
     crashes,
     failures,
     done,
-    zombie,     \* the taken-over writer's head batch, or NoZombie
+    zombies,    \* the taken-over writers still running: each one's head batch
     takeovers
 
 vars == <<srcNext, acked, demand, est, asked, fillLo, fillHi, sealedCnt, inflight, nextBid,
-          files, log, crashes, failures, done, zombie, takeovers>>
-zvars == <<zombie, takeovers>>
+          files, log, crashes, failures, done, zombies, takeovers>>
+zvars == <<zombies, takeovers>>
 bvars == <<demand, est, asked>>       \* the budget: demand and what it was counted on
-NoZombie == [phase |-> "none"]
 
 Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
@@ -162,7 +162,7 @@ Init ==
     /\ crashes = 0
     /\ failures = 0
     /\ done = FALSE
-    /\ zombie = NoZombie
+    /\ zombies = {}
     /\ takeovers = 0
 
 \* The filling batch cannot take one more record of the estimated size (_full_locked).
@@ -358,7 +358,7 @@ Fenced(fence) == log \cup {fence}
 \* lives on as a zombie with its head batch; the new one recovers like a restart,
 \* and fences the old one with a record of no rows at the next batch id.
 Takeover ==
-    /\ ~done /\ takeovers < MaxTakeovers /\ zombie = NoZombie
+    /\ ~done /\ takeovers < MaxTakeovers
     /\ LET resume == Resume
            fence == FenceRec(Run + 1, Cardinality(log))
            log2 == Fenced(fence)
@@ -367,11 +367,11 @@ Takeover ==
           /\ fillHi' = resume
           /\ log' = log2
           /\ nextBid' = Cardinality(log2)
-    /\ zombie' = IF inflight # <<>> /\ inflight[1].phase \in {"sealed", "written"}
-                 THEN LET b == inflight[1]
-                      IN [run |-> Run, bid |-> b.bid, att |-> b.att, lo |-> b.lo, hi |-> b.hi,
-                          chi |-> b.chi, phase |-> b.phase]
-                 ELSE NoZombie
+    /\ zombies' = IF inflight # <<>> /\ inflight[1].phase \in {"sealed", "written"}
+                  THEN LET b == inflight[1]
+                       IN zombies \cup {[run |-> Run, bid |-> b.bid, att |-> b.att, lo |-> b.lo,
+                                         hi |-> b.hi, chi |-> b.chi, phase |-> b.phase]}
+                  ELSE zombies
     /\ files' = Recovered
     /\ sealedCnt' = LogCnt
     /\ demand' = 0
@@ -384,26 +384,29 @@ Takeover ==
 ZombieRec(z) == [run |-> z.run, bid |-> z.bid, att |-> z.att, rows |-> Rows(z.lo, z.hi),
                  pub |-> FALSE]
 
-\* The zombie still writes its batch's files (they are garbage to every reader).
-ZombieWrite ==
-    /\ zombie.phase = "sealed"
-    /\ files' = files \cup {ZombieRec(zombie)}
-    /\ zombie' = [zombie EXCEPT !.phase = "written"]
+\* Zombie z moves to phase ph.
+Moved(z, ph) == (zombies \ {z}) \cup {[z EXCEPT !.phase = ph]}
+
+\* A zombie still writes its batch's files (they are garbage to every reader).
+ZombieWrite == \E z \in zombies :
+    /\ z.phase = "sealed"
+    /\ files' = files \cup {ZombieRec(z)}
+    /\ zombies' = Moved(z, "written")
     /\ UNCHANGED <<srcNext, acked, fillLo, fillHi, sealedCnt, inflight, nextBid, log,
                    crashes, failures, done, takeovers>>
     /\ UNCHANGED bvars
 
-\* The zombie commits with create-if-absent: only if no record holds its batch id;
-\* a record there (the fence) refuses it, and the zombie stops with LeaseLost.
-ZombieCommit ==
-    /\ zombie.phase = "written"
-    /\ IF \E l \in log : l.bid = zombie.bid
-          THEN /\ zombie' = [zombie EXCEPT !.phase = "refused"]
+\* A zombie commits with create-if-absent: only if no record holds its batch id;
+\* a record there (a fence) refuses it, and the zombie stops with LeaseLost.
+ZombieCommit == \E z \in zombies :
+    /\ z.phase = "written"
+    /\ IF \E l \in log : l.bid = z.bid
+          THEN /\ zombies' = Moved(z, "refused")
                /\ UNCHANGED log
-          ELSE /\ log' = log \cup {[run |-> zombie.run, bid |-> zombie.bid, att |-> zombie.att,
-                                    rows |-> Rows(zombie.lo, zombie.hi), res |-> Res(zombie),
-                                    cnt |-> zombie.chi, fence |-> FALSE]}
-               /\ zombie' = [zombie EXCEPT !.phase = "committed"]
+          ELSE /\ log' = log \cup {[run |-> z.run, bid |-> z.bid, att |-> z.att,
+                                    rows |-> Rows(z.lo, z.hi), res |-> Res(z),
+                                    cnt |-> z.chi, fence |-> FALSE]}
+               /\ zombies' = Moved(z, "committed")
     /\ UNCHANGED <<srcNext, acked, fillLo, fillHi, sealedCnt, inflight, nextBid, files,
                    crashes, failures, done, takeovers>>
     /\ UNCHANGED bvars
