@@ -325,21 +325,24 @@ Quiescent ==
 \* position (never below what the upstream was told to forget).
 Resume == Max(LogRes, acked)
 
-\* Crash and restart: memory is lost; recovery keeps only logged files, renames the
-\* committed ones still in staging, and the source replays from the committed
-\* position; the new subscription starts with no demand and no estimate.
-Crash ==
-    /\ ~done /\ crashes < MaxCrashes
-    /\ LET resume == Resume
-       IN /\ srcNext' = resume
-          /\ fillLo' = resume
-          /\ fillHi' = resume
+\* A new run's start: memory is lost; recovery keeps only logged files and renames
+\* the committed ones still in staging, the source replays from the committed
+\* position, and the new subscription has no demand and no estimate.
+Restart ==
+    /\ srcNext' = Resume
+    /\ fillLo' = Resume
+    /\ fillHi' = Resume
     /\ files' = Recovered
     /\ sealedCnt' = LogCnt
     /\ demand' = 0
     /\ est' = 0
     /\ asked' = 0
     /\ inflight' = <<>>
+
+\* Crash and restart.
+Crash ==
+    /\ ~done /\ crashes < MaxCrashes
+    /\ Restart
     /\ nextBid' = Cardinality(log)
     /\ crashes' = crashes + 1
     /\ UNCHANGED <<acked, log, failures, done>>
@@ -359,25 +362,15 @@ Fenced(fence) == log \cup {fence}
 \* and fences the old one with a record of no rows at the next batch id.
 Takeover ==
     /\ ~done /\ takeovers < MaxTakeovers
-    /\ LET resume == Resume
-           fence == FenceRec(Run + 1, Cardinality(log))
-           log2 == Fenced(fence)
-       IN /\ srcNext' = resume
-          /\ fillLo' = resume
-          /\ fillHi' = resume
-          /\ log' = log2
+    /\ Restart
+    /\ LET log2 == Fenced(FenceRec(Run + 1, Cardinality(log)))
+       IN /\ log' = log2
           /\ nextBid' = Cardinality(log2)
     /\ zombies' = IF inflight # <<>> /\ inflight[1].phase \in {"sealed", "written"}
                   THEN LET b == inflight[1]
                        IN zombies \cup {[run |-> Run, bid |-> b.bid, att |-> b.att, lo |-> b.lo,
                                          hi |-> b.hi, chi |-> b.chi, phase |-> b.phase]}
                   ELSE zombies
-    /\ files' = Recovered
-    /\ sealedCnt' = LogCnt
-    /\ demand' = 0
-    /\ est' = 0
-    /\ asked' = 0
-    /\ inflight' = <<>>
     /\ takeovers' = takeovers + 1
     /\ UNCHANGED <<acked, crashes, failures, done>>
 
