@@ -1931,8 +1931,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if whole is None or len(whole) > room:\n",
-                "            if whole is None:\n",
+                "                if whole is None or len(whole) > room:\n",
+                "                if whole is None:\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -1945,8 +1945,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts\n",
-                "            room -= len(whole) - 1  # a scalar inner counted as no demand\n",
+                "                room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts\n",
+                "                room -= len(whole) - 1  # a scalar inner counted as no demand\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -1959,8 +1959,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "                pending = (result, whole, sync)\n                break\n",
-                "                self._dispatch(result, whole, sync)\n                continue\n",
+                "                    pending = (result, whole, sync)\n                    break\n",
+                "                    self._dispatch(result, whole, sync)\n                    continue\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -1987,8 +1987,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            self._upstream.request(grants * limit)\n",
-                "            self._upstream.request(grants)\n",
+                "        return grants * limit if not self._main_done else 0\n",
+                "        return grants if not self._main_done else 0\n",
             ),
         ),
         "tests/operators/test_flat_map_direct.py",
@@ -2000,8 +2000,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if self._pub is not ACTIVE or self._bad is not None:\n",
-                "            if self._bad is not None:\n",
+                "                if self._pub is not ACTIVE or self._bad is not None:\n",
+                "                if self._bad is not None:\n",
             ),
         ),
         "tests/operators/test_flat_map_direct.py",

@@ -207,10 +207,10 @@ def test_an_iterable_inner_builds_no_flow_and_no_source(
 ) -> None:
     """Fails before: the adapted mapper wrapped every iterable in ``Flow.from_iterable``
     (a source, a Flow and a fusion answer per element)."""
-    from reactive_streams import flow as flow_module
+    from reactive_streams import sources
 
     built: list[object] = []
-    real = flow_module._sources.from_iterable
+    real = sources.from_iterable
 
     def counting(iterable: Any, **kw: Any) -> Any:
         built.append(iterable)
@@ -218,7 +218,7 @@ def test_an_iterable_inner_builds_no_flow_and_no_source(
 
     sink = _Sink(2**63 - 1)
     source = Flow.range(0, 6)  # built before the count starts
-    monkeypatch.setattr(flow_module._sources, "from_iterable", counting)
+    monkeypatch.setattr(sources, "from_iterable", counting)
     inners = [[0], (1, 1), range(2, 4), {3}, iter([4]), "ab"]
     _apply(op, source, inners.__getitem__).subscribe(sink)
     assert sink.ends == ["complete"]
@@ -292,3 +292,89 @@ def test_list_inners_give_the_same_signals_with_fusion_on_and_off(op: str, fused
     sink.subscription.request(10)
     assert sink.values == [0, 0, 1, -1, 2]
     assert sink.ends == ["error rule 2.13: a publisher must not signal on_next(None)"]
+
+
+# ------------------------- a fused upstream asked inside its batch (pull_within_batch)
+
+
+def test_concat_map_over_a_fused_upstream_takes_its_next_element_inside_the_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fails before: concat_map asked upstream for one element per completed inner, and
+    each came as a batch of its own (100 batches for 100 elements)."""
+    batches: list[int] = []
+    real = _flat_map._FlatMap.on_next_batch
+
+    def counting(self: Any, items: list[Any]) -> None:
+        batches.append(len(items))
+        real(self, items)
+
+    monkeypatch.setattr(_flat_map._FlatMap, "on_next_batch", counting)
+    sink = _Sink(2**63 - 1)
+    Flow.range(0, 100).concat_map(lambda x: [x, -x]).subscribe(sink)
+    assert sink.ends == ["complete"]
+    assert sink.values == [v for x in range(100) for v in (x, -x)]
+    assert batches == [1]
+
+
+class _Held:
+    """An inner outside the fusion protocol whose elements the test pushes."""
+
+    def __init__(self) -> None:
+        self.subscriber: Any = None
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscriber = subscriber
+
+        class _Sub:
+            def request(self, n: int) -> None:
+                pass
+
+            def cancel(self) -> None:
+                pass
+
+        subscriber.on_subscribe(_Sub())
+
+
+def test_concat_map_maps_no_element_while_an_inner_is_open() -> None:
+    held = _Held()
+    mapped: list[int] = []
+
+    def fn(x: int) -> Any:
+        mapped.append(x)
+        return held if x == 2 else [x]
+
+    sink = _Sink(2**63 - 1)
+    Flow.range(0, 5).concat_map(fn).subscribe(sink)
+    assert (mapped, sink.values) == ([0, 1, 2], [0, 1])  # 3 waits for 2's inner
+    held.subscriber.on_next(20)
+    held.subscriber.on_complete()
+    assert mapped == [0, 1, 2, 3, 4]
+    assert (sink.values, sink.ends) == ([0, 1, 20, 3, 4], ["complete"])
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_demand_running_out_inside_the_batch_resumes_exactly(op: str) -> None:
+    sink = _Sink(3)
+    _apply(op, Flow.range(0, 10), lambda x: [x, -x]).subscribe(sink)
+    assert (sink.values, sink.ends) == ([0, 0, 1], [])  # rule 1.1: 1, -1 wait whole
+    assert sink.subscription is not None
+    sink.subscription.request(4)
+    assert sink.values == [0, 0, 1, -1, 2, -2, 3]
+    sink.subscription.request(100)
+    assert sink.values == [v for x in range(10) for v in (x, -x)]
+    assert sink.ends == ["complete"]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("fails", [False, True])
+def test_an_upstream_that_ends_inside_the_batch_ends_once(op: str, fails: bool) -> None:
+    def upstream() -> Iterator[int]:
+        yield from range(5)
+        if fails:
+            raise KeyError("upstream failed")
+
+    sink = _Sink(2**63 - 1)
+    _apply(op, Flow.from_iterable(upstream()), lambda x: [x]).subscribe(sink)
+    assert sink.values == [0, 1, 2, 3, 4]
+    assert sink.ends == (["error 'upstream failed'"] if fails else ["complete"])

@@ -20,12 +20,13 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 FLAT_MAP,
-                "            if whole is None or len(whole) > room:\n",
-                "            if whole is None or len(whole) > room + 1:\n",
+                "                if whole is None or len(whole) > room:\n",
+                "                if whole is None or len(whole) > room + 1:\n",
             ),
         ),
         machine=PIPE,
         select="flat_map or concat_map",
+        examples=60,
     ),
     Mutant(
         "flat-map-list-inner-unchecked-for-none",
@@ -34,8 +35,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 FLAT_MAP,
-                "                        whole: Sequence[R] | None = result if None not in result else None\n",
-                "                        whole: Sequence[R] | None = result\n",
+                "                            whole: Sequence[R] | None = result if None not in result else None\n",
+                "                            whole: Sequence[R] | None = result\n",
             ),
         ),
         # no machine inner holds a None: the rule's own test kills it
@@ -48,12 +49,43 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 FLAT_MAP,
-                "                    if self._pub is not ACTIVE:\n                        break  # cancelled (rules 3.12, 1.8)\n",
-                "                    pass\n",
+                "                        if self._pub is not ACTIVE:\n                            break  # cancelled (rules 3.12, 1.8)\n",
+                "                        pass\n",
             ),
         ),
         machine=PIPE,
         select="flat_map or concat_map",
+        examples=60,
+    ),
+    Mutant(
+        "concat-map-within-takes-one-more",
+        "flat_map takes one upstream element more inside a fused batch than its completed inners earned: concat_map maps an element while an inner is open",
+        "3.17",
+        (
+            Patch(
+                FLAT_MAP,
+                "                    more = within(asked) if asked else []  # earned now, taken now\n",
+                "                    more = within(asked + 1) if asked else []  # earned now, taken now\n",
+            ),
+        ),
+        machine=PIPE,
+        select="flat_map or concat_map",
+        examples=60,
+    ),
+    Mutant(
+        "flat-map-direct-demand-not-spent",
+        "flat_map's one send path does not spend the demand its whole inners take",
+        "1.1",
+        (
+            Patch(
+                FLAT_MAP,
+                "                room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts\n",
+                "                pass  # the demand is not spent\n",
+            ),
+        ),
+        machine=PIPE,
+        select="flat_map or concat_map",
+        examples=60,
     ),
     Mutant(
         "group-by-inline-ignores-demand",

@@ -228,6 +228,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         "_main_limit",
         "_max_concurrency",
         "_prefetch",
+        "_within",
     )
 
     def __init__(
@@ -248,22 +249,27 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         self._completed_inners = 0
         self._main_done = False
         self._fast = fast  # the fused paths (decided when the pipeline was built)
+        self._within: Callable[[int], list[T]] | None = None  # a fused upstream's
 
     # ------------------------------------------------------ upstream side
     def on_subscribe(self, subscription: Subscription) -> None:
+        # a fused upstream (``PulledUpstream``) can hand over the next elements inside
+        # its batch: ``_direct`` asks it for an element as an inner completes
+        self._within = getattr(subscription, "pull_within_batch", None)
         self._accept(subscription)
 
     def _opened(self) -> None:
         self._upstream.request(self._max_concurrency)
 
     def on_next(self, item: T) -> None:
-        self._take((item,))
+        self._take((item,), None)
 
     def on_next_batch(self, items: list[T]) -> None:
-        """A fused upstream's batch (``PulledUpstream``): as ``on_next`` per element, in order."""
-        self._take(items)
+        """A fused upstream's batch (``PulledUpstream``): as ``on_next`` per element, in
+        order; inside it, the upstream may be asked for more (``pull_within_batch``)."""
+        self._take(items, self._within)
 
-    def _take(self, items: Sequence[T]) -> None:
+    def _take(self, items: Sequence[T], within: Callable[[int], list[T]] | None) -> None:
         """Upstream's elements, in order. With fusion, demand, and no inner waiting in the
         queue, whole inners go straight downstream inside one hold of the drain
         (``_direct``: no Flow, no subscription, no queue; demand and completions counted
@@ -276,16 +282,17 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             if self._pub in DONE or self._error is not None:
                 return  # rule 2.8
             if self._fast and not self._inners and self._requested and self._enter():
-                start = index
+                given, start = items, index
                 try:
-                    index, pending = self._direct(items, index)
+                    items, index, pending = self._direct(items, index, within)
                 finally:
                     missed = self._leave(1)
                     if missed:
                         self._drain(missed)
+                count = len(items)
                 if pending is not None:
                     self._dispatch(*pending)  # the inner that stopped the run
-                if index != start:
+                if index != start or items is not given:
                     continue
                 if self._pub in DONE or self._error is not None:
                     return  # rule 2.8
@@ -303,15 +310,18 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             self._dispatch(result, whole, sync)
 
     def _direct(
-        self, items: Sequence[T], index: int
-    ) -> tuple[int, tuple[Any, Sequence[R] | None, SyncSource | None] | None]:
-        """``_take`` with the drain held, from ``items[index]``: the index after the last
-        element taken, and the inner that cannot go straight downstream (dispatched by the
-        caller with the drain free: queued for demand, rule 1.1; pulled; subscribed), if
-        one stopped the run. The one place a whole inner is sent downstream."""
+        self, items: Sequence[T], index: int, within: Callable[[int], list[T]] | None
+    ) -> tuple[Sequence[T], int, tuple[Any, Sequence[R] | None, SyncSource | None] | None]:
+        """``_take`` with the drain held, from ``items[index]``: the elements and the
+        index after the last one taken, and the inner that cannot go straight downstream
+        (dispatched by the caller with the drain free: queued for demand, rule 1.1;
+        pulled; subscribed), if one stopped the run. The one place a whole inner is sent
+        downstream. With ``within``, the upstream demand that completed inners earn is
+        taken at once, inside the batch (the elements replace ``items``), not asked for
+        a batch of its own (a ``concat_map`` earns one element per inner)."""
         downstream = self._downstream
         if downstream is None:
-            return index, None
+            return items, index, None
         fn = self._fn
         call, adapt = (fn.fn, fn.adapt) if isinstance(fn, Adapted) else (fn, None)
         on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
@@ -319,51 +329,62 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         room = requested = self._requested  # demand only grows meanwhile (rule 1.1)
         done = 0  # inners completed, not yet counted toward upstream's replenish
         pending: tuple[Any, Sequence[R] | None, SyncSource | None] | None = None
-        start = index
-        for index, item in enumerate(items[start:] if start else items, start + 1):
-            # rule 2.8 (the rest is dropped), or 3.9's error is due (``_error`` is ours:
-            # set only by this thread's ``_fail``, which ends the run)
-            if self._pub is not ACTIVE or self._bad is not None:
-                index -= 1  # not taken
-                break
-            try:
-                result: Any = call(item)
-                kind = type(result)
-                # a list or tuple (flatMapIterable): whole when short and no element is
-                # None (rule 2.13; an ``__eq__`` that raises: pulled, checked by identity)
-                if (kind is list or kind is tuple) and len(result) <= prefetch:
-                    try:
-                        whole: Sequence[R] | None = result if None not in result else None
-                    except Exception:
-                        whole = None
-                    sync = None if whole is not None else source_of(result, prefetch)[1]
-                else:
-                    if adapt is not None:
-                        result = adapt(result)  # a None refused there (rule 2.13)
-                    elif result is None:
-                        raise null_element_error(where("flat_map", fn))
-                    whole, sync = source_of(result, prefetch)
-            except Exception as exc:  # the mapper, a fusion answer raised
-                self._fail(exc)
-                break
-            if whole is None or len(whole) > room:
-                pending = (result, whole, sync)
-                break
-            try:
-                for element in whole:
-                    on_next(element)
-                    if self._pub is not ACTIVE:
-                        break  # cancelled (rules 3.12, 1.8)
-            except Exception as exc:
-                self._next_raised(exc)  # rule 2.13: cancelled
-            room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts
-            done += 1  # the inner completed (rule 1.5)
-        else:
-            index = len(items)
+        while True:
+            start = index
+            for index, item in enumerate(items[start:] if start else items, start + 1):
+                # rule 2.8 (the rest is dropped), or 3.9's error is due (``_error`` is
+                # ours: set only by this thread's ``_fail``, which ends the run)
+                if self._pub is not ACTIVE or self._bad is not None:
+                    index -= 1  # not taken
+                    break
+                try:
+                    result: Any = call(item)
+                    kind = type(result)
+                    # a list or tuple (flatMapIterable): whole when short and no element is
+                    # None (rule 2.13; an ``__eq__`` that raises: pulled, checked by identity)
+                    if (kind is list or kind is tuple) and len(result) <= prefetch:
+                        try:
+                            whole: Sequence[R] | None = result if None not in result else None
+                        except Exception:
+                            whole = None
+                        sync = None if whole is not None else source_of(result, prefetch)[1]
+                    else:
+                        if adapt is not None:
+                            result = adapt(result)  # a None refused there (rule 2.13)
+                        elif result is None:
+                            raise null_element_error(where("flat_map", fn))
+                        whole, sync = source_of(result, prefetch)
+                except Exception as exc:  # the mapper, a fusion answer raised
+                    self._fail(exc)
+                    break
+                if whole is None or len(whole) > room:
+                    pending = (result, whole, sync)
+                    break
+                try:
+                    for element in whole:
+                        on_next(element)
+                        if self._pub is not ACTIVE:
+                            break  # cancelled (rules 3.12, 1.8)
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
+                room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts
+                done += 1  # the inner completed (rule 1.5)
+            else:
+                index = len(items)
+                if within is not None and done and self._pub is ACTIVE and room:
+                    asked = self._grants(done)
+                    done = 0
+                    more = within(asked) if asked else []  # earned now, taken now
+                    if len(more) < asked:
+                        self._upstream.request(asked - len(more))  # the rest, as usual
+                    if more:
+                        items, index = more, 0
+                        continue
+            break
         self._delivered(requested - room)
         if done and self._pub is ACTIVE:
             self._inners_completed(done)
-        return index, pending
+        return items, index, pending
 
     def _dispatch(self, result: Any, whole: Sequence[R] | None, sync: SyncSource | None) -> None:
         """One inner, with the drain free (``source_of``'s answer): whole, queued as part
@@ -459,12 +480,18 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
     def _inners_completed(self, count: int) -> None:
         """``count`` inners completed at once: upstream is asked for ``limit`` per
         ``limit`` of them, in one request (rule 3.17: the same total as one by one)."""
+        asked = self._grants(count)
+        if asked:
+            self._upstream.request(asked)
+
+    def _grants(self, count: int) -> int:
+        """``count`` more inners completed: the upstream demand they earn (``limit`` per
+        ``limit`` of them; none once upstream is done)."""
         limit = self._main_limit
         completed = self._completed_inners + count
         grants = completed // limit
         self._completed_inners = completed - grants * limit
-        if grants and not self._main_done:
-            self._upstream.request(grants * limit)
+        return grants * limit if not self._main_done else 0
 
     def _released(self) -> None:
         super()._released()  # rule 3.13, upstream cancelled
