@@ -336,21 +336,22 @@ class _Held:
         subscriber.on_subscribe(_Sub())
 
 
-def test_concat_map_maps_no_element_while_an_inner_is_open() -> None:
+@pytest.mark.parametrize("at", [1, 2])
+def test_concat_map_maps_no_element_while_an_inner_is_open(at: int) -> None:
     held = _Held()
     mapped: list[int] = []
 
     def fn(x: int) -> Any:
         mapped.append(x)
-        return held if x == 2 else [x]
+        return held if x == at else [x]
 
     sink = _Sink(2**63 - 1)
     Flow.range(0, 5).concat_map(fn).subscribe(sink)
-    assert (mapped, sink.values) == ([0, 1, 2], [0, 1])  # 3 waits for 2's inner
+    assert (mapped, sink.values) == (list(range(at + 1)), list(range(at)))  # the rest waits
     held.subscriber.on_next(20)
     held.subscriber.on_complete()
     assert mapped == [0, 1, 2, 3, 4]
-    assert (sink.values, sink.ends) == ([0, 1, 20, 3, 4], ["complete"])
+    assert (sink.values, sink.ends) == ([20 if x == at else x for x in range(5)], ["complete"])
 
 
 @pytest.mark.parametrize("op", OPS)
