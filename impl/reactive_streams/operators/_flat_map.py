@@ -10,17 +10,22 @@ error (upstream, an inner, or the mapper raising) cancels everything and is sign
 once; completion comes when upstream and every inner have completed.
 
 Fusion (off with ``set_fusion(False)``, read when the pipeline is built) asks the fusion
-protocol (:func:`~reactive_streams._core.fusion.sync_of`), never a type:
+protocol (:func:`~reactive_streams._core.fusion.sync_of`) of a Publisher inner, never
+its type; what else the mapper returns is its own (``source_of``):
 
-* scalar inner (``just(x)``, or a Flow of it): never subscribed to. With demand and no
-  inner ahead of it, ``x`` goes straight downstream; otherwise it waits as a ready inner.
-* synchronous inner or upstream: a ``PulledUpstream`` instead of a subscription; it fills
-  the inner's queue (or calls ``on_next``) when requested, exactly as the subscribed
-  source would, so the drain below is the only one.
-* a pulled upstream hands over batches (``on_next_batch``): with demand and no inner
-  waiting, the scalar and short ``items`` inners of a batch go straight downstream in one
-  hold of the drain (no subscription, no queue; demand and completions counted once);
-  the first other inner ends the run and takes ``on_next``'s path with the drain free.
+* a list, tuple or range (Reactor's flatMapIterable: ``Flow.flat_map`` passes the
+  mapper's iterables as they are, ``Adapted``), a scalar inner (``just(x)``) or a short
+  ``items`` answer is *whole*: never subscribed to, no iterator, no Flow. With demand for
+  all of it and no inner ahead, it goes straight downstream; otherwise it waits in a run.
+* any other iterable, a long or None-holding list, a synchronous Publisher: pulled
+  (``Pull``) instead of subscribed, filling the inner's queue when requested exactly as
+  the subscribed source would, so the drain below is the only one.
+* upstream elements (``on_next``, or a pulled upstream's batch, ``on_next_batch``) go
+  through one send path, ``_direct``, in one hold of the drain (demand and completions
+  counted once per run); the first inner it cannot send ends the run and is dispatched
+  with the drain free. Inside a pulled upstream's batch, the upstream demand completed
+  inners earn is taken at once (``pull_within_batch``): a concat_map needs no batch per
+  element.
 """
 
 from __future__ import annotations
