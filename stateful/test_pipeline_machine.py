@@ -995,6 +995,8 @@ def _flat_map(
             return ThreadedInner(values)
         if ex is not None:
             return from_iterable(values, executor=ex, batch_size=1)  # a task per element
+        if lies and _stable(("list", x)) % 2:
+            return values  # the list itself: taken whole, or pulled (flatMapIterable)
         if len(values) == 1:
             return Flow.just(values[0])
         if not values:

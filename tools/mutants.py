@@ -477,8 +477,8 @@ MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "        if stopped or self._inners or self._requested < count:\n",
-                "        if stopped or self._inners:\n",
+                "        room = requested = self._requested  # demand only grows meanwhile (rule 1.1)\n",
+                "        room = requested = max(self._requested, 1)  # the demand seen before the hold\n",
             ),
         ),
         "stateful/test_interleaved.py",
@@ -1163,8 +1163,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "flow.py",
-                '        return self._flat_map(_adapt_mapper("concat_map", fn), 1, prefetch, "concat_map")\n',
-                '        return self._flat_map(_adapt_mapper("concat_map", fn), 2, prefetch, "concat_map")\n',
+                '            "concat_map", fn, lambda m: self._flat_map(m, 1, prefetch, "concat_map"), iterables=True\n',
+                '            "concat_map", fn, lambda m: self._flat_map(m, 2, prefetch, "concat_map"), iterables=True\n',
             ),
         ),
         PIPE,
@@ -1931,8 +1931,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if len(whole) > room - sent:\n",
-                "            if False:\n",
+                "                if whole is None or len(whole) > room:\n",
+                "                if whole is None:\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -1945,8 +1945,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "                if sent == room:\n",
-                "                if False:\n",
+                "                room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts\n",
+                "                room -= len(whole) - 1  # a scalar inner counted as no demand\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -1959,8 +1959,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            else:\n                pending = (publisher, sync)\n                break\n",
-                "            else:\n                self._dispatch(publisher, sync)\n                continue\n",
+                "                    pending = (result, whole, sync)\n                    break\n",
+                "                    self._dispatch(result, whole, sync)\n                    continue\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -1987,8 +1987,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            self._upstream.request(grants * limit)\n",
-                "            self._upstream.request(grants)\n",
+                "        return grants * limit if not self._main_done else 0\n",
+                "        return grants if not self._main_done else 0\n",
             ),
         ),
         "tests/operators/test_flat_map_direct.py",
@@ -2000,8 +2000,8 @@ OPERATOR_MUTANTS = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:\n",
-                "            if self._bad is not None or self._error is not None:\n",
+                "                if self._pub is not ACTIVE or self._bad is not None:\n",
+                "                if self._bad is not None:\n",
             ),
         ),
         "tests/operators/test_flat_map_direct.py",

@@ -48,10 +48,9 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 OPS + "_flat_map.py",
-                "                sync = sync_of(publisher)"
-                "  # the answer checked (a stranger's: pulled)\n",
-                '                ask = getattr(publisher, "__rs_sync__", None)\n'
-                "                sync = None if ask is None else ask()\n",
+                "        sync = sync_of(result)  # the answer checked (a stranger's: pulled)\n",
+                '        ask = getattr(result, "__rs_sync__", None)\n'
+                "        sync = None if ask is None else ask()\n",
             ),
         ),
         # the machine's lying inners reach the batch path with too little demand too
