@@ -84,8 +84,8 @@ sweep: $(SETUP)
 test: lint typecheck unit
 
 lint: $(SETUP)
-	$(VENV)/bin/ruff check impl tests stateful bench spec tools conftest.py
-	$(VENV)/bin/ruff format --check impl tests stateful bench spec tools conftest.py
+	$(VENV)/bin/ruff check impl tests stateful bench spec tools
+	$(VENV)/bin/ruff format --check impl tests stateful bench spec tools
 
 typecheck: $(SETUP)
 	$(VENV)/bin/mypy

@@ -1,4 +1,5 @@
-"""Fixtures for every test folder: a test that leaves the library's tracer switched on fails.
+"""A fixture for both test folders (their conftest.py use it): a test that leaves the
+library's tracer switched on fails.
 
 The tracer is one module-global (``reactive_streams.tracing``); a test that installs one
 and does not restore it changes what every later test in the same process sees
@@ -15,7 +16,7 @@ from reactive_streams._core import tracer as core_tracer
 
 
 @pytest.fixture(autouse=True)
-def _tracer_restored() -> Iterator[None]:
+def tracer_restored() -> Iterator[None]:
     before = core_tracer._tracer
     yield
     after = core_tracer._tracer
