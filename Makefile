@@ -90,8 +90,10 @@ lint: $(SETUP)
 typecheck: $(SETUP)
 	$(VENV)/bin/mypy
 
+## unit: one worker per core (at least two); a file's tests stay in one worker (loadfile)
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 unit: $(SETUP)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
 
 ## kit-load: the pool-threaded gallery subjects (cancel ignored, on_complete twice at the
 ## end of a stream, a prefetching processor, a correct control) 20 runs each side by side

@@ -15,6 +15,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+from stateful.tracer_guard import tracer_restored  # noqa: F401  (autouse: no test leaves a tracer on)
+
 _common = settings(
     database=None,
     deadline=None,

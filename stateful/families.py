@@ -75,7 +75,8 @@ class KitFactory:
     ``timed``: it runs on the shared pool's timer (the kit judges absence by quiet
     periods): run once, not per fusion mode, and in ``make test`` only if ``sampled``
     (``make kit-operators``, ``RS_SLOW=1``, runs all).
-    ``fusion``: run with fusion on and with it off (untimed factories).
+    ``fusion``: run with fusion on and with it off (untimed factories); off: run once
+    (an alias or method form of an operator run in both modes, or one on an executor).
     ``synchronous``: declared synchronous in ``make test`` (absence decided when the calls
     into the implementation returned); ``make kit-operators`` runs all undeclared.
     ``family``: filled in by ``collect_kit``."""

@@ -574,9 +574,13 @@ def test_line_schedule_replays() -> None:
     """A line-level schedule replays: the preemptions taken print as ``@n>t`` and a
     replay from that text stops the same threads at the same lines."""
     recorded = Scheduler((), lines=[(3, 1)])
-    final = _build("concat")(recorded)
-    _quiet(recorded.run)
-    final()
+
+    def run() -> None:
+        final = _build("concat")(recorded)  # the world installs its tracer: _quiet restores it
+        recorded.run()
+        final()
+
+    _quiet(run)
     assert recorded.taken, "the preemption at line event 3 took effect"
     printed = recorded.schedule
     assert "@" in printed

@@ -1,11 +1,15 @@
 """State machine for publish(): subscribers arrive, request, cancel; the source emits,
-completes, fails; connect/disconnect; Hypothesis picks which pending drain task runs.
+completes, fails; connect/disconnect; Hypothesis picks which pending drain task runs,
+and whether the connection is lockstep or ``lead=1..3`` (spec/MulticastLead.tla).
 
 The invariants apply the Python twins of spec/Multicast.tla
 (``reactive_streams.trace.invariants.multicast``): ``upstream_leq_min_demand_plus_buffer_inv``,
 ``spec101_delivered_leq_requested_inv``, ``buffer_bounded_inv`` after every step, and
 ``leave_releases_pressure_prop`` whenever the executor is quiescent (a subscriber with
-demand is never held back by one that left).
+demand is never held back by one that left). With a lead: ``lead_held_bounded_inv``,
+the fastest at most ``lead`` ahead of the slowest, ``lead_in_order_inv`` (each subscriber
+gets consecutive elements: an overwritten slot breaks it) after every step, and
+``lead_delivers_prop`` at rest.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from reactive_streams.executors import ManualExecutor
 from reactive_streams.multicast import (
     ConnectableFlow,
     DisconnectedError,
+    LeadConnection,
     OnDisconnect,
     PublishConnection,
     publish,
@@ -30,6 +35,7 @@ from reactive_streams.testing import TestSubscriber
 from reactive_streams.trace.invariants import multicast as twin
 
 B = 3  # buffer_size
+Conn = PublishConnection[int] | LeadConnection[int]
 MAX_SUBSCRIBERS = 3
 MAX_ELEMENTS = 30
 
@@ -66,7 +72,7 @@ class Source:
 @dataclass
 class Child:
     ts: TestSubscriber[int]
-    conn: PublishConnection[int]
+    conn: Conn
 
 
 class MulticastMachine(RuleBasedStateMachine):
@@ -78,23 +84,31 @@ class MulticastMachine(RuleBasedStateMachine):
         self.children: list[Child] = []
         self.upstream: dict[int, Upstream] = {}  # id(connection) -> its source link
         self.next_item = 0
-        self.conns: list[PublishConnection[int]] = []
+        self.conns: list[Conn] = []
+        self.lead: int | None = None
 
-    @initialize(strategy=st.sampled_from(["error", "complete", "none"]))
-    def setup(self, strategy: OnDisconnect) -> None:
+    @initialize(
+        strategy=st.sampled_from(["error", "complete", "none"]),
+        lead=st.sampled_from([None, 1, 2, 3]),
+    )
+    def setup(self, strategy: OnDisconnect, lead: int | None) -> None:
         self.strategy = strategy
-        self.flow = publish(
-            self.source, buffer_size=B, on_disconnect=strategy, executor=self.manual, batch_size=2
-        )
+        self.lead = lead
+        if lead is None:
+            self.flow = publish(self.source, B, strategy, executor=self.manual, batch_size=2)
+        else:
+            self.flow = publish(
+                self.source, on_disconnect=strategy, executor=self.manual, batch_size=2, lead=lead
+            )
 
     # ------------------------------------------------------------ helpers
     def _flow(self) -> ConnectableFlow[int]:
         assert self.flow is not None
         return self.flow
 
-    def _current(self) -> PublishConnection[int]:
+    def _current(self) -> Conn:
         conn = self._flow().connection
-        assert isinstance(conn, PublishConnection)
+        assert isinstance(conn, PublishConnection | LeadConnection)
         return conn
 
     @staticmethod
@@ -106,7 +120,7 @@ class MulticastMachine(RuleBasedStateMachine):
     def _outstanding(ts: TestSubscriber[int]) -> int:
         return MAX_DEMAND if ts.requested == MAX_DEMAND else ts.requested - len(ts.values)
 
-    def _link(self, conn: PublishConnection[int]) -> Upstream | None:
+    def _link(self, conn: Conn) -> Upstream | None:
         return self.upstream.get(id(conn))
 
     # ------------------------------------------------------------ subscribers
@@ -160,7 +174,7 @@ class MulticastMachine(RuleBasedStateMachine):
     def connect(self) -> None:
         before = len(self.source.links)
         conn = self._flow().connect()
-        assert isinstance(conn, PublishConnection)
+        assert isinstance(conn, PublishConnection | LeadConnection)
         if len(self.source.links) > before:  # a new run subscribed to the source
             self.upstream[id(conn)] = self.source.links[-1]
             self.conns.append(conn)
@@ -183,8 +197,8 @@ class MulticastMachine(RuleBasedStateMachine):
         self.leave_releases_pressure()
 
     # ------------------------------------------------------------ invariants
-    def _connections(self) -> set[PublishConnection[int]]:
-        conns: set[PublishConnection[int]] = {c.conn for c in self.children}
+    def _connections(self) -> set[Conn]:
+        conns: set[Conn] = {c.conn for c in self.children}
         conns.add(self._current())
         return conns | set(self.conns)
 
@@ -197,6 +211,8 @@ class MulticastMachine(RuleBasedStateMachine):
 
     @invariant()
     def upstream_leq_min_demand_plus_buffer(self) -> None:
+        if self.lead is not None:
+            return  # the lead's bound: lead_bounds
         for conn in self._connections():
             link = self._link(conn)
             if link is None:
@@ -214,11 +230,55 @@ class MulticastMachine(RuleBasedStateMachine):
     @invariant()
     def buffer_bounded(self) -> None:
         for conn in self._connections():
-            assert twin.buffer_bounded_inv(conn.buffered, B), conn.buffered
+            assert twin.buffer_bounded_inv(conn.buffered, self.lead or B), conn.buffered
+
+    @invariant()
+    def lead_bounds(self) -> None:
+        """The ring holds at most ``lead``; the source is asked for no slot the slowest
+        holds; the fastest is at most ``lead`` ahead; each subscriber's elements are
+        consecutive (an overwritten slot read, or one skipped, breaks it)."""
+        lead = self.lead
+        if lead is None:
+            return
+        for conn in self._connections():
+            assert isinstance(conn, LeadConnection)
+            assert twin.lead_held_bounded_inv(conn.buffered, lead), conn.buffered
+            link = self._link(conn)
+            if link is not None and not link.cancelled:
+                assert link.requested - conn.taken <= lead, (link, conn.taken)
+            cursors = conn.cursors()
+            assert not cursors or max(cursors) - min(cursors) <= lead, cursors
+        for child in self.children:
+            values = child.ts.values
+            assert not values or twin.lead_in_order_inv(values, values[0]), values
+
+    def lead_delivers(self) -> None:
+        """At rest: a subscriber with demand, within ``lead - max(1, lead // 2)`` of the slowest,
+        has everything received and the source owes more (it is never starved)."""
+        lead = self.lead
+        assert lead is not None
+        for conn in self._connections():
+            assert isinstance(conn, LeadConnection)
+            link = self._link(conn)
+            if conn.disconnected or link is None or link.cancelled or link.ended:
+                continue
+            stored = conn.taken + conn.buffered
+            cursors = conn.cursors()
+            for child in self.children:
+                cursor = conn.cursor_of(child.ts)
+                if child.conn is not conn or not self._active(child) or cursor is None:
+                    continue
+                demand = self._outstanding(child.ts)
+                assert twin.lead_delivers_prop(
+                    demand, cursor, min(cursors), stored, link.requested, lead
+                ), (demand, cursor, cursors, stored, link)
 
     def leave_releases_pressure(self) -> None:
         """Quiescent: nobody with demand waits behind a subscriber that left or never came."""
         assert len(self.manual) == 0
+        if self.lead is not None:
+            self.lead_delivers()
+            return
         for conn in self._connections():
             if conn.disconnected:
                 continue

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from stateful.tracer_guard import tracer_restored  # noqa: F401  (autouse: no test leaves a tracer on)
 
 from reactive_streams.executors import ManualExecutor, ThreadPoolExecutor
 from reactive_streams.tracing import Tracer, tracing

@@ -371,8 +371,9 @@ def test_spec303_request_from_on_next_trampolines() -> None:
     b.assert_value_count(n).assert_complete()
 
 
-def test_traced_run_satisfies_spec101_and_spec103(tracer: Tracer) -> None:
-    flow = publish(rs.range(0, 30), buffer_size=4)
+@pytest.mark.parametrize("sizing", [{"buffer_size": 4}, {"lead": 4}])
+def test_traced_run_satisfies_spec101_and_spec103(tracer: Tracer, sizing: Any) -> None:
+    flow = publish(rs.range(0, 30), **sizing)  # lockstep, or each at its own pace (lead)
     subs = [TestSubscriber[int](k) for k in (MAX_DEMAND, 7, 3)]
     for ts in subs:
         flow.subscribe(ts)

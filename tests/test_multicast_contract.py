@@ -499,15 +499,14 @@ def test_a_child_that_slips_in_while_disconnecting_is_treated_as_the_others(
     late = TestSubscriber[int](MAX_DEMAND)
     flow.subscribe(early)
     conn = flow.connect()
-    hub: Any = flow.source
-    forget = hub._forget
+    forget = conn._forget  # the hub's, handed to the connection
 
     def slip_in(c: Any) -> None:
         c._kick()  # the disconnect is handled now
         flow.subscribe(late)  # the hub still hands out this connection
         forget(c)
 
-    monkeypatch.setattr(hub, "_forget", slip_in)
+    monkeypatch.setattr(conn, "_forget", slip_in)
     conn.disconnect()
     assert late.subscription is not None
     if strategy == "error":

@@ -213,20 +213,21 @@ def _name_of(fn: object) -> str:
 
 
 def _adapt_mapper(
-    operator: str, fn: Callable[[T], Inner[R]], loop: Any = None
+    operator: str, fn: Callable[[T], Inner[R]], loop: Any = None, iterables: bool = False
 ) -> Callable[[T], Publisher[R]]:
     """``fn`` with iterables and awaitables turned into Publishers (a Publisher passes as
     is); an awaitable runs on ``loop`` (the one that subscribed), else on the calling
-    thread's running loop."""
+    thread's running loop. With ``iterables`` (a fused ``flat_map``, which takes an
+    iterable inner itself: whole, or pulled), an iterable is returned as it is, and a
+    list, tuple or range without a look at any other attribute."""
 
-    def mapper(item: T) -> Publisher[R]:
-        result = fn(item)
+    def adapt(result: Any) -> Publisher[R]:
         if hasattr(result, "subscribe"):
-            return result  # type: ignore[return-value]  # a Publisher (no cast call per inner)
+            return cast("Publisher[R]", result)  # a Publisher
         if hasattr(result, "__await__"):
             return _awaitable_flow(cast("Awaitable[R]", result), operator, fn, loop)
         if hasattr(result, "__iter__"):
-            return Flow.from_iterable(result)
+            return result if iterables else Flow.from_iterable(result)
         if _is_concurrent_future(result):
             return Flow.from_future(result)
         if result is None:
@@ -236,7 +237,9 @@ def _adapt_mapper(
             "Publisher, an iterable, an awaitable or a concurrent.futures.Future"
         )
 
-    return mapper
+    if iterables:
+        return _flat_map.Adapted(fn, adapt)  # flat_map calls fn, then adapt if need be
+    return lambda item: adapt(fn(item))
 
 
 def _is_concurrent_future(value: object) -> bool:
@@ -625,7 +628,10 @@ class Flow(Generic[T]):
         (its result) or an awaitable (its result, awaited on the event loop that was running
         where the flow was subscribed, whatever thread calls ``fn``)."""
         return self._async_stage(
-            "flat_map", fn, lambda m: self._flat_map(m, max_concurrency, prefetch, "flat_map")
+            "flat_map",
+            fn,
+            lambda m: self._flat_map(m, max_concurrency, prefetch, "flat_map"),
+            iterables=True,
         )
 
     def _async_stage(
@@ -633,15 +639,19 @@ class Flow(Generic[T]):
         name: str,
         fn: Callable[[T], Inner[R]],
         build: Callable[[Callable[[T], Publisher[R]]], Flow[R]],
+        iterables: bool = False,
     ) -> Flow[R]:
         """The operator ``build`` makes over ``fn``'s adapted mapper, whose awaitables run
-        on the loop that subscribes (bound per subscription, ``_async_stage``)."""
-        flow = build(_adapt_mapper(name, fn))
+        on the loop that subscribes (bound per subscription, ``_async_stage``). With
+        ``iterables`` and fusion on when it is built, the mapper's iterables are passed as
+        they are (``flat_map`` takes them whole or pulls them: no Flow per element)."""
+        raw = iterables and fusion_enabled()  # read once: the operator's switch too
+        flow = build(_adapt_mapper(name, fn, None, raw))
         if flow is self:
             return flow  # a terminal source: the mapper is never called
 
         def bind(loop: Any) -> Callable[[T], Publisher[R]]:
-            return _adapt_mapper(name, fn, loop)
+            return _adapt_mapper(name, fn, loop, raw)
 
         return Flow(_async_stage.AtSubscribe(flow.source, bind))
 
@@ -660,7 +670,7 @@ class Flow(Generic[T]):
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
         """Like ``flat_map`` with one inner at a time: order is preserved."""
         return self._async_stage(
-            "concat_map", fn, lambda m: self._flat_map(m, 1, prefetch, "concat_map")
+            "concat_map", fn, lambda m: self._flat_map(m, 1, prefetch, "concat_map"), iterables=True
         )
 
     def merge_with(self, *others: Publisher[T]) -> Flow[T]:
@@ -1246,18 +1256,23 @@ class Flow(Generic[T]):
 
     # ================================================================ multicast
     def publish(
-        self, buffer_size: int = 256, on_disconnect: OnDisconnect = "error"
+        self,
+        buffer_size: int = 256,
+        on_disconnect: OnDisconnect = "error",
+        *,
+        lead: int | None = None,
     ) -> ConnectableFlow[T]:
-        """Share one subscription among many subscribers in lockstep: a ``ConnectableFlow``
+        """Share one subscription among many subscribers in lockstep, or with ``lead=N``
+        each at its own pace, at most ``N`` ahead of the slowest: a ``ConnectableFlow``
         (see :func:`reactive_streams.multicast.publish`)."""
         from .multicast._publish import publish_hub
 
-        return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect))
+        return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect, lead=lead))
 
-    def share(self, buffer_size: int = 256) -> RefCountFlow[T]:
-        """``publish(buffer_size).ref_count()``: one upstream subscription shared while
-        anyone subscribes (Reactor's and RxPY's ``share``)."""
-        return self.publish(buffer_size).ref_count()
+    def share(self, buffer_size: int = 256, *, lead: int | None = None) -> RefCountFlow[T]:
+        """``publish(buffer_size, lead=lead).ref_count()``: one upstream subscription shared
+        while anyone subscribes (Reactor's and RxPY's ``share``)."""
+        return self.publish(buffer_size, lead=lead).ref_count()
 
     def replay(
         self, bound: int | None = None, on_disconnect: OnDisconnect = "error"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from reactive_streams import sources
 from reactive_streams._core import relay
 from reactive_streams._core.downstream import Downstream
-from reactive_streams._core.inline import inline_on_next
+from reactive_streams._core.inline import GENERATED, inline_on_next, render_generated
 from reactive_streams._core.relay import SKIP, Relay, SkipMarker
 from reactive_streams.flow import Flow
 from reactive_streams.operators import set_fusion
@@ -42,6 +43,20 @@ def test_every_step_of_a_relay_is_inlined() -> None:
         on_next = cls.__dict__["on_next"]
         assert on_next is not relay._composed, cls
         assert on_next.__code__.co_filename == cls.__dict__["_apply"].__code__.co_filename
+
+
+def test_the_checked_in_generated_file_is_the_code_that_runs() -> None:
+    """``_core/_generated_inline.py`` holds, for every step, the ``on_next`` the inliner
+    generates from today's sources (``python tools/gen_inline.py`` rewrites it)."""
+    import reactive_streams.flow  # noqa: F401  (imports every operator module)
+
+    text = Path(GENERATED).read_text(encoding="utf-8")
+    assert text == render_generated(Relay, relay._composed, Downstream._send), (
+        "_core/_generated_inline.py is stale: run python tools/gen_inline.py"
+    )
+    steps = [c for c in _relays() if "_apply" in c.__dict__]
+    for cls in (c for c in steps if c.__module__.startswith("reactive_streams.")):
+        assert f"\nclass {cls.__qualname__}:\n    def on_next(self, item):\n" in text, cls
 
 
 def test_a_value_returned_inside_try_is_not_inlined() -> None:

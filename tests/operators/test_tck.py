@@ -47,7 +47,8 @@ def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
 
 @pytest.mark.parametrize("name", sorted(n for n, f in KIT.items() if not f.fusion and not f.timed))
 def test_publisher_checks_pass_for_operator_once(name: str) -> None:
-    """A factory run once: it takes the kit's executor (absence checked deterministically)."""
+    """A factory run once (``fusion=False``): one that takes the kit's executor (absence
+    checked deterministically), or an alias or method form of an operator run in both."""
     factory = KIT[name]
     _run(factory, SYNCHRONOUS and factory.synchronous)
 

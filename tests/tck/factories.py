@@ -9,7 +9,7 @@ from reactive_streams import sources
 from reactive_streams.api import Publisher
 from reactive_streams.executors import Executor
 from reactive_streams.flow import Flow
-from reactive_streams.tck.gallery import GalleryPublisher
+from reactive_streams.tck.gallery.rules_1_publisher import SendsOneMore
 
 
 def range_publisher(n: int) -> Publisher[int]:
@@ -66,4 +66,4 @@ def failing_publisher(n: int) -> Publisher[int]:
 
 def broken_publisher(n: int) -> Publisher[int]:
     """Sends n+1 elements per request(n) (bug class P02)."""
-    return GalleryPublisher(n, "P02")
+    return SendsOneMore(n)

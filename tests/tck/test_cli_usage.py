@@ -17,6 +17,7 @@ import pytest
 from reactive_streams.api import Subscriber
 from reactive_streams.tck import Config, run_processor_checks, run_publisher_checks
 from reactive_streams.tck.gallery import GalleryProcessor, GalleryPublisher
+from reactive_streams.tck.gallery.rules_1_publisher import SendsOneMore
 from reactive_streams.tck.report import EVIDENCE, CheckResult
 
 HERE = Path(__file__).resolve().parent
@@ -35,7 +36,7 @@ def needs_two(n: int, m: int) -> GalleryPublisher:
 
 def p02(n: int) -> GalleryPublisher:
     """Sends n + 1 per request(n) (rule 1.1)."""
-    return GalleryPublisher(n, "P02")
+    return SendsOneMore(n)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

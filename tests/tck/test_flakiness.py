@@ -49,7 +49,7 @@ SUBJECTS: dict[str, Callable[[], Report]] = {
         lambda: LambdaSubscriber(request=1), synchronous=True
     ),
     "gallery-subscriber-whitebox": lambda: run_subscriber_whitebox_checks(
-        lambda probe: GallerySubscriber(None, probe), synchronous=True
+        lambda probe: GallerySubscriber(probe), synchronous=True
     ),
     "gallery-processor": lambda: run_processor_checks(
         lambda size: GalleryProcessor(size), synchronous=True

@@ -26,6 +26,7 @@ from reactive_streams.tck.gallery import (
     GalleryPublisher,
     GallerySubscriber,
 )
+from reactive_streams.tck.gallery.rules_3_subscription import NotReentrant, UnnamedRuleOnBadRequest
 
 from . import factories as f
 
@@ -112,9 +113,7 @@ def test_every_blackbox_check_passes_on_async_subscriber_with_the_kit_executor()
 def test_every_subscriber_check_passes_on_the_gallery_control() -> None:
     assert_clean(run_subscriber_blackbox_checks(lambda: GallerySubscriber(), synchronous=True))
     assert_clean(
-        run_subscriber_whitebox_checks(
-            lambda probe: GallerySubscriber(None, probe), synchronous=True
-        )
+        run_subscriber_whitebox_checks(lambda probe: GallerySubscriber(probe), synchronous=True)
     )
 
 
@@ -145,7 +144,7 @@ def test_the_kit_ports_all_94_jvm_tests_with_their_statuses() -> None:
 
 
 def test_an_untested_check_reports_its_reason_and_an_optional_failure_is_not_hidden() -> None:
-    report = run_publisher_checks(lambda n: GalleryPublisher(n, "P15"), synchronous=True)
+    report = run_publisher_checks(lambda n: UnnamedRuleOnBadRequest(n), synchronous=True)
     untested = report.result("untested_spec304_request_should_not_perform_heavy_computations")
     assert untested.outcome == "untested"
     assert "extra_spec304" in untested.message
@@ -165,7 +164,7 @@ def test_checks_needing_an_absent_factory_skip_and_say_which() -> None:
 
 def test_a_deadlocking_publisher_fails_by_deadline_instead_of_hanging() -> None:
     report = run_publisher_checks(
-        lambda n: GalleryPublisher(n, "P40"),
+        lambda n: NotReentrant(n),
         synchronous=True,
         check_timeout=2.0,
         only=lambda c: c.rule == "3.2",

@@ -22,7 +22,11 @@ from reactive_streams.tck import (
 )
 from reactive_streams.tck._env import CheckAborted, Config, Env
 from reactive_streams.tck._runner import _failure_in, run_one
-from reactive_streams.tck.gallery import GalleryPublisher, GallerySubscriber
+from reactive_streams.tck.gallery.rules_2_subscriber import (
+    RaisesAfterOwnCancel,
+    RequestsFromTwoThreads,
+)
+from reactive_streams.tck.gallery.rules_3_subscription import UnboundedRecursion
 
 from . import factories as f
 from .reference import async_iterable_publisher as ai
@@ -88,11 +92,11 @@ def test_recursion_depth_is_on_next_depth_and_configurable() -> None:
     def only(c: Check) -> bool:
         return c.name.startswith("required_spec303_must")
 
-    naive = run_publisher_checks(lambda n: GalleryPublisher(n, "P39"), synchronous=True, only=only)
+    naive = run_publisher_checks(lambda n: UnboundedRecursion(n), synchronous=True, only=only)
     assert naive.results[0].outcome == "failed"
     assert naive.results[0].violated == "3.3"
     lenient = run_publisher_checks(
-        lambda n: GalleryPublisher(n, "P39"), synchronous=True, only=only, bounded_depth=100
+        lambda n: UnboundedRecursion(n), synchronous=True, only=only, bounded_depth=100
     )
     assert lenient.results[0].outcome == "passed", lenient.table()
 
@@ -111,7 +115,7 @@ def test_synchronous_applies_to_the_main_factory_only() -> None:
 
 def test_blackbox_2_7_catches_requests_from_two_threads_at_once() -> None:
     report = run_subscriber_blackbox_checks(
-        lambda: GallerySubscriber("S13"),
+        lambda: RequestsFromTwoThreads(),
         synchronous=True,
         only=lambda c: c.name.startswith("extra_spec207_blackbox"),
     )
@@ -245,7 +249,7 @@ def test_the_earliest_recorded_violation_wins_over_a_later_raised_failure() -> N
 
 def test_a_subscriber_raising_on_next_after_its_cancel_violates_2_8() -> None:
     report = run_subscriber_whitebox_checks(
-        lambda probe: GallerySubscriber("S10", probe),
+        lambda probe: RaisesAfterOwnCancel(probe),
         only=lambda c: c.name.startswith("required_spec208"),
     )
     (result,) = report.results

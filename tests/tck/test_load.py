@@ -29,6 +29,7 @@ from reactive_streams.tck import (
     run_subscriber_blackbox_checks,
 )
 from reactive_streams.tck.gallery.publishers import ThreadedPublisher
+from reactive_streams.tck.gallery.rules_3_subscription import CancelIgnoredAsync
 
 from . import factories as f
 from .reference import async_iterable_publisher as ai
@@ -68,7 +69,7 @@ def burning(count: int) -> Iterator[int]:
 def absence_run(bug: str | None, max_elements: int) -> Report:
     """One run of ``ABSENCE_CHECKS`` on a ThreadedPublisher (``bug``: P51 or None)."""
     return run_publisher_checks(
-        lambda n: ThreadedPublisher(n, bug),
+        lambda n: (CancelIgnoredAsync if bug else ThreadedPublisher)(n),
         only=lambda c: c.name in ABSENCE_CHECKS,
         max_elements=max_elements,
         label=f"threaded publisher {bug or 'correct'}",

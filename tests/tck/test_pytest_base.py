@@ -36,7 +36,7 @@ class TestGallerySubscriberWhitebox(SubscriberWhiteboxVerification):
     synchronous = True
 
     def create_subscriber(self, probe: Any) -> Any:
-        return GallerySubscriber(None, probe)
+        return GallerySubscriber(probe)
 
 
 class TestGalleryProcessorVerification(IdentityProcessorVerification):

@@ -15,6 +15,8 @@ import pytest
 from reactive_streams.api import Subscriber
 from reactive_streams.tck import run_publisher_checks
 from reactive_streams.tck.gallery import GalleryPublisher
+from reactive_streams.tck.gallery.rules_1_publisher import ServesMoreAfterComplete
+from reactive_streams.tck.gallery.rules_3_subscription import CancelIgnored, WrapsPastMax
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +111,7 @@ def test_a_wait_message_states_the_counts_it_saw() -> None:
 
 def test_a_demand_that_wraps_past_max_is_reported_as_3_17() -> None:
     report = run_publisher_checks(
-        lambda n: GalleryPublisher(n, "P07"),
+        lambda n: WrapsPastMax(n),
         synchronous=True,
         timeout=0.5,
         only=lambda c: c.rule == "3.17",
@@ -122,7 +124,7 @@ def test_a_demand_that_wraps_past_max_is_reported_as_3_17() -> None:
 @pytest.mark.timeout(60)
 def test_an_ignored_cancel_ends_the_3_17_check_on_3_12_without_its_cap() -> None:
     report = run_publisher_checks(
-        lambda n: GalleryPublisher(n, "P19"),
+        lambda n: CancelIgnored(n),
         synchronous=True,
         only=lambda c: c.name.startswith("required_spec317_must_not_signal_on_error"),
     )
@@ -138,7 +140,7 @@ def test_an_emitter_that_goes_on_after_its_end_stops_the_317_check_on_1_7() -> N
     over-delivery limit, aborts the emission, so the check ends on 1.7 instead of running
     to its cap (600 s, beyond this test's timeout)."""
     report = run_publisher_checks(
-        lambda n: GalleryPublisher(n, "P25"),
+        lambda n: ServesMoreAfterComplete(n),
         only=lambda check: check.name.startswith("required_spec317_must_support_a_cumulative"),
         synchronous=True,
     )

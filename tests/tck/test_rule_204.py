@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from reactive_streams.tck import Report, run_subscriber_blackbox_checks
-from reactive_streams.tck.gallery import AsyncSubscriber, by_id
+from reactive_streams.tck.gallery import AsyncSubscriber, by_id, run
 
 CHECK = "extra_spec204_blackbox_no_subscription_calls_after_a_terminal_signal"
 
@@ -60,5 +60,5 @@ def test_the_2_4_verdict_does_not_depend_on_the_handling_time() -> None:
 
 @pytest.mark.timeout(120)
 def test_a_request_after_on_complete_still_fails_2_4() -> None:
-    report = by_id("S16").run(only=lambda c: c.name == CHECK)
+    report = run(by_id("S16"), only=lambda c: c.name == CHECK)
     assert _verdict(report) == ("failed", "2.4"), report.table()

@@ -346,7 +346,16 @@ class PulledUpstream(DrainLoop, Generic[T]):
     ``on_subscribe`` and opens the iterator in the first round; a ``request`` made
     meanwhile, or from inside ``on_next``, is pulled by the running drain."""
 
-    __slots__ = ("_bad", "_batch_hook", "_factory", "_nulls", "_pending", "_pull", "_subscriber")
+    __slots__ = (
+        "_bad",
+        "_batch_hook",
+        "_early_end",
+        "_factory",
+        "_nulls",
+        "_pending",
+        "_pull",
+        "_subscriber",
+    )
 
     def __init__(
         self, subscriber: Subscriber[T], factory: Callable[[], Iterable[T]], nulls: bool = True
@@ -361,6 +370,7 @@ class PulledUpstream(DrainLoop, Generic[T]):
         self._pull: Pull[T] | None = None
         self._pending = 0
         self._bad: str | None = None  # rule 3.9: the first invalid request's message
+        self._early_end: tuple[BaseException | None] | None = None  # the end, when reached
 
     def start(self) -> None:
         """Called instead of ``publisher.subscribe(subscriber)``."""
@@ -377,6 +387,20 @@ class PulledUpstream(DrainLoop, Generic[T]):
                 self._pending = add_demand(self._pending, n)  # rule 3.17: saturates
         if self._enter():
             self._drain()
+
+    def pull_within_batch(self, n: int) -> list[T]:
+        """Called from inside ``on_next_batch`` only (this drain held, on its thread):
+        ``request(n)`` with its elements returned at once instead of delivered in the
+        next batch (a ``concat_map`` asking for its next element as its inner
+        completes: no round per element). The end they reach is signalled as the batch
+        returns (rules 1.4, 1.5); nothing after a cancel or an invalid request (3.9)."""
+        pull = self._pull
+        if pull is None or self._early_end is not None or self._bad is not None:
+            return []
+        items, ended, error = pull.take(n)
+        if ended:
+            self._early_end = (error,)
+        return items
 
     def cancel(self) -> None:
         # rules 3.7, 3.13: idempotent; drop the subscriber and the source
@@ -416,10 +440,16 @@ class PulledUpstream(DrainLoop, Generic[T]):
         sent = 0
         while sent != limit:
             items, ended, error = pull.take(limit - sent)
+            if ended:
+                self._early_end = (error,)  # the end: no ``pull_within_batch`` past it
             if items:
                 sent += len(items)
                 if hook is not None:
                     hook(items)
+                    early = self._early_end
+                    if early is not None and self._subscriber is not None:
+                        self._end(early[0])  # this batch's end, or one reached inside it
+                        return False
                 else:
                     for item in items:
                         subscriber.on_next(item)

@@ -1,7 +1,9 @@
 """The connectable publisher inside a ``ConnectableFlow`` (``_Hub``: starts its source on
 ``connect()``), and the plain publishers of ``ref_count()`` and ``auto_connect(n)``.
 ``flow.py`` wraps them in ``ConnectableFlow``/``RefCountFlow``/``Flow``; nothing here
-imports ``flow`` (no import circle).
+imports ``flow`` (no import circle). A connection is reached only through the seam of
+``_connection`` (``join``, ``kick``, ``has_ended``, ``claim``, ``start``, ``detach``); it
+knows its hub only as the ``forget`` callback it was built with (no circle of types).
 
 Subscribers join the *current* connection. ``connect()`` starts it (idempotent while
 it runs) and returns it; ``Connection.disconnect()`` ends it and installs a fresh one,
@@ -16,7 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._connection import Child, Connection
+from ._connection import Child, Connection, Forget, claim, detach, has_ended, join, kick, start
 
 if TYPE_CHECKING:
     from ..api import Subscriber
@@ -29,11 +31,11 @@ T = TypeVar("T")
 class _Hub(Generic[T]):
     """The Publisher inside a ``ConnectableFlow``: holds the current connection."""
 
-    def __init__(self, new_connection: Callable[[_Hub[T]], Connection[T]], name: str) -> None:
+    def __init__(self, new_connection: Callable[[Forget], Connection[T]], name: str) -> None:
         self._new_connection = new_connection
         self._name = name
         self._lock = threading.Lock()
-        self._current = new_connection(self)
+        self._current = new_connection(self._forget)
 
     def __repr__(self) -> str:
         return f"<{self._name}>"
@@ -44,27 +46,26 @@ class _Hub(Generic[T]):
         with self._lock:
             conn = self._current
             if counter is None:
-                conn._add(Child(conn, subscriber, self._name))
+                join(conn, Child(conn, subscriber, self._name))
             else:
-                conn._add(_Counted(conn, subscriber, counter))
-        conn._kick()  # on_subscribe is delivered by the connection's drain
+                join(conn, _Counted(conn, subscriber, counter))
+        kick(conn)  # on_subscribe is delivered by the connection's drain
 
     def _acquire(self) -> tuple[Connection[T], bool]:
         """The connection to start (a fresh one after the source ended), without starting it."""
         with self._lock:
             conn = self._current
-            if conn._finished:
-                conn = self._new_connection(self)
+            if has_ended(conn):
+                conn = self._new_connection(self._forget)
                 self._current = conn
-            start = not conn._connected
-            conn._connected = True
-        return conn, start
+            first = claim(conn)
+        return conn, first
 
-    def _forget(self, conn: Connection[T]) -> None:
+    def _forget(self, conn: Connection[Any]) -> None:
         """``conn`` was disconnected: newcomers join a fresh connection."""
         with self._lock:
             if self._current is conn:
-                self._current = self._new_connection(self)
+                self._current = self._new_connection(self._forget)
 
     def current(self) -> Connection[T]:
         """The connection new subscribers join (not necessarily connected yet)."""
@@ -73,9 +74,9 @@ class _Hub(Generic[T]):
 
     def connect(self) -> Connection[T]:
         """Start the current connection (if not started) and return it."""
-        conn, start = self._acquire()
-        if start:
-            conn._start()
+        conn, first = self._acquire()
+        if first:
+            start(conn)
         return conn
 
 
@@ -116,22 +117,22 @@ class _RefCount(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         if subscriber is None:
             raise TypeError("rule 1.9: subscribe(subscriber) requires a Subscriber, got None")
-        start = False
+        first = False
         with self._lock:
             self._count += 1
             if self._count == 1:
-                conn, start = self._hub._acquire()  # no user code runs here
+                conn, first = self._hub._acquire()  # no user code runs here
                 self._connection = conn
             else:
                 conn = None
         # subscribe before starting, so the first subscriber misses nothing
         self._hub.subscribe(subscriber, self)
-        if start and conn is not None:
-            conn._start()
+        if first and conn is not None:
+            start(conn)
 
-    def _release(self, child: _Counted[T], kick: bool) -> Connection[T] | None:
+    def _release(self, child: _Counted[T], wake: bool) -> Connection[T] | None:
         """Uncount ``child`` (once); after the last, detach the connection and return it
-        (its drain cancels the source: at once with ``kick``, else the caller kicks)."""
+        (its drain cancels the source: at once with ``wake``, else the caller kicks)."""
         with self._lock:
             if not child._counted:
                 return None
@@ -141,10 +142,10 @@ class _RefCount(Generic[T]):
                 return None
             conn, self._connection = self._connection, None
             # detached under the lock: a subscriber arriving next gets a fresh connection
-            if conn is None or not conn._detach():
+            if conn is None or not detach(conn):
                 return None
-        if kick:
-            conn._kick()
+        if wake:
+            kick(conn)
         return conn
 
     def count(self) -> int:
@@ -166,8 +167,8 @@ class _Counted(Child[T]):
         self._leaving = False  # inside our own cancel, before the detach
         self._wake_due = False  # the cancel took the drain: it runs after the detach
 
-    def _uncount(self, kick: bool) -> Connection[T] | None:
-        return self._counter._release(self, kick)
+    def _uncount(self, wake: bool) -> Connection[T] | None:
+        return self._counter._release(self, wake)
 
     def _cancel(self, fault: tuple[str, dict[str, Any]] | None) -> None:
         # the cancel is received first: the disconnect the last subscriber causes never
@@ -179,12 +180,12 @@ class _Counted(Child[T]):
             super()._cancel(fault)
         finally:
             self._leaving = False
-        conn = self._uncount(kick=False)
+        conn = self._uncount(wake=False)
         if self._wake_due:
             self._wake_due = False
-            self._conn._start_drain(pump=False)  # a cancel never pumps (rule 3.5)
+            super()._wake(True)  # the drain, as a cancel: it never pumps (rule 3.5)
         if conn is not None:
-            conn._kick()
+            kick(conn)
 
     def _wake(self, cancel: bool) -> None:
         if cancel and self._leaving:
@@ -194,4 +195,4 @@ class _Counted(Child[T]):
 
     def _released(self) -> None:
         super()._released()
-        self._uncount(kick=True)
+        self._uncount(wake=True)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .._core.demand import add_demand
@@ -32,9 +33,21 @@ from ..executors import Executor, as_executor, default_executor
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber, Subscription
-    from ._connectable import _Hub
 
-__all__ = ["DISCONNECT_STRATEGIES", "Child", "Connection", "DisconnectedError", "OnDisconnect"]
+__all__ = [
+    "DISCONNECT_STRATEGIES",
+    "Child",
+    "Connection",
+    "DisconnectedError",
+    "Forget",
+    "OnDisconnect",
+    "claim",
+    "detach",
+    "has_ended",
+    "join",
+    "kick",
+    "start",
+]
 
 _log = logging.getLogger("reactive_streams")
 
@@ -42,6 +55,9 @@ T = TypeVar("T")
 
 OnDisconnect = Literal["error", "complete", "none"]
 DISCONNECT_STRATEGIES: tuple[OnDisconnect, ...] = ("error", "complete", "none")
+
+#: what a connection calls once disconnected: its hub lets newcomers join a fresh one
+Forget = Callable[["Connection[Any]"], None]
 
 
 class DisconnectedError(Exception):
@@ -52,7 +68,7 @@ class Child(Downstream[T]):
     """The Subscription handed to one subscriber of a connection (one per ``subscribe``):
     the core ``Downstream``, bound to the connection's lock and drain."""
 
-    __slots__ = ("_conn", "node", "pin", "total")
+    __slots__ = ("_conn", "cursor", "node", "pin", "total")
 
     def __init__(self, conn: Connection[T], subscriber: Subscriber[T], hop: str) -> None:
         super().__init__(subscriber, hop)
@@ -61,6 +77,7 @@ class Child(Downstream[T]):
         self.total = 0  # everything ever requested, saturating (replay's coordination)
         self.pin = 0  # replay: index of the element before this child's first one
         self.node: Any = None  # replay: the last buffer node delivered (or the pinned head)
+        self.cursor = 0  # publish(lead=N): index of the next element this child receives
 
     def __repr__(self) -> str:
         return f"<multicast subscription {self._sid or hex(id(self))}>"
@@ -153,14 +170,14 @@ class Connection(DrainLoop, Generic[T]):
 
     def __init__(
         self,
-        flow: _Hub[T],
+        forget: Forget,
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
         batch_size: int,
     ) -> None:
         super().__init__(as_executor(executor) if executor is not None else None, batch_size)
-        self._flow = flow
+        self._forget = forget
         self._source = source
         self._on_disconnect = on_disconnect
         self._pending: deque[Child[T]] = deque()  # arrived, on_subscribe not yet delivered
@@ -214,7 +231,7 @@ class Connection(DrainLoop, Generic[T]):
             if self._disconnect_requested:
                 return False
             self._disconnect_requested = True
-        self._flow._forget(self)
+        self._forget(self)
         return True
 
     dispose = disconnect
@@ -411,3 +428,42 @@ class Connection(DrainLoop, Generic[T]):
 
     def _clear(self) -> None:
         """Drop buffered elements."""
+
+
+# ------------------------------------------------ the seam to ConnectableFlow's hub
+# What ``_connectable`` (the hub, ref_count, auto_connect) may do to a connection; the
+# connection's own state stays private to this module.
+
+
+def join(conn: Connection[T], child: Child[T]) -> None:
+    """Record an arriving child (the hub holds its lock); ``kick`` then admits it."""
+    conn._add(child)
+
+
+def kick(conn: Connection[T]) -> None:
+    """Enter the drain: on_subscribe to newcomers, the source cancelled after a detach."""
+    conn._kick()
+
+
+def has_ended(conn: Connection[T]) -> bool:
+    """The source's stream is over: the next ``connect()`` starts a new connection."""
+    return conn._finished
+
+
+def claim(conn: Connection[T]) -> bool:
+    """Mark ``conn`` connected (the hub holds its lock); True the first time, when the
+    caller must ``start`` it."""
+    first = not conn._connected
+    conn._connected = True
+    return first
+
+
+def start(conn: Connection[T]) -> None:
+    """Subscribe ``conn`` to its source (once, after a ``claim`` that returned True)."""
+    conn._start()
+
+
+def detach(conn: Connection[T]) -> bool:
+    """Disconnect ``conn`` without entering its drain (the caller ``kick``s); False if it
+    already was."""
+    return conn._detach()

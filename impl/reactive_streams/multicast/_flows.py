@@ -27,8 +27,11 @@ def publish(
     *,
     executor: ExecutorLike | None = None,
     batch_size: int = 256,
+    lead: int | None = None,
 ) -> ConnectableFlow[T]:
-    """Share one subscription to ``source`` among many subscribers, in lockstep.
+    """Share one subscription to ``source`` among many subscribers, in lockstep, or
+    with ``lead=N`` each at its own pace, the fastest at most ``N`` elements ahead of the
+    slowest (the connection holds at most ``N`` elements; ``buffer_size`` is not used).
 
     Nothing is requested from ``source`` until ``connect()``. ``on_disconnect`` says
     what the subscribers of a disconnected connection receive: ``"error"``
@@ -36,7 +39,9 @@ def publish(
     buffered elements they request) or ``"none"``. With ``executor``, every signal to
     the subscribers is delivered by drain tasks on it, ``batch_size`` elements per task.
     """
-    hub = publish_hub(source, buffer_size, on_disconnect, executor=executor, batch_size=batch_size)
+    hub = publish_hub(
+        source, buffer_size, on_disconnect, executor=executor, batch_size=batch_size, lead=lead
+    )
     return ConnectableFlow(hub)
 
 

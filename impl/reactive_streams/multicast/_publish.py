@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, TypeVar
 from .._core.demand import MAX_DEMAND
 from ..executors import Executor, ExecutorLike, as_executor
 from ._connectable import _Hub
-from ._connection import DISCONNECT_STRATEGIES, Connection, OnDisconnect
+from ._connection import DISCONNECT_STRATEGIES, Connection, Forget, OnDisconnect
+from ._lead import LeadConnection
 
 if TYPE_CHECKING:
     from ..api import Publisher
@@ -47,14 +48,14 @@ class PublishConnection(Connection[T]):
 
     def __init__(
         self,
-        flow: _Hub[T],
+        forget: Forget,
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
         batch_size: int,
         buffer_size: int,
     ) -> None:
-        super().__init__(flow, source, on_disconnect, executor, batch_size)
+        super().__init__(forget, source, on_disconnect, executor, batch_size)
         self._queue: deque[T] = deque()
         self._buffer_size = buffer_size
         self._limit = max(1, buffer_size - (buffer_size >> 2))  # top up after 3/4 drained
@@ -125,16 +126,28 @@ def publish_hub(
     *,
     executor: ExecutorLike | None = None,
     batch_size: int = 256,
+    lead: int | None = None,
 ) -> _Hub[T]:
-    """The connectable publisher of :func:`reactive_streams.multicast.publish` (validated)."""
+    """The connectable publisher of :func:`reactive_streams.multicast.publish` (validated):
+    lockstep, or each subscriber at its own pace within ``lead`` (``_lead.py``)."""
     if type(buffer_size) is not int or buffer_size < 1:
         raise ValueError(f"publish: buffer_size must be an int >= 1, got {buffer_size!r}")
     if on_disconnect not in DISCONNECT_STRATEGIES:
         raise ValueError(f"publish: on_disconnect must be one of {DISCONNECT_STRATEGIES}")
+    if lead is not None:
+        if type(lead) is not int or lead < 1:
+            raise ValueError(f"publish: lead must be an int >= 1 or None, got {lead!r}")
+        if buffer_size != DEFAULT_BUFFER_SIZE:
+            raise ValueError(
+                "publish: give buffer_size or lead, not both (with lead=N the connection "
+                f"holds at most N elements), got buffer_size={buffer_size}, lead={lead}"
+            )
 
     hop = as_executor(executor) if executor is not None else None
 
-    def new_connection(flow: _Hub[T]) -> Connection[T]:
-        return PublishConnection(flow, source, on_disconnect, hop, batch_size, buffer_size)
+    def new_connection(forget: Forget) -> Connection[T]:
+        if lead is not None:
+            return LeadConnection(forget, source, on_disconnect, hop, batch_size, lead)
+        return PublishConnection(forget, source, on_disconnect, hop, batch_size, buffer_size)
 
     return _Hub(new_connection, "publish")

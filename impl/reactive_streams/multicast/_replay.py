@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._core.demand import MAX_DEMAND, take
 from ..executors import Executor
 from ._connectable import _Hub
-from ._connection import DISCONNECT_STRATEGIES, Child, Connection, OnDisconnect
+from ._connection import DISCONNECT_STRATEGIES, Child, Connection, Forget, OnDisconnect
 
 if TYPE_CHECKING:
     from ..api import Publisher
@@ -46,14 +46,14 @@ class ReplayConnection(Connection[T]):
 
     def __init__(
         self,
-        flow: _Hub[T],
+        forget: Forget,
         source: Publisher[T],
         on_disconnect: OnDisconnect,
         executor: Executor | None,
         batch_size: int,
         bound: int | None,
     ) -> None:
-        super().__init__(flow, source, on_disconnect, executor, batch_size)
+        super().__init__(forget, source, on_disconnect, executor, batch_size)
         self._bound = bound
         self._head = _Node(None, 0)
         self._tail = self._head
@@ -154,7 +154,7 @@ def replay_hub(
     if on_disconnect not in DISCONNECT_STRATEGIES:
         raise ValueError(f"replay: on_disconnect must be one of {DISCONNECT_STRATEGIES}")
 
-    def new_connection(flow: _Hub[T]) -> Connection[T]:
-        return ReplayConnection(flow, source, on_disconnect, executor, batch_size, bound)
+    def new_connection(forget: Forget) -> Connection[T]:
+        return ReplayConnection(forget, source, on_disconnect, executor, batch_size, bound)
 
     return _Hub(new_connection, "replay")

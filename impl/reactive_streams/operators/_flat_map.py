@@ -10,17 +10,22 @@ error (upstream, an inner, or the mapper raising) cancels everything and is sign
 once; completion comes when upstream and every inner have completed.
 
 Fusion (off with ``set_fusion(False)``, read when the pipeline is built) asks the fusion
-protocol (:func:`~reactive_streams._core.fusion.sync_of`), never a type:
+protocol (:func:`~reactive_streams._core.fusion.sync_of`) of a Publisher inner, never
+its type; what else the mapper returns is its own (``source_of``):
 
-* scalar inner (``just(x)``, or a Flow of it): never subscribed to. With demand and no
-  inner ahead of it, ``x`` goes straight downstream; otherwise it waits as a ready inner.
-* synchronous inner or upstream: a ``PulledUpstream`` instead of a subscription; it fills
-  the inner's queue (or calls ``on_next``) when requested, exactly as the subscribed
-  source would, so the drain below is the only one.
-* a pulled upstream hands over batches (``on_next_batch``): with demand and no inner
-  waiting, the scalar and short ``items`` inners of a batch go straight downstream in one
-  hold of the drain (no subscription, no queue; demand and completions counted once);
-  the first other inner ends the run and takes ``on_next``'s path with the drain free.
+* a list, tuple or range (Reactor's flatMapIterable: ``Flow.flat_map`` passes the
+  mapper's iterables as they are, ``Adapted``), a scalar inner (``just(x)``) or a short
+  ``items`` answer is *whole*: never subscribed to, no iterator, no Flow. With demand for
+  all of it and no inner ahead, it goes straight downstream; otherwise it waits in a run.
+* any other iterable, a long or None-holding list, a synchronous Publisher: pulled
+  (``Pull``) instead of subscribed, filling the inner's queue when requested exactly as
+  the subscribed source would, so the drain below is the only one.
+* upstream elements (``on_next``, or a pulled upstream's batch, ``on_next_batch``) go
+  through one send path, ``_direct``, in one hold of the drain (demand and completions
+  counted once per run); the first inner it cannot send ends the run and is dispatched
+  with the drain free. Inside a pulled upstream's batch, the upstream demand completed
+  inners earn is taken at once (``pull_within_batch``): a concat_map needs no batch per
+  element.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from .._core.demand import check_request
 from .._core.downstream import ACTIVE, DONE, null_element_error, where
 from .._core.fusion import (
+    Items,
     Pull,
     SyncSource,
     fusion_enabled,
@@ -49,7 +55,43 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["FlatMapPublisher"]
+__all__ = ["Adapted", "FlatMapPublisher"]
+
+
+def _none_free(items: Sequence[Any]) -> bool:
+    """No element of a list or tuple is None (a C-level scan; an ``__eq__`` that raises or
+    lies only sends the inner to the pulled path, which checks by identity)."""
+    try:
+        return None not in items
+    except Exception:
+        return False
+
+
+def source_of(result: object, prefetch: int) -> tuple[Sequence[Any] | None, SyncSource | None]:
+    """How a fused flat_map takes what its mapper returned: ``(whole, None)``, elements
+    known now and taken whole (Reactor's flatMapIterable: no iterator, no subscription);
+    ``(None, sync)``, pulled under demand; ``(None, None)``, subscribed (a Publisher
+    outside the fusion protocol). Whole: a list, tuple or range (the adapted mapper's
+    iterable) of at most ``prefetch`` elements, none of them None, or a synchronous
+    Publisher's answer that ends within its first pull; a longer one, one with a None
+    (rule 2.13's error after the elements before it) or any other iterable is pulled."""
+    kind = type(result)
+    if kind is list or kind is tuple:
+        if len(result) <= prefetch and _none_free(result):  # type: ignore[arg-type]
+            return result, None  # type: ignore[return-value]
+        return None, SyncSource(Items(result, "iterable"))  # type: ignore[arg-type]
+    if kind is range:
+        if len(result) <= prefetch:  # type: ignore[arg-type]
+            return result, None  # type: ignore[return-value]
+        return None, SyncSource(Items(result, "range"), nulls=None)  # type: ignore[arg-type]
+    if callable(getattr(result, "subscribe", None)):  # a Publisher: asks the protocol
+        sync = sync_of(result)  # the answer checked (a stranger's: pulled)
+        if sync is None:
+            return None, None
+        return whole_of(sync, prefetch), sync
+    if not hasattr(result, "__iter__"):
+        raise TypeError(f"flat_map: an inner must be a Publisher or an iterable, got {result!r}")
+    return None, SyncSource(Items(result, "iterable"))
 
 
 def whole_of(sync: SyncSource, prefetch: int) -> Sequence[Any] | None:
@@ -73,6 +115,27 @@ def whole_of(sync: SyncSource, prefetch: int) -> Sequence[Any] | None:
     else:
         return None
     return whole if len(whole) <= prefetch else None
+
+
+class Adapted(Generic[T, R]):
+    """A mapper in two parts, for a fused flat_map: the user's ``fn``, and ``adapt`` for
+    whatever it returns other than a list, tuple or range (a Publisher as it is, an
+    awaitable or future as a Publisher, another iterable as it is, None and the rest
+    refused). Called as one mapper; ``_FlatMap`` calls the parts, one Python call less
+    per element."""
+
+    __slots__ = ("adapt", "fn")
+
+    def __init__(self, fn: Callable[[T], Any], adapt: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.adapt = adapt
+
+    def __call__(self, item: T) -> Any:
+        result = self.fn(item)
+        kind = type(result)
+        if kind is list or kind is tuple or kind is range:
+            return result  # taken by flat_map itself (flatMapIterable)
+        return self.adapt(result)
 
 
 class _Inner(QueuedInner["_FlatMap[Any, R]", R]):
@@ -170,6 +233,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         "_main_limit",
         "_max_concurrency",
         "_prefetch",
+        "_within",
     )
 
     def __init__(
@@ -190,105 +254,154 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
         self._completed_inners = 0
         self._main_done = False
         self._fast = fast  # the fused paths (decided when the pipeline was built)
+        self._within: Callable[[int], list[T]] | None = None  # a fused upstream's
 
     # ------------------------------------------------------ upstream side
     def on_subscribe(self, subscription: Subscription) -> None:
+        # a fused upstream (``PulledUpstream``) can hand over the next elements inside
+        # its batch: ``_direct`` asks it for an element as an inner completes
+        self._within = getattr(subscription, "pull_within_batch", None)
         self._accept(subscription)
 
     def _opened(self) -> None:
         self._upstream.request(self._max_concurrency)
 
     def on_next(self, item: T) -> None:
-        if self._pub in DONE or self._error is not None:
-            return  # rule 2.8
-        try:
-            publisher = self._fn(item)
-            if publisher is None:
-                raise null_element_error(where("flat_map", self._fn))
-            sync = sync_of(publisher) if self._fast else None
-        except Exception as exc:
-            self._fail(exc)
-            return
-        self._dispatch(publisher, sync)
-
-    def _dispatch(self, publisher: Publisher[R], sync: SyncSource | None) -> None:
-        """One inner, with the drain free: subscribed, or (fused) taken whole, or pulled."""
-        if sync is None:
-            self._subscribe_inner(publisher)
-            return
-        whole = whole_of(sync, self._prefetch)
-        if whole is None:
-            whole = self._pull_inner(sync)
-        if whole is not None:
-            self._on_whole(whole)
+        self._take((item,), None)
 
     def on_next_batch(self, items: list[T]) -> None:
-        """A fused upstream's batch (``PulledUpstream``), as ``on_next`` per element in
-        order. While demand lasts and no inner waits in the queue, the inners that are a
-        scalar or a short ``items`` answer go straight downstream inside one hold of the
-        drain (rule 1.3: no subscription, no queue, the demand and the completions
-        counted once per run); any other inner is handed to ``_dispatch`` with the drain
-        free, exactly as ``on_next`` would, and the rest of the batch follows one by one."""
+        """A fused upstream's batch (``PulledUpstream``): as ``on_next`` per element, in
+        order; inside it, the upstream may be asked for more (``pull_within_batch``)."""
+        self._take(items, self._within)
+
+    def _take(self, items: Sequence[T], within: Callable[[int], list[T]] | None) -> None:
+        """Upstream's elements, in order. With fusion, demand, and no inner waiting in the
+        queue, whole inners go straight downstream inside one hold of the drain
+        (``_direct``: no Flow, no subscription, no queue; demand and completions counted
+        once per run); an element ``_direct`` cannot take (no demand for its inner, an
+        inner to pull or subscribe, another thread draining) is mapped and dispatched
+        with the drain free, and the rest of the batch follows."""
         count = len(items)
         index = 0
-        while index < count and self._fast and not self._inners and self._requested:
-            if self._pub in DONE or self._error is not None or not self._enter():
-                break
-            start = index
-            try:
-                index, pending = self._direct(items, index)
-            finally:
-                missed = self._leave(1)
-                if missed:
-                    self._drain(missed)
-            if pending is not None:
-                self._dispatch(*pending)  # on_next's path for the inner that stopped it
-            elif index == start:
-                break  # stopped before its first element: one by one from here
-        for position in range(index, count):
-            self.on_next(items[position])
-
-    def _direct(
-        self, items: list[T], index: int
-    ) -> tuple[int, tuple[Publisher[R], SyncSource | None] | None]:
-        """``on_next_batch`` with the drain held, from ``items[index]``: the index after
-        the last element taken, and the inner that cannot go straight downstream (to be
-        dispatched with the drain free), if one stopped the run."""
-        fn = self._fn
-        downstream = self._downstream
-        count = len(items)
-        if downstream is None:
-            return index, None
-        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
-        prefetch = self._prefetch
-        room = self._requested
-        sent = 0  # elements sent downstream, not yet taken from the demand
-        done = 0  # inners completed, not yet counted toward upstream's replenish
-        pending: tuple[Publisher[R], SyncSource | None] | None = None
         while index < count:
-            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:
-                break  # rule 2.8 (on_next drops the rest), or 3.9's error is due
+            if self._pub in DONE or self._error is not None:
+                return  # rule 2.8
+            if self._fast and not self._inners and self._requested and self._enter():
+                given, start = items, index
+                try:
+                    items, index, pending = self._direct(items, index, within)
+                finally:
+                    missed = self._leave(1)
+                    if missed:
+                        self._drain(missed)
+                count = len(items)
+                if pending is not None:
+                    self._dispatch(*pending)  # the inner that stopped the run
+                if index != start or items is not given:
+                    continue
+                if self._pub in DONE or self._error is not None:
+                    return  # rule 2.8
+                # stopped before its first element (3.9's error due): one by one
             item = items[index]
             index += 1
             try:
-                publisher = fn(item)
-                if publisher is None:
-                    raise null_element_error(where("flat_map", fn))
-                sync = sync_of(publisher)  # the answer checked (a stranger's: pulled)
-            except Exception as exc:
+                result = self._fn(item)
+                if result is None:
+                    raise null_element_error(where("flat_map", self._fn))
+                whole, sync = source_of(result, self._prefetch) if self._fast else (None, None)
+            except Exception as exc:  # the mapper, or the inner's fusion answer, raised
                 self._fail(exc)
-                break
-            whole = None if sync is None else whole_of(sync, prefetch)
-            if whole is None or len(whole) > room - sent:
-                pending = (publisher, sync)  # subscribed, pulled, or queued for demand (1.1)
-                break
-            sent += self._send_whole(on_next, whole)
-            if self._pub is ACTIVE:
+                return
+            self._dispatch(result, whole, sync)
+
+    def _direct(
+        self, items: Sequence[T], index: int, within: Callable[[int], list[T]] | None
+    ) -> tuple[Sequence[T], int, tuple[Any, Sequence[R] | None, SyncSource | None] | None]:
+        """``_take`` with the drain held, from ``items[index]``: the elements and the
+        index after the last one taken, and the inner that cannot go straight downstream
+        (dispatched by the caller with the drain free: queued for demand, rule 1.1;
+        pulled; subscribed), if one stopped the run. The one place a whole inner is sent
+        downstream. With ``within``, the upstream demand that completed inners earn is
+        taken at once, inside the batch (the elements replace ``items``), not asked for
+        a batch of its own (a ``concat_map`` earns one element per inner)."""
+        downstream = self._downstream
+        if downstream is None:
+            return items, index, None
+        fn = self._fn
+        call, adapt = (fn.fn, fn.adapt) if isinstance(fn, Adapted) else (fn, None)
+        on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
+        prefetch = self._prefetch
+        room = requested = self._requested  # demand only grows meanwhile (rule 1.1)
+        done = 0  # inners completed, not yet counted toward upstream's replenish
+        pending: tuple[Any, Sequence[R] | None, SyncSource | None] | None = None
+        while True:
+            start = index
+            for index, item in enumerate(items[start:] if start else items, start + 1):
+                # rule 2.8 (the rest is dropped), or 3.9's error is due (``_error`` is
+                # ours: set only by this thread's ``_fail``, which ends the run)
+                if self._pub is not ACTIVE or self._bad is not None:
+                    index -= 1  # not taken
+                    break
+                try:
+                    result: Any = call(item)
+                    kind = type(result)
+                    # a list or tuple (flatMapIterable): whole when short and no element is
+                    # None (rule 2.13; an ``__eq__`` that raises: pulled, checked by identity)
+                    if (kind is list or kind is tuple) and len(result) <= prefetch:
+                        try:
+                            whole: Sequence[R] | None = result if None not in result else None
+                        except Exception:
+                            whole = None
+                        sync = None if whole is not None else source_of(result, prefetch)[1]
+                    else:
+                        if adapt is not None:
+                            result = adapt(result)  # a None refused there (rule 2.13)
+                        elif result is None:
+                            raise null_element_error(where("flat_map", fn))
+                        whole, sync = source_of(result, prefetch)
+                except Exception as exc:  # the mapper, a fusion answer raised
+                    self._fail(exc)
+                    break
+                if whole is None or len(whole) > room:
+                    pending = (result, whole, sync)
+                    break
+                try:
+                    for element in whole:
+                        on_next(element)
+                        if self._pub is not ACTIVE:
+                            break  # cancelled (rules 3.12, 1.8)
+                except Exception as exc:
+                    self._next_raised(exc)  # rule 2.13: cancelled
+                room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts
                 done += 1  # the inner completed (rule 1.5)
-        self._delivered(sent)
-        if done:
+            else:
+                index = len(items)
+                if within is not None and done and self._pub is ACTIVE and room:
+                    asked = self._grants(done)
+                    done = 0
+                    more = within(asked) if asked else []  # earned now, taken now
+                    if len(more) < asked:
+                        self._upstream.request(asked - len(more))  # the rest, as usual
+                    if more:
+                        items, index = more, 0
+                        continue
+            break
+        self._delivered(requested - room)
+        if done and self._pub is ACTIVE:
             self._inners_completed(done)
-        return index, pending
+        return items, index, pending
+
+    def _dispatch(self, result: Any, whole: Sequence[R] | None, sync: SyncSource | None) -> None:
+        """One inner, with the drain free (``source_of``'s answer): whole, queued as part
+        of a run; pulled (its first ``prefetch`` now); or subscribed."""
+        if whole is None and sync is not None:
+            whole = self._pull_inner(sync)
+            if whole is None:
+                return  # waits as a pulled inner, or failed
+        if whole is not None:
+            self._join_run(whole)
+        else:
+            self._subscribe_inner(result)
 
     def _subscribe_inner(self, publisher: Publisher[R]) -> None:
         inner: _Inner[R] = _Inner(self, self._prefetch)
@@ -331,7 +444,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             inner.cancel()  # cancelled meanwhile from another thread (rule 3.13)
         return None
 
-    def _join_run(self, items: Sequence[R], signal: bool = True) -> None:
+    def _join_run(self, items: Sequence[R]) -> None:
         """Whole synchronous inners, in order: one queue, each completed as the drain
         delivers its last element (``sizes``), as its own subscription would complete."""
         with self._lock:  # the drain closes the tail run under the lock
@@ -344,48 +457,7 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
             # the count first: a drain on another thread may deliver the elements at once
             run.sizes.append(len(items))
             run.queue.extend(items)
-        if signal:
-            self._signal()
-
-    def _send_whole(self, on_next: Callable[[R], object], whole: Sequence[R]) -> int:
-        """A whole inner straight downstream (the drain held, demand for all of it
-        checked): the count sent. Stops at once when cancelled (rules 3.12, 1.8); an
-        ``on_next`` that raises cancels (rule 2.13)."""
-        sent = 0
-        try:
-            for element in whole:
-                on_next(element)
-                sent += 1
-                if self._pub is not ACTIVE:
-                    break
-        except Exception as exc:
-            self._next_raised(exc)
-        return sent
-
-    def _on_whole(self, items: Sequence[R]) -> None:
-        """A synchronous inner pulled to its end: with demand for all of it and no inner
-        ahead, straight downstream and completed; otherwise it joins a run."""
-        count = len(items)
-        if self._inners or self._requested < count or not self._enter():
-            self._join_run(items)  # queued, then signalled (a refused ``_enter`` is harmless)
-            return
-        # re-checked with the drain held: another drain may have taken the demand (1.1)
-        stopped = self._pub is not ACTIVE or self._bad is not None  # _stopped(), inline
-        if stopped or self._inners or self._requested < count:
-            self._join_run(items, False)
-            self._drain(1)
-            return
-        downstream = self._downstream
-        if downstream is not None:
-            on_next = downstream.on_next if self._tracer is None else self._sender(downstream)
-            self._delivered(self._send_whole(on_next, items))
-            if self._pub is ACTIVE:
-                self._inner_completed()
-        missed = self._leave(1)
-        if missed:
-            self._drain(missed)
-        elif self._pub is not ACTIVE:
-            self._signal()
+        self._signal()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -413,12 +485,18 @@ class _FlatMap(DemandDrain[R], Generic[T, R]):
     def _inners_completed(self, count: int) -> None:
         """``count`` inners completed at once: upstream is asked for ``limit`` per
         ``limit`` of them, in one request (rule 3.17: the same total as one by one)."""
+        asked = self._grants(count)
+        if asked:
+            self._upstream.request(asked)
+
+    def _grants(self, count: int) -> int:
+        """``count`` more inners completed: the upstream demand they earn (``limit`` per
+        ``limit`` of them; none once upstream is done)."""
         limit = self._main_limit
         completed = self._completed_inners + count
         grants = completed // limit
         self._completed_inners = completed - grants * limit
-        if grants and not self._main_done:
-            self._upstream.request(grants * limit)
+        return grants * limit if not self._main_done else 0
 
     def _released(self) -> None:
         super()._released()  # rule 3.13, upstream cancelled

@@ -26,6 +26,7 @@ from stateful.pipeline_model import (
     key_of,
     overtaking,
     pick_target,
+    stable,
 )
 
 from reactive_streams import from_iterable
@@ -100,6 +101,8 @@ def _flat_map(
             return ThreadedInner(values)
         if ex is not None:
             return from_iterable(values, executor=ex, batch_size=1)  # a task per element
+        if lies and stable(("list", x)) % 2:
+            return values  # the list itself: taken whole, or pulled (flatMapIterable)
         if len(values) == 1:
             return Flow.just(values[0])
         if not values:

@@ -13,5 +13,9 @@ KIT: tuple[KitFactory, ...] = (
     KitFactory("flat_map", lambda n: Flow.range(0, n).flat_map(just)),
     KitFactory("concat_map", lambda n: Flow.range(0, n).concat_map(just)),
     KitFactory("merge", lambda n: Flow.merge(Flow.range(0, n // 2), Flow.range(0, n - n // 2))),
-    KitFactory("merge_with", lambda n: Flow.range(0, n // 2).merge_with(Flow.range(0, n - n // 2))),
+    KitFactory(
+        "merge_with",
+        lambda n: Flow.range(0, n // 2).merge_with(Flow.range(0, n - n // 2)),
+        fusion=False,
+    ),
 )

@@ -18,8 +18,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "        if stopped or self._inners or self._requested < count:\n",
-                "        if stopped or self._inners:\n",
+                "        room = requested = self._requested  # demand only grows meanwhile (rule 1.1)\n",
+                "        room = requested = max(self._requested, 1)  # the demand seen before the hold\n",
             ),
         ),
         "stateful/test_interleaved.py",
@@ -62,8 +62,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if len(whole) > room - sent:\n",
-                "            if False:\n",
+                "                if whole is None or len(whole) > room:\n",
+                "                if whole is None:\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -76,8 +76,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "                if sent == room:\n",
-                "                if False:\n",
+                "                room -= len(whole)  # exact unless cancelled meanwhile, when it no longer counts\n",
+                "                room -= len(whole) - 1  # a scalar inner counted as no demand\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -90,8 +90,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            else:\n                pending = (publisher, sync)\n                break\n",
-                "            else:\n                self._dispatch(publisher, sync)\n                continue\n",
+                "                    pending = (result, whole, sync)\n                    break\n",
+                "                    self._dispatch(result, whole, sync)\n                    continue\n",
             ),
         ),
         "tests/operators/test_fusion.py",
@@ -118,8 +118,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            self._upstream.request(grants * limit)\n",
-                "            self._upstream.request(grants)\n",
+                "        return grants * limit if not self._main_done else 0\n",
+                "        return grants if not self._main_done else 0\n",
             ),
         ),
         "tests/operators/flat_map/test_flat_map_direct.py",
@@ -131,8 +131,8 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 "operators/_flat_map.py",
-                "            if self._pub is not ACTIVE or self._bad is not None or self._error is not None:\n",
-                "            if self._bad is not None or self._error is not None:\n",
+                "                if self._pub is not ACTIVE or self._bad is not None:\n",
+                "                if self._bad is not None:\n",
             ),
         ),
         "tests/operators/flat_map/test_flat_map_direct.py",
@@ -145,48 +145,13 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             Patch(
                 OPS + "_flat_map.py",
-                "                sync = sync_of(publisher)"
-                "  # the answer checked (a stranger's: pulled)\n",
-                '                ask = getattr(publisher, "__rs_sync__", None)\n'
-                "                sync = None if ask is None else ask()\n",
+                "        sync = sync_of(result)  # the answer checked (a stranger's: pulled)\n",
+                '        ask = getattr(result, "__rs_sync__", None)\n'
+                "        sync = None if ask is None else ask()\n",
             ),
         ),
         # the machine's lying inners reach the batch path with too little demand too
         # rarely (survived at 100 examples per cell): the answers' own test kills it
         "tests/test_fusion_answers.py",
-    ),
-    Mutant(
-        "flat-map-whole-batch-overshoots-demand",
-        "flat_map's batch path sends a whole inner with demand for all but one of its elements",
-        "1.1",
-        (
-            Patch(
-                FLAT_MAP,
-                "            if whole is None or len(whole) > room - sent:\n",
-                "            if whole is None or len(whole) > room - sent + 1:\n",
-            ),
-        ),
-        # the pipeline machine's flat_map cells (12 examples) survive it: their bounded
-        # requests never end inside a fused batch; the demand test splits an inner there
-        machine="tests/operators/flat_map/test_flat_map_iterable.py",
-    ),
-    Mutant(
-        "flat-map-whole-inner-overshoots-demand",
-        "flat_map's one-by-one path sends a whole inner with demand for all but one of its elements",
-        "1.1",
-        (
-            Patch(
-                FLAT_MAP,
-                "        if self._inners or self._requested < count or not self._enter():\n",
-                "        if self._inners or self._requested < count - 1 or not self._enter():\n",
-            ),
-            Patch(
-                FLAT_MAP,
-                "        if stopped or self._inners or self._requested < count:\n",
-                "        if stopped or self._inners or self._requested < count - 1:\n",
-            ),
-        ),
-        machine=PIPE,
-        select="flat_map or concat_map",
     ),
 )

@@ -240,7 +240,7 @@ def test_a_bad_request_as_a_whole_inner_takes_the_drain_stops_it_before_its_elem
     up = PushPublisher()
     rec = Recorder(5)
     parent = _just_flow(up, rec)
-    window = _window(parent, "exit", ("_enter", "_on_whole"), lambda: rec.subscription.request(-1))
+    window = _window(parent, "exit", ("_enter", "_take"), lambda: rec.subscription.request(-1))
     up.push(1)
     assert window.hit
     assert rec.values == []  # rule 3.9: its error is due, not the element
@@ -253,7 +253,7 @@ def test_a_cancel_as_a_whole_inner_takes_the_drain_stops_it_before_its_element()
     up = PushPublisher()
     rec = Recorder(5)
     parent = _just_flow(up, rec)
-    window = _window(parent, "exit", ("_enter", "_on_whole"), lambda: rec.subscription.cancel())
+    window = _window(parent, "exit", ("_enter", "_take"), lambda: rec.subscription.cancel())
     up.push(1)
     assert window.hit
     assert (rec.values, rec.ends) == ([], [])  # rule 3.12
@@ -327,7 +327,7 @@ def test_a_cancel_as_a_batch_takes_the_drain_stops_it_before_its_first_element()
     windows: list[_WindowLock] = []
 
     def opened(parent: Any) -> None:
-        windows.append(_window(parent, "exit", ("_enter", "on_next_batch"), parent.cancel))
+        windows.append(_window(parent, "exit", ("_enter", "_take"), parent.cancel))
 
     rec = Recorder(5, opened=opened)
     pulled: list[int] = []

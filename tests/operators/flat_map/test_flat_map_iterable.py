@@ -196,3 +196,186 @@ def test_a_generator_inner_is_pulled_no_further_than_its_prefetch(op: str) -> No
     sink.subscription.request(10)
     assert sink.values == list(range(12))
     assert len(produced) <= 12 + 8
+
+
+# ----------------------------------------- iterables taken as they are (no Flow each)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_an_iterable_inner_builds_no_flow_and_no_source(
+    op: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fails before: the adapted mapper wrapped every iterable in ``Flow.from_iterable``
+    (a source, a Flow and a fusion answer per element)."""
+    from reactive_streams import sources
+
+    built: list[object] = []
+    real = sources.from_iterable
+
+    def counting(iterable: Any, **kw: Any) -> Any:
+        built.append(iterable)
+        return real(iterable, **kw)
+
+    sink = _Sink(2**63 - 1)
+    source = Flow.range(0, 6)  # built before the count starts
+    monkeypatch.setattr(sources, "from_iterable", counting)
+    inners = [[0], (1, 1), range(2, 4), {3}, iter([4]), "ab"]
+    _apply(op, source, inners.__getitem__).subscribe(sink)
+    assert sink.ends == ["complete"]
+    assert sink.values == [0, 1, 1, 2, 3, 3, 4, "a", "b"]
+    assert built == []
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_a_range_inner_longer_than_prefetch_is_pulled_under_demand(op: str) -> None:
+    sink = _Sink(3)
+    getattr(Flow.just(0), op)(lambda _: range(100), prefetch=4).subscribe(sink)
+    assert (sink.values, sink.ends) == ([0, 1, 2], [])
+    assert sink.subscription is not None
+    sink.subscription.request(200)
+    assert (sink.values, sink.ends) == (list(range(100)), ["complete"])
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_an_iterator_that_raises_is_on_error_after_its_elements(op: str) -> None:
+    def broken(x: int) -> Iterator[int]:
+        yield x
+        raise KeyError("the iterator failed")
+
+    sink = _Sink(10)
+    _apply(op, Flow.range(0, 3), broken).subscribe(sink)
+    assert sink.values == [0]
+    assert sink.ends == ["error 'the iterator failed'"]  # rule 1.4, after its element
+
+
+class _Odd:
+    """An element whose ``==`` raises: a list of them is no error (checked by identity)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparing")
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_a_list_of_elements_whose_eq_raises_is_delivered(op: str) -> None:
+    odd = _Odd()
+    sink = _Sink(10)
+    _apply(op, Flow.range(0, 2), lambda _: [odd, odd]).subscribe(sink)
+    assert sink.ends == ["complete"]
+    assert [v is odd for v in sink.values] == [True] * 4
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_demand_past_the_maximum_saturates_across_list_inners(op: str) -> None:
+    def twice(sink: _Sink, item: Any) -> None:
+        if item == 0:
+            assert sink.subscription is not None
+            sink.subscription.request(2**63 - 1)  # with the first: past 2**63 - 1 (3.17)
+
+    sink = _Sink(2**63 - 1, twice)
+    _apply(op, Flow.range(0, 300), lambda x: [x, x + 1]).subscribe(sink)
+    assert sink.ends == ["complete"]
+    assert sink.values == [v for x in range(300) for v in (x, x + 1)]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("fused", [True, False])
+def test_list_inners_give_the_same_signals_with_fusion_on_and_off(op: str, fused: bool) -> None:
+    from reactive_streams._core.fusion import fusion
+
+    sink = _Sink(5)
+    with fusion(fused):
+        flow = _apply(op, Flow.range(0, 4), lambda x: [x, None] if x == 2 else [x, -x])
+    flow.subscribe(sink)
+    assert sink.subscription is not None
+    sink.subscription.request(10)
+    assert sink.values == [0, 0, 1, -1, 2]
+    assert sink.ends == ["error rule 2.13: a publisher must not signal on_next(None)"]
+
+
+# ------------------------- a fused upstream asked inside its batch (pull_within_batch)
+
+
+def test_concat_map_over_a_fused_upstream_takes_its_next_element_inside_the_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fails before: concat_map asked upstream for one element per completed inner, and
+    each came as a batch of its own (100 batches for 100 elements)."""
+    batches: list[int] = []
+    real = _flat_map._FlatMap.on_next_batch
+
+    def counting(self: Any, items: list[Any]) -> None:
+        batches.append(len(items))
+        real(self, items)
+
+    monkeypatch.setattr(_flat_map._FlatMap, "on_next_batch", counting)
+    sink = _Sink(2**63 - 1)
+    Flow.range(0, 100).concat_map(lambda x: [x, -x]).subscribe(sink)
+    assert sink.ends == ["complete"]
+    assert sink.values == [v for x in range(100) for v in (x, -x)]
+    assert batches == [1]
+
+
+class _Held:
+    """An inner outside the fusion protocol whose elements the test pushes."""
+
+    def __init__(self) -> None:
+        self.subscriber: Any = None
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscriber = subscriber
+
+        class _Sub:
+            def request(self, n: int) -> None:
+                pass
+
+            def cancel(self) -> None:
+                pass
+
+        subscriber.on_subscribe(_Sub())
+
+
+@pytest.mark.parametrize("at", [1, 2])
+def test_concat_map_maps_no_element_while_an_inner_is_open(at: int) -> None:
+    held = _Held()
+    mapped: list[int] = []
+
+    def fn(x: int) -> Any:
+        mapped.append(x)
+        return held if x == at else [x]
+
+    sink = _Sink(2**63 - 1)
+    Flow.range(0, 5).concat_map(fn).subscribe(sink)
+    assert (mapped, sink.values) == (list(range(at + 1)), list(range(at)))  # the rest waits
+    held.subscriber.on_next(20)
+    held.subscriber.on_complete()
+    assert mapped == [0, 1, 2, 3, 4]
+    assert (sink.values, sink.ends) == ([20 if x == at else x for x in range(5)], ["complete"])
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_demand_running_out_inside_the_batch_resumes_exactly(op: str) -> None:
+    sink = _Sink(3)
+    _apply(op, Flow.range(0, 10), lambda x: [x, -x]).subscribe(sink)
+    assert (sink.values, sink.ends) == ([0, 0, 1], [])  # rule 1.1: 1, -1 wait whole
+    assert sink.subscription is not None
+    sink.subscription.request(4)
+    assert sink.values == [0, 0, 1, -1, 2, -2, 3]
+    sink.subscription.request(100)
+    assert sink.values == [v for x in range(10) for v in (x, -x)]
+    assert sink.ends == ["complete"]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("fails", [False, True])
+def test_an_upstream_that_ends_inside_the_batch_ends_once(op: str, fails: bool) -> None:
+    def upstream() -> Iterator[int]:
+        yield from range(5)
+        if fails:
+            raise KeyError("upstream failed")
+
+    sink = _Sink(2**63 - 1)
+    _apply(op, Flow.from_iterable(upstream()), lambda x: [x]).subscribe(sink)
+    assert sink.values == [0, 1, 2, 3, 4]
+    assert sink.ends == (["error 'upstream failed'"] if fails else ["complete"])

@@ -43,19 +43,4 @@ MUTANTS: tuple[Mutant, ...] = (
         machine=FAMILIES,
         select="test_family_lines[group_by]",
     ),
-    Mutant(
-        "group-by-inline-ignores-demand",
-        "group_by's inline one-element round sends without the group subscriber's demand",
-        "1.1",
-        (
-            Patch(
-                GROUP_BY,
-                "            or not self._requested\n",
-                "            or self._requested < 0\n",
-            ),
-        ),
-        # the pipeline machine's group_by cells survive it: their group subscribers'
-        # demand never runs out while elements arrive
-        machine="tests/operators/group_by/test_group_by_inline.py",
-    ),
 )

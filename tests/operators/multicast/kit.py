@@ -10,8 +10,8 @@ from reactive_streams.flow import Flow
 
 KIT: tuple[KitFactory, ...] = (
     # ref_count connects at the first subscriber: each publisher the kit builds is its own
-    KitFactory("publish", lambda n: Flow.range(0, n).publish().ref_count()),
-    KitFactory("replay", lambda n: Flow.range(0, n).replay().ref_count()),
-    KitFactory("share", lambda n: Flow.range(0, n).share()),
-    KitFactory("auto_connect", lambda n: Flow.range(0, n).publish().auto_connect(1)),
+    KitFactory("publish", lambda n: Flow.range(0, n).publish().ref_count(), fusion=False),
+    KitFactory("replay", lambda n: Flow.range(0, n).replay().ref_count(), fusion=False),
+    KitFactory("share", lambda n: Flow.range(0, n).share(), fusion=False),
+    KitFactory("auto_connect", lambda n: Flow.range(0, n).publish().auto_connect(1), fusion=False),
 )

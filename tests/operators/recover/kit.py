@@ -36,6 +36,8 @@ KIT: tuple[KitFactory, ...] = (
     KitFactory("defer", lambda n: Flow.defer(lambda: Flow.range(0, n))),
     KitFactory.pooled("retry_backoff", lambda n: fails_once(n).retry(2, backoff=Backoff(0.0001))),
     KitFactory(
-        "concat_with", lambda n: Flow.range(0, n // 2).concat_with(Flow.range(0, n - n // 2))
+        "concat_with",
+        lambda n: Flow.range(0, n // 2).concat_with(Flow.range(0, n - n // 2)),
+        fusion=False,
     ),
 )

@@ -1,10 +1,11 @@
-"""A small correct multicast identity processor with one switch per processor bug class.
+"""A small correct multicast identity processor: the control the processor bugs mutate.
 
 Every downstream subscriber has its own demand and queue; upstream is asked for what the
 most eager subscriber still needs, bounded by ``buffer_size`` queued elements for the
 slowest (rule 1.1 both ways). Signals run through one trampolined drain (rule 1.3). An
 upstream error is passed on at once, demand or not (rule 4.2); when the last downstream
-cancels, upstream is cancelled.
+cancels, upstream is cancelled. Its methods are seams (``buffer``, ``deliver``,
+``error_reaches``...): each bug in ``rules_*.py`` overrides one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..._core.demand import MAX_DEMAND, add_demand, check_request
 from ...api import Subscriber, Subscription
+from .specimen import Specimen
 
 __all__ = ["GalleryProcessor"]
 
@@ -51,13 +53,15 @@ class _Downstream:
         processor.drain()
 
 
-class GalleryProcessor:
-    """A multicast identity processor (see the module doc); ``bug`` switches on one
-    mutation (None: correct)."""
+_Call = tuple[_Downstream, str, tuple[object, ...]]
 
-    def __init__(self, buffer_size: int = 16, bug: str | None = None) -> None:
+
+class GalleryProcessor(Specimen):
+    """A multicast identity processor (see the module doc). Correct; the processor bugs
+    subclass it."""
+
+    def __init__(self, buffer_size: int = 16) -> None:
         self.buffer_size = buffer_size
-        self.bug = bug
         self.lock = threading.Lock()
         self.wip = 0
         self.downstream: list[_Downstream] = []
@@ -100,20 +104,18 @@ class GalleryProcessor:
                 return
             self.outstanding = max(0, self.outstanding - 1)
             for down in self.downstream:
-                if self.bug == "X03" and down.demand == 0:
-                    continue  # no buffer: a subscriber without demand loses the element
-                down.queue.append(item)
+                self.buffer(down, item)
         self.drain()
+
+    def buffer(self, down: _Downstream, item: object) -> None:
+        """Queue ``item`` for ``down`` (the lock is held), demand or not (rule 1.1)."""
+        down.queue.append(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("rule 2.13: on_error(None)")
         with self.lock:
-            if self.bug == "X05":
-                for down in self.downstream:
-                    down.queue.append("fallback")  # "recovers", still holding the dead upstream
-            else:
-                self.error = error
+            self.error = error
         self.drain()
 
     def on_complete(self) -> None:
@@ -137,11 +139,10 @@ class GalleryProcessor:
                     return
 
     def _round(self) -> None:
-        calls: list[tuple[_Downstream, str, tuple[object, ...]]] = []
+        calls: list[_Call] = []
         with self.lock:
             first = self.downstream[0] if self.downstream else None
-            if self.bug == "X06":
-                calls.extend(self._lockstep())
+            calls.extend(self.deliver_together())
             for down in list(self.downstream):
                 if down.cancelled:
                     self.downstream.remove(down)
@@ -158,12 +159,9 @@ class GalleryProcessor:
                     down.cancelled = True
                     calls.append((down, "on_error", (ValueError(down.bad),)))
                     continue
-                while down.queue and down.demand > 0 and self.bug != "X06":
-                    if down.demand != MAX_DEMAND:
-                        down.demand -= 1
-                    calls.append((down, "on_next", (down.queue.popleft(),)))
-                if self.error is not None and (self.bug != "X01" or down.demand > 0):
-                    if self.bug != "X02" or down is first:
+                calls.extend(self.deliver(down))
+                if self.error is not None:
+                    if self.error_reaches(down, first):
                         self.downstream.remove(down)
                         calls.append((down, "on_error", (self.error,)))
                 elif self.completed and not down.queue:
@@ -184,16 +182,28 @@ class GalleryProcessor:
             subscription, n = request
             subscription.request(n)
 
-    def _lockstep(self) -> list[tuple[_Downstream, str, tuple[object, ...]]]:
-        """Coordinated emission: an element goes out only when every subscriber wants it."""
-        calls: list[tuple[_Downstream, str, tuple[object, ...]]] = []
-        live = [d for d in self.downstream if d.subscribed and d.subscriber is not None]
-        while live and all(d.queue and d.demand > 0 for d in live):
-            for down in live:
-                if down.demand != MAX_DEMAND:
-                    down.demand -= 1
-                calls.append((down, "on_next", (down.queue.popleft(),)))
+    def deliver(self, down: _Downstream) -> list[_Call]:
+        """``down``'s queued elements, as far as its demand goes (the lock is held)."""
+        calls: list[_Call] = []
+        while down.queue and down.demand > 0:
+            if down.demand != MAX_DEMAND:
+                down.demand -= 1
+            calls.append((down, "on_next", (down.queue.popleft(),)))
         return calls
+
+    def deliver_together(self) -> list[_Call]:
+        """Elements that go to every subscriber at once (none: each has its own pace)."""
+        return []
+
+    def error_reaches(self, down: _Downstream, first: _Downstream | None) -> bool:
+        """The upstream error goes to ``down`` now: to every subscriber (rule 1.4), demand
+        or not (rule 4.2). ``first`` is the oldest subscriber."""
+        return True
+
+    def drop_upstream(self, upstream: Subscription) -> Subscription | None:
+        """No subscriber is left: cancel upstream (returns the one to cancel)."""
+        self.upstream_cancelled = True
+        return upstream
 
     def _upstream_action(self) -> tuple[tuple[Subscription, int] | None, Subscription | None]:
         upstream = self.upstream
@@ -203,10 +213,7 @@ class GalleryProcessor:
             return None, None
         live = [d for d in self.downstream if not d.cancelled]
         if not live:
-            if self.had_subscriber and self.bug != "X04":
-                self.upstream_cancelled = True
-                return None, upstream
-            return None, None
+            return None, (self.drop_upstream(upstream) if self.had_subscriber else None)
         need = max(min(d.demand, MAX_DEMAND) - len(d.queue) for d in live)
         room = self.buffer_size - max(len(d.queue) for d in live)
         target = max(0, min(need, room))

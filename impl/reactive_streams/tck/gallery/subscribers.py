@@ -1,9 +1,11 @@
-"""A small correct subscriber with one switch per subscriber bug class (S01..S19).
+"""Small correct subscribers: the control that the subscriber bugs mutate, and a second one.
 
-Whitebox (``probe`` given): it requests only when the puppet says so and cancels when
-told it is no longer needed. Blackbox: it requests one element at a time. It stores the
-subscription before requesting (rule 3.10), cancels a second subscription (2.5), raises
-TypeError on None (2.13), never touches the subscription in on_complete/on_error (2.3).
+``GallerySubscriber`` (whitebox with a ``probe``: it requests only when the puppet says
+so and cancels when told it is no longer needed; blackbox: one element at a time)
+stores the subscription before requesting (rule 3.10), cancels a second subscription
+(2.5), raises TypeError on None (2.13), never touches the subscription in
+on_complete/on_error (2.3). Its methods are seams (``ask``, ``handle``,
+``second_subscription``...): each bug in ``rules_*.py`` overrides one.
 
 ``AsyncSubscriber`` is a second correct subject, built like the JVM examples' one: every
 signal is queued to its own worker, which makes every request and cancel.
@@ -18,19 +20,17 @@ from typing import Any
 
 from ...api import Subscription
 from ..probes import WhiteboxProbe, WhiteboxPuppet
+from .specimen import Specimen
 
 __all__ = ["AsyncSubscriber", "GallerySubscriber"]
 
 
-class GallerySubscriber:
-    """The gallery's subscriber (see the module doc); ``bug`` switches on one mutation
-    (None: correct). With ``probe`` it is a whitebox subscriber reporting to the kit;
-    ``executor`` is where the mutations that act "from another task" run."""
+class GallerySubscriber(Specimen):
+    """The gallery's subscriber (see the module doc). Correct; the subscriber bugs
+    subclass it. With ``probe`` it is a whitebox subscriber reporting to the kit;
+    ``executor`` is where the bugs that act "from another task" run."""
 
-    def __init__(
-        self, bug: str | None = None, probe: WhiteboxProbe | None = None, executor: Any = None
-    ) -> None:
-        self.bug = bug
+    def __init__(self, probe: WhiteboxProbe | None = None, executor: Any = None) -> None:
         self.probe = probe
         self.executor = executor
         self.subscription: Subscription | None = None
@@ -38,97 +38,76 @@ class GallerySubscriber:
         self.requested = False
         self.received = 0
 
-    # --------------------------------------------------------------------- control
-    def _request(self, n: int) -> None:
+    def __repr__(self) -> str:
+        return f"<gallery subscriber {self.id}>"
+
+    # ------------------------------------------------------------ seams
+    def ask(self, n: int) -> None:
+        """Request ``n`` (the puppet's request, or the blackbox's first)."""
         subscription = self.subscription
-        if self.bug == "S01" or subscription is None:
+        if subscription is None:
             return
         self.requested = True
-        subscription.request(0 if self.bug == "S02" else n)
+        subscription.request(n)
 
-    def _cancel(self) -> None:
-        if self.bug == "S15":
-            return  # told it is no longer needed, it just stops listening
+    def stop(self) -> None:
+        """Told it is no longer needed: cancel (rule 2.6)."""
         self.cancelled = True
         subscription = self.subscription
         if subscription is not None:
             subscription.cancel()
 
-    def _later(self, action: Any) -> None:
+    def refuse_none(self, signal: str) -> None:
+        raise TypeError(f"rule 2.13: {signal}(None)")
+
+    def second_subscription(self, subscription: Subscription) -> None:
+        subscription.cancel()  # rule 2.5
+
+    def handle(self, item: object) -> None:
+        """An element arrived (after counting it in ``received``)."""
+        if self.probe is not None:
+            self.probe.register_on_next(item)
+        elif not self.cancelled:
+            self.subscription.request(1)  # type: ignore[union-attr]
+
+    def after_terminal(self) -> None:
+        """On on_complete / on_error: nothing touches the subscription (rules 2.3, 2.4)."""
+
+    def later(self, action: Callable[[], object]) -> None:
+        """Run ``action`` on another task: the kit's executor, or a thread."""
         if self.executor is not None:
             self.executor.execute(action)
         else:
             threading.Thread(target=action, daemon=True).start()
 
-    # ------------------------------------------------------------------ Subscriber
+    # ------------------------------------------------------- Subscriber
     def on_subscribe(self, subscription: Subscription) -> None:
-        if subscription is None and self.bug != "S08":
-            raise TypeError("rule 2.13: on_subscribe(None)")
+        if subscription is None:
+            self.refuse_none("on_subscribe")
         if self.subscription is not None:
-            if self.bug == "S05":
-                return
-            if self.bug == "S06":
-                subscription.request(1)
-            if self.bug == "S07":
-                self.subscription.cancel()
-            subscription.cancel()  # rule 2.5
-            return
-        if self.bug == "S17":
-            subscription.request(1)  # before storing it: breaks under a synchronous publisher
-            self.subscription = subscription
+            self.second_subscription(subscription)
             return
         self.subscription = subscription
         if self.probe is not None:
-            self.probe.register_on_subscribe(WhiteboxPuppet(self._request, self._cancel))
+            self.probe.register_on_subscribe(WhiteboxPuppet(self.ask, self.stop))
         else:
-            self._request(1)
+            self.ask(1)
 
     def on_next(self, item: object) -> None:
-        if item is None and self.bug != "S08":
-            raise TypeError("rule 2.13: on_next(None)")
-        if self.bug == "S10" and self.cancelled:
-            raise RuntimeError("but I thought it's cancelled!")
+        if item is None:
+            self.refuse_none("on_next")
         self.received += 1
-        if self.bug == "S09" and self.received == 3:
-            raise RuntimeError("fails on an ordinary element")
-        if self.bug == "S19" and self.received == 2:
-            raise RuntimeError("mishandles the second element")
-        if self.probe is not None:
-            self.probe.register_on_next(item)
-        if self.bug == "S13":
-            subscription = self.subscription
-            assert subscription is not None
-            other = threading.Thread(target=lambda: subscription.request(1), daemon=True)
-            other.start()
-            subscription.request(1)  # from two threads at once: not serial (rule 2.7)
-            other.join(5)
-            return
-        if self.probe is None and not self.cancelled:
-            self.subscription.request(1)  # type: ignore[union-attr]
-
-    def _terminal(self) -> None:
-        if self.bug == "S03":
-            self.subscription.cancel()  # type: ignore[union-attr]
-        if self.bug == "S04":
-            subscription = self.subscription
-            self._later(lambda: subscription.cancel())  # type: ignore[union-attr]
-        if self.bug == "S16":
-            subscription = self.subscription
-            self._later(lambda: subscription.request(1))  # type: ignore[union-attr]
+        self.handle(item)
 
     def on_error(self, error: BaseException) -> None:
-        if error is None and self.bug != "S08":
-            raise TypeError("rule 2.13: on_error(None)")
-        if self.bug == "S12" and not self.requested:
-            raise RuntimeError("not ready for on_error before a request")
-        self._terminal()
+        if error is None:
+            self.refuse_none("on_error")
+        self.after_terminal()
         if self.probe is not None:
             self.probe.register_on_error(error)
 
     def on_complete(self) -> None:
-        if self.bug == "S11" and not self.requested:
-            raise RuntimeError("not ready for on_complete before a request")
-        self._terminal()
+        self.after_terminal()
         if self.probe is not None:
             self.probe.register_on_complete()
 

@@ -288,6 +288,7 @@ from . import multicast, spark_sink  # noqa: E402  (they import nothing from her
 SPEC_TWINS: dict[str, dict[str, Callable[..., Any]]] = {
     "ReactiveStreams": TWINS,
     "Multicast": multicast.TWINS,
+    "MulticastLead": multicast.LEAD_TWINS,
     "SparkSink": spark_sink.TWINS,
 }
 
