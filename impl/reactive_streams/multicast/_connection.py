@@ -56,9 +56,6 @@ T = TypeVar("T")
 OnDisconnect = Literal["error", "complete", "none"]
 DISCONNECT_STRATEGIES: tuple[OnDisconnect, ...] = ("error", "complete", "none")
 
-#: what a connection calls once disconnected: its hub lets newcomers join a fresh one
-Forget = Callable[["Connection[Any]"], None]
-
 
 class DisconnectedError(Exception):
     """What subscribers of a disconnected connection get with ``on_disconnect="error"``."""
@@ -433,6 +430,11 @@ class Connection(DrainLoop, Generic[T]):
 # ------------------------------------------------ the seam to ConnectableFlow's hub
 # What ``_connectable`` (the hub, ref_count, auto_connect) may do to a connection; the
 # connection's own state stays private to this module.
+
+
+#: what a connection calls once disconnected: its hub lets newcomers join a fresh one
+#: (defined after Connection: an alias without a forward reference reads the same everywhere)
+Forget = Callable[[Connection[Any]], None]
 
 
 def join(conn: Connection[T], child: Child[T]) -> None:
