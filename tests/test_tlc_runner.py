@@ -398,7 +398,7 @@ def test_an_implied_property_says_why_and_is_checked(tmp_path: Path) -> None:
 
 def test_every_invariant_and_property_is_the_target_of_a_ci_mutation() -> None:
     # what the kill table of `make check` must see caught alone (tlc.py fails the rest)
-    ci = [m for m in MANIFEST.mutations if "ci" in MANIFEST.model(m.model).sets]
+    ci = [m for m in MANIFEST.mutations if "ci" in MANIFEST.mutation_sets(m)]
     targets = {(MANIFEST.model(m.model).spec, m.catches) for m in ci}
     variants = {
         (m.spec, m.violates)
@@ -407,6 +407,45 @@ def test_every_invariant_and_property_is_the_target_of_a_ci_mutation() -> None:
     }
     names = tlc.guarded_names(MANIFEST, set(MANIFEST.specs))
     assert [n for n in names if n not in targets | variants] == []
+
+
+def test_a_located_invariant_is_the_property_whose_always_conjunct_it_is() -> None:
+    # TLC checks a property's [](state predicate) conjunct as an invariant and names it
+    # by its place in the module: the runner names the property that holds that place.
+    lines = (SPEC_DIR / "ReactiveStreams.tla").read_text().splitlines()
+    at = next(i for i, ln in enumerate(lines, 1) if "[](\\A s \\in Subs : ~callRaised[s])" in ln)
+    text = (
+        f"Error: Invariant line {at}, col 8 to line {at}, col 41 of module ReactiveStreams"
+        " is violated.\n"
+    )
+    props = ["Spec308_DemandServedProp", "Spec315_CallsReturnProp"]
+    outcome = tlc.parse_output(text, tlc.EXIT_SAFETY, props)
+    assert (outcome.result, outcome.violated) == ("violation", "Spec315_CallsReturnProp")
+    # a place outside the checked properties names none
+    assert tlc.parse_output(text, tlc.EXIT_SAFETY, props[:1]).violated == ""
+
+
+def test_a_mutation_runs_in_its_own_sets_or_its_models() -> None:
+    # a costly row may run in "deep" only; its kill model stays a ci model
+    deep = [m for m in MANIFEST.mutations if m.sets]
+    assert deep, "no mutation names its own sets"
+    for mut in deep:
+        assert "ci" not in mut.sets, mut.name
+        assert MANIFEST.mutation_sets(mut) == mut.sets
+        assert tlc.check_kill_model(MANIFEST.model(mut.model), MANIFEST) == "", mut.name
+    plain = next(m for m in MANIFEST.mutations if not m.sets)
+    assert MANIFEST.mutation_sets(plain) == MANIFEST.model(plain.model).sets
+
+
+def test_a_model_without_coverage_is_run_without_it(tmp_path: Path) -> None:
+    manifest = tmp_path / "models.toml"
+    manifest.write_text(
+        '[spec.S]\nmodule = "MCS"\n\n[[model]]\nname = "big"\nspec = "S"\ncoverage = false\n\n'
+        '[[model]]\nname = "small"\nspec = "S"\n'
+    )
+    loaded = tlc.load_manifest(manifest)
+    assert [m.coverage for m in loaded.models] == [False, True]
+    assert not MANIFEST.model("rs_async_safety").coverage
 
 
 def test_deadlock_checking_is_off_only_with_a_reason(tmp_path: Path) -> None:
