@@ -326,24 +326,45 @@ def test_an_unnamed_temporal_catch_is_named_by_runs_without_and_with_that_proper
     def mutate(outputs: list[tuple[str, int]]) -> tuple[int, str, list[str]]:
         return _run_mutation(monkeypatch, tmp_path, capsys, "forget_complete", outputs)
 
-    # without the target nothing breaks: the target caught it, alone
-    status, out, cfgs = mutate([unnamed, passed])
+    # without the target nothing breaks, with it alone it breaks: caught alone
+    status, out, cfgs = mutate([passed, unnamed])
     assert status == 0, out
     assert f"{target} (alone)" in out
-    others = tlc.cfg_properties(cfgs[1])
+    others = tlc.cfg_properties(cfgs[0])
     assert target not in others
     assert others
-    assert tlc.cfg_properties(cfgs[0])[-1] == target  # checked last
+    assert tlc.cfg_properties(cfgs[1]) == [target]
+    assert len(cfgs) == 2
     # another property breaks too, and the target alone as well: caught, not alone
-    status, out, cfgs = mutate([unnamed, unnamed, unnamed])
+    status, out, cfgs = mutate([unnamed, unnamed])
     assert status == 0, out
     assert target in out
     assert "(alone)" not in out
-    assert tlc.cfg_properties(cfgs[2]) == [target]
+    assert tlc.cfg_properties(cfgs[1]) == [target]
     # the property alone holds: another one broke, off target
-    status, out, _ = mutate([unnamed, unnamed, passed])
+    status, out, _ = mutate([unnamed, passed])
     assert status == 1
     assert f"OFF TARGET (another property, not {target})" in out
+    # nothing breaks at all: it survived
+    status, out, _ = mutate([passed, passed])
+    assert status == 1
+    assert "SURVIVED" in out
+    # an invariant of the rest breaks: caught by it, off target, no second run
+    inv = (INVARIANT_OUTPUT, tlc.EXIT_SAFETY)
+    status, out, cfgs = mutate([inv])
+    assert status == 1
+    assert "OFF TARGET (Spec101_DeliveredLeqRequestedInv" in out
+    assert len(cfgs) == 1
+
+
+def test_only_a_property_with_a_leads_to_or_eventually_takes_the_temporal_path() -> None:
+    live = MANIFEST.model("rs_async_live")
+    assert tlc.is_temporal("Spec105_CompletesProp", live, MANIFEST)
+    assert tlc.is_temporal("Spec308_DemandServedProp", live, MANIFEST)  # []<>
+    assert not tlc.is_temporal("Spec213_FaultCancelOnceProp", live, MANIFEST)  # [][A]_v
+    assert not tlc.is_temporal("Spec101_DeliveredLeqRequestedInv", live, MANIFEST)
+    safety = MANIFEST.model("rs_async_safety")  # checks no property
+    assert not tlc.is_temporal("Spec105_CompletesProp", safety, MANIFEST)
 
 
 def test_an_invariant_target_is_checked_last_and_its_catch_is_then_alone(
