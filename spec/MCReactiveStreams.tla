@@ -36,7 +36,7 @@ Mut_SendOnNextSkipsDemand(s) ==
     /\ demand' = [demand EXCEPT ![s] = IF @ > 0 THEN Take(@) ELSE 0]
     /\ awake' = awake
     /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
-                   cancels, calls, faulted>>
+                   cancels, calls, faulted, callRaised>>
 
 \* 1.1, 3.17: onNext without demand, counted: the demand goes below zero.
 Mut_SendOnNextBelowZero(s) ==
@@ -46,7 +46,7 @@ Mut_SendOnNextBelowZero(s) ==
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onNext", emitted[s] + 1, "none"))]
     /\ demand' = [demand EXCEPT ![s] = Take(@)]
     /\ UNCHANGED <<pub, requested, invalidAt, asked, awake, ref, cutoff, up, delivered, stack,
-                   cancels, calls, faulted>>
+                   cancels, calls, faulted, callRaised>>
 
 \* SendOnNext with its state guard replaced by `ok` (and optionally ignoring 3.9).
 OnNextWhen(s, ok, checkInvalid, wake) ==
@@ -59,7 +59,7 @@ OnNextWhen(s, ok, checkInvalid, wake) ==
     /\ demand' = [demand EXCEPT ![s] = Take(@)]
     /\ awake' = [awake EXCEPT ![s] = wake]
     /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
-                   cancels, calls, faulted>>
+                   cancels, calls, faulted, callRaised>>
 
 \* 3.9: onNext although an invalid request was received.
 Mut_SendOnNextIgnoresInvalid(s) == OnNextWhen(s, pub[s] = "active", FALSE, TRUE)
@@ -79,7 +79,7 @@ CompleteWhen(s, ok, checkInvalid, exhausted) ==
     /\ Release(s, "completed")
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onComplete", 0, "none"))]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
-                   stack, cancels, calls, faulted>>
+                   stack, cancels, calls, faulted, callRaised>>
 
 Exhausted(s) == emitted[s] = Elements \/ EarlyEnd
 \* 1.8, 3.12: onComplete after the cancel was received.
@@ -102,7 +102,7 @@ ErrorWhen(s, cause, ok, allowed, err) ==
     /\ Release(s, "failed")
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onError", 0, err))]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
-                   stack, cancels, calls, faulted>>
+                   stack, cancels, calls, faulted, callRaised>>
 
 \* 1.8, 3.12: onError after the cancel was received.
 Mut_SendOnErrorAfterCancel(s, cause) ==
@@ -131,7 +131,7 @@ Mut_SendOnSubscribeTwice(s) ==
     /\ pub' = [pub EXCEPT ![s] = "active"]
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onSubscribe", 0, "none"))]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, ref, cutoff, up,
-                   delivered, stack, cancels, calls, faulted>>
+                   delivered, stack, cancels, calls, faulted, callRaised>>
 \* 1.9: subscribe never answered.
 Mut_SendOnSubscribeNever(s) == FALSE
 
@@ -170,7 +170,7 @@ RecvRequestWith(s, Valid(_), noteInvalid) ==
                /\ awake' = [awake EXCEPT ![s] = TRUE]
                /\ UNCHANGED invalidAt
     /\ UNCHANGED <<pub, emitted, asked, ref, cutoff, sent, delivered, stack, cancels,
-                   calls, faulted>>
+                   calls, faulted, callRaised>>
 \* 3.9: request(0) taken as valid (the test is n < 0 instead of n <= 0).
 Mut_RecvRequestZeroValid(s) == RecvRequestWith(s, LAMBDA n : n >= 0, TRUE)
 \* 3.9: request(n <= 0) silently ignored.
@@ -190,7 +190,7 @@ Mut_RecvRequestNoWake(s) ==
                /\ demand' = [demand EXCEPT ![s] = SatAdd(@, n)]
                /\ UNCHANGED invalidAt
     /\ UNCHANGED <<pub, emitted, asked, awake, ref, cutoff, sent, delivered, stack, cancels,
-                   calls, faulted>>
+                   calls, faulted, callRaised>>
 \* 3.8: the drain loop never sleeps (busy-waits): the lost-wake-up property
 \* would have nothing to check (a witness catches it).
 Mut_SleepNever(s) == FALSE
@@ -205,7 +205,7 @@ Mut_RecvCancelNoStop(s) ==
     /\ ref' = [ref EXCEPT ![s] = FALSE]
     /\ up' = [up EXCEPT ![s] = <<>>]
     /\ UNCHANGED <<pub, cutoff, emitted, demand, requested, invalidAt, asked, awake, sent,
-                   delivered, stack, cancels, calls, faulted>>
+                   delivered, stack, cancels, calls, faulted, callRaised>>
 \* 3.13: the Subscriber reference is kept after cancel.
 Mut_RecvCancelKeepsReference(s) ==
     /\ up[s] # <<>>
@@ -214,7 +214,7 @@ Mut_RecvCancelKeepsReference(s) ==
     /\ up' = [up EXCEPT ![s] = <<>>]
     /\ cutoff' = [cutoff EXCEPT ![s] = Len(sent[s])]
     /\ UNCHANGED <<ref, emitted, demand, requested, invalidAt, asked, awake, sent, delivered,
-                   stack, cancels, calls, faulted>>
+                   stack, cancels, calls, faulted, callRaised>>
 
 -----------------------------------------------------------------------------
 (* Mutations of calls and threads.                                         *)
@@ -241,10 +241,20 @@ Mut_RequestAfterCancel(s, th, n) ==
             /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
             /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
-                   sent, delivered, cancels, faulted>>
+                   sent, delivered, cancels, faulted, callRaised>>
 
 \* 3.16: request() never returns (the caller hangs).
-Mut_EndRequestNever(s, th) == FALSE
+Mut_EndRequestNever(s, th, raised) == FALSE
+
+\* 3.16, 2.13: request() raises once an on* method raised (2.13's "the caller
+\* MUST raise this error condition" read as an exception out of request()).
+Mut_EndRequestRaisesFault(s, th, raised) ==
+    /\ TopIn(s, th, {"request"})
+    /\ raised => faulted[s]
+    /\ stack' = PopOn(s, th)
+    /\ callRaised' = [callRaised EXCEPT ![s] = @ \/ raised]
+    /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
+                   up, sent, delivered, cancels, calls, faulted>>
 
 \* 2.13: a request after an on* method raised still reaches the Publisher.
 Mut_RequestAfterRaise(s, th, n) ==
@@ -257,7 +267,7 @@ Mut_RequestAfterRaise(s, th, n) ==
             /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
             /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
-                   sent, delivered, cancels, faulted>>
+                   sent, delivered, cancels, faulted, callRaised>>
 
 \* 3.16: nothing makes a request() made from the Subscriber's idle thread
 \* return (no fairness on the end of a request() alone on its stack; one made
@@ -274,7 +284,9 @@ Mut_FairnessNoReturn ==
         /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
         /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
                       End(s, th, sig, raised))
-        /\ WF_vars(\E th \in Threads : EndCancel(s, th) \/ (Len(stack[s][th]) > 1 /\ EndRequest(s, th)))
+        /\ WF_vars(\E th \in Threads, raised \in BOOLEAN :
+                      EndCancel(s, th, raised)
+                      \/ (Len(stack[s][th]) > 1 /\ EndRequest(s, th, raised)))
         /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ \E th \in Threads : Cancel(s, th))
 
 \* 2.13: the implementation does not cancel after an on* method raised.
@@ -289,7 +301,8 @@ Mut_FairnessNoCancelAfterRaise ==
         /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
         /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
                       End(s, th, sig, raised))
-        /\ WF_vars(\E th \in Threads : EndRequest(s, th) \/ EndCancel(s, th))
+        /\ WF_vars(\E th \in Threads, raised \in BOOLEAN :
+                      EndRequest(s, th, raised) \/ EndCancel(s, th, raised))
 
 
 -----------------------------------------------------------------------------
@@ -319,7 +332,7 @@ EndWith(s, th, sig, raised, fault) ==
     /\ stack' = PopOn(s, th)
     /\ faulted' = [faulted EXCEPT ![s] = @ \/ fault]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
-                   up, sent, delivered, cancels, calls>>
+                   up, sent, delivered, cancels, calls, callRaised>>
 \* 2.13: a raising on* method is not recorded as a fault, so no cancel is owed.
 Mut_EndNoFault(s, th, sig, raised) == EndWith(s, th, sig, raised, FALSE)
 \* 2.13: only a raising onNext obliges the cancel.
@@ -341,9 +354,7 @@ CancelSending(s, th, sends) ==
     /\ stack' = Push(s, th, "cancel")
     /\ up' = IF sends THEN [up EXCEPT ![s] = Append(@, [type |-> "cancel", n |-> 0])] ELSE up
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
-                   sent, delivered, calls, faulted>>
-\* 3.7: every cancel() on a live Subscription sends a cancel, not only the first.
-Mut_CancelAlwaysSends(s, th) == CancelSending(s, th, pub[s] \notin Done)
+                   sent, delivered, calls, faulted, callRaised>>
 \* 3.7: a cancel() after the terminal signal is still sent and observed.
 Mut_CancelAfterTerminalSends(s, th) == CancelSending(s, th, cancels[s] = 0)
 

@@ -79,10 +79,11 @@ VARIABLES
     stack,      \* stack[s][th]: calls open on thread th, innermost last
     cancels,    \* cancel() calls made on s
     calls,      \* request() calls made on s
-    faulted     \* an on* call raised; the implementation must cancel (2.13)
+    faulted,    \* an on* call raised; the implementation must cancel (2.13)
+    callRaised  \* ghost: a request()/cancel() call on s ended by raising (3.15, 3.16)
 
 vars == <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
-          up, sent, delivered, stack, cancels, calls, faulted>>
+          up, sent, delivered, stack, cancels, calls, faulted, callRaised>>
 
 -----------------------------------------------------------------------------
 (* Vocabulary *)
@@ -192,6 +193,7 @@ TypeOK ==
     /\ cancels \in [Subs -> 0..MaxCancels]
     /\ calls \in [Subs -> 0..MaxCalls]
     /\ faulted \in [Subs -> BOOLEAN]
+    /\ callRaised \in [Subs -> BOOLEAN]
 
 Init ==
     /\ pub = [s \in Subs |-> "idle"]
@@ -210,6 +212,7 @@ Init ==
     /\ cancels = [s \in Subs |-> 0]
     /\ calls = [s \in Subs |-> 0]
     /\ faulted = [s \in Subs |-> FALSE]
+    /\ callRaised = [s \in Subs |-> FALSE]
 
 -----------------------------------------------------------------------------
 (* Subscriber side: calls into the Publisher and the Subscription.         *)
@@ -221,7 +224,7 @@ Subscribe(s) ==
     /\ pub' = [pub EXCEPT ![s] = "subscribed"]
     /\ ref' = [ref EXCEPT ![s] = TRUE]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, up, sent,
-                   delivered, stack, cancels, calls, faulted>>
+                   delivered, stack, cancels, calls, faulted, callRaised>>
 
 \* Rules 2.1, 2.7, 3.2, 3.6, 3.9 -- reactive_streams._core.pump
 \* IteratorSubscription.request() entered on thread th (trace "request",
@@ -241,12 +244,19 @@ Request(s, th, n) ==
             /\ up' = [up EXCEPT ![s] = Append(@, [type |-> "request", n |-> n])]
             /\ asked' = [asked EXCEPT ![s] = @ \/ n <= 0]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
-                   sent, delivered, cancels, faulted>>
+                   sent, delivered, cancels, faulted, callRaised>>
 
-\* Rule 3.16: request() returns (trace "end_request").
-EndRequest(s, th) ==
+\* Rule 3.16: request() returns (trace "end_request", field raised: an
+\* exception out of it).  Rules 3.15, 3.16: request() and cancel() return
+\* normally, also when an on* method run inside them raised: 2.13 then has
+\* the Subscription considered cancelled (Request sends nothing more, the
+\* owed cancel follows, CanFaultCancel) and the error goes to the caller of
+\* that on* method, never out of the Subscriber's request()/cancel().
+EndRequest(s, th, raised) ==
     /\ TopIn(s, th, {"request"})
+    /\ ~raised                                                            \* rule 3.16
     /\ stack' = PopOn(s, th)
+    /\ callRaised' = [callRaised EXCEPT ![s] = @ \/ raised]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
                    up, sent, delivered, cancels, calls, faulted>>
 
@@ -266,12 +276,14 @@ Cancel(s, th) ==
              THEN [up EXCEPT ![s] = Append(@, [type |-> "cancel", n |-> 0])]
              ELSE up
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
-                   sent, delivered, calls, faulted>>
+                   sent, delivered, calls, faulted, callRaised>>
 
-\* Rule 3.15: cancel() returns (trace "end_cancel").
-EndCancel(s, th) ==
+\* Rule 3.15: cancel() returns (trace "end_cancel", field raised).
+EndCancel(s, th, raised) ==
     /\ TopIn(s, th, {"cancel"})
+    /\ ~raised                                                            \* rule 3.15
     /\ stack' = PopOn(s, th)
+    /\ callRaised' = [callRaised EXCEPT ![s] = @ \/ raised]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
                    up, sent, delivered, cancels, calls, faulted>>
 
@@ -294,7 +306,7 @@ RecvRequest(s) ==
                /\ awake' = [awake EXCEPT ![s] = TRUE]
                /\ UNCHANGED invalidAt
     /\ UNCHANGED <<pub, emitted, asked, ref, cutoff, sent, delivered, stack, cancels,
-                   calls, faulted>>
+                   calls, faulted, callRaised>>
 
 \* Rules 1.8, 3.12, 3.13 -- reactive_streams._core.pump
 \* IteratorSubscription._receive() / cancel() then _release() (trace
@@ -307,7 +319,7 @@ RecvCancel(s) ==
     /\ up' = [up EXCEPT ![s] = <<>>]
     /\ cutoff' = [cutoff EXCEPT ![s] = Len(sent[s])]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, sent, delivered,
-                   stack, cancels, calls, faulted>>
+                   stack, cancels, calls, faulted, callRaised>>
 
 \* Rules 1.9, 2.12 -- reactive_streams._core.pump
 \* IteratorSubscription._deliver_subscribe() (trace "send_on_subscribe").
@@ -317,7 +329,7 @@ SendOnSubscribe(s) ==
     /\ pub' = [pub EXCEPT ![s] = "active"]
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onSubscribe", 0, "none"))]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, ref, cutoff, up,
-                   delivered, stack, cancels, calls, faulted>>
+                   delivered, stack, cancels, calls, faulted, callRaised>>
 
 \* Rules 1.1, 3.9, 3.17 -- reactive_streams._core.pump
 \* IteratorSubscription._emit_bounded() / _emit_unbounded() / _emit_traced()
@@ -334,7 +346,7 @@ SendOnNext(s) ==
     /\ demand' = [demand EXCEPT ![s] = Take(@)]                           \* rule 3.17
     /\ awake' = [awake EXCEPT ![s] = TRUE]      \* the drain loop goes on while demand is left
     /\ UNCHANGED <<pub, requested, invalidAt, asked, ref, cutoff, up, delivered, stack,
-                   cancels, calls, faulted>>
+                   cancels, calls, faulted, callRaised>>
 
 \* Rules 1.2, 1.5, 1.6, 3.9 -- reactive_streams._core.pump
 \* IteratorSubscription._signal_complete() via _finish() (trace "send_on_complete").
@@ -347,7 +359,7 @@ SendOnComplete(s) ==
     /\ Release(s, "completed")
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onComplete", 0, "none"))]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
-                   stack, cancels, calls, faulted>>
+                   stack, cancels, calls, faulted, callRaised>>
 
 \* Rules 1.4, 1.6, 3.9 -- reactive_streams._core.pump
 \* IteratorSubscription._signal_error() via _finish() (trace "send_on_error",
@@ -366,7 +378,7 @@ SendOnError(s, cause) ==
     /\ Release(s, "failed")
     /\ sent' = [sent EXCEPT ![s] = Append(@, Signal("onError", 0, cause))]
     /\ UNCHANGED <<emitted, demand, requested, invalidAt, asked, awake, cutoff, delivered,
-                   stack, cancels, calls, faulted>>
+                   stack, cancels, calls, faulted, callRaised>>
 
 \* Rule 3.8 -- reactive_streams._core.pump: the drain loop finds no demand and
 \* sleeps; RecvRequest wakes it (a lost wake-up leaves demand unserved,
@@ -376,7 +388,7 @@ Sleep(s) ==
     /\ emitted[s] < Elements /\ ~Invalid(s)     \* else the loop ends the stream
     /\ awake' = [awake EXCEPT ![s] = FALSE]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, ref, cutoff, up, sent,
-                   delivered, stack, cancels, calls, faulted>>
+                   delivered, stack, cancels, calls, faulted, callRaised>>
 
 -----------------------------------------------------------------------------
 (* The Subscriber executes the signals, in order, on some thread.          *)
@@ -392,7 +404,7 @@ Begin(s, th, sig) ==
     /\ delivered' = [delivered EXCEPT ![s] = @ + 1]
     /\ stack' = Push(s, th, sig)
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
-                   up, sent, cancels, calls, faulted>>
+                   up, sent, cancels, calls, faulted, callRaised>>
 
 \* Rule 2.13 -- the return (raised = FALSE) or exception (raised = TRUE) of
 \* the Subscriber's on* method, trace "end_on_<signal>" with field raised.
@@ -403,7 +415,7 @@ End(s, th, sig, raised) ==
     /\ stack' = PopOn(s, th)
     /\ faulted' = [faulted EXCEPT ![s] = @ \/ raised]
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
-                   up, sent, delivered, cancels, calls>>
+                   up, sent, delivered, cancels, calls, callRaised>>
 
 -----------------------------------------------------------------------------
 
@@ -419,9 +431,9 @@ Next ==
         \/ Sleep(s)
         \/ \E th \in Threads :
               \/ \E n \in Sizes : Request(s, th, n)
-              \/ EndRequest(s, th)
+              \/ \E raised \in BOOLEAN : EndRequest(s, th, raised)
               \/ Cancel(s, th)
-              \/ EndCancel(s, th)
+              \/ \E raised \in BOOLEAN : EndCancel(s, th, raised)
               \/ \E sig \in SigNames : Begin(s, th, sig)
               \/ \E sig \in SigNames, raised \in BOOLEAN : End(s, th, sig, raised)
 
@@ -441,7 +453,8 @@ Fairness ==
         /\ WF_vars(\E th \in Threads, sig \in SigNames : Begin(s, th, sig))
         /\ WF_vars(\E th \in Threads, sig \in SigNames, raised \in BOOLEAN :
                       End(s, th, sig, raised))
-        /\ WF_vars(\E th \in Threads : EndRequest(s, th) \/ EndCancel(s, th))
+        /\ WF_vars(\E th \in Threads, raised \in BOOLEAN :
+                      EndRequest(s, th, raised) \/ EndCancel(s, th, raised))
         /\ WF_vars(faulted[s] /\ ~Cancelled(s) /\ \E th \in Threads : Cancel(s, th))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
@@ -501,13 +514,14 @@ Spec306_RequestAfterCancelNopInv ==
               i < j /\ up[s][i].type = "cancel" => up[s][j].type # "request"
         /\ pub[s] = "cancelled" => \A i \in DOMAIN up[s] : up[s][i].type # "request"
 
-\* Rule 3.7: only the first cancel() sends anything: at most one cancel is in
-\* flight, and none once the Publisher is done (a cancel() after the
-\* terminal signal is a no-op as well).
+\* Rule 3.7: a cancel() once the Publisher is done (after the terminal
+\* signal, or after the cancel was received) is a no-op: no cancel is in
+\* flight then.  "At most one cancel in flight" is not stated: a second one
+\* queued behind the first is never received (RecvCancel drops the queue,
+\* 3.6), so no state the Publisher or the Subscriber sees, and no trace, can
+\* tell it from a no-op.
 Spec307_RepeatedCancelNopInv ==
-    \A s \in Subs :
-        /\ Cardinality({i \in DOMAIN up[s] : up[s][i].type = "cancel"}) <= 1
-        /\ pub[s] \in Done => \A i \in DOMAIN up[s] : up[s][i].type # "cancel"
+    \A s \in Subs : pub[s] \in Done => \A i \in DOMAIN up[s] : up[s][i].type # "cancel"
 
 \* Rule 3.8: every valid request(n) adds n to the demand (saturating, 3.17):
 \* the Publisher's counter is what was requested minus what was signalled.
@@ -596,8 +610,10 @@ Spec213_RaisedConsideredCancelledProp ==
     [][\A s \in Subs :
           faulted[s] /\ Len(up'[s]) > Len(up[s]) => up'[s][Len(up'[s])].type = "cancel"]_vars
 
-\* Rules 3.15, 3.16 (and 3.5): every request() and cancel() call returns.
+\* Rules 3.15, 3.16 (and 3.5): every request() and cancel() call returns, and
+\* normally: none raises.
 Spec315_CallsReturnProp ==
-    \A s \in Subs, th \in Threads : InCall(s, th) ~> ~InCall(s, th)
+    /\ \A s \in Subs, th \in Threads : InCall(s, th) ~> ~InCall(s, th)
+    /\ [](\A s \in Subs : ~callRaised[s])
 
 =============================================================================

@@ -41,6 +41,10 @@
 (* Every state is small, so a step costs the same at event 10 and at      *)
 (* event 10^6.                                                             *)
 (*                                                                         *)
+(* The spec's ghost callRaised (a request()/cancel() call raised, 3.15,    *)
+(* 3.16) is FALSE throughout: EndRequest and EndCancel below, like the     *)
+(* spec's, take no end event with raised = TRUE.                           *)
+(*                                                                         *)
 (* Demand: TraceMaxDemand stands for 2^63-1 and every n is clipped to it;  *)
 (* the batch delivers far fewer than TraceMaxDemand elements, so clipping  *)
 (* accepts exactly the traces that exact 64-bit arithmetic accepts.        *)
@@ -76,7 +80,8 @@ RS == INSTANCE ReactiveStreams
              MaxDemand <- TraceMaxDemand, MaxCalls <- TraceMaxCalls,
              MaxCancels <- TraceMaxCancels, QueueBound <- TraceQueueBound,
              Sync <- TraceSync, EarlyEnd <- TRUE, SourceFails <- TRUE,
-             Raises <- TRUE, sent <- [s \in TraceSubs |-> SentOf(s)]
+             Raises <- TRUE, sent <- [s \in TraceSubs |-> SentOf(s)],
+             callRaised <- [s \in TraceSubs |-> FALSE]
 
 -----------------------------------------------------------------------------
 (* The spec's operators that read sent, through its shape.                 *)
@@ -141,7 +146,8 @@ Request(s, th, n) ==
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, awake, ref, cutoff,
                    delivered, cancels, faulted, nsent, term>>
 
-\* Rule 3.16: request() returns normally; a raise matches no action.
+\* Rule 3.16: request() returns normally; a raise matches no action (the
+\* spec's EndRequest, with callRaised FALSE).
 EndRequest(s, th, raised) ==
     /\ ~raised                                                            \* rule 3.16
     /\ RS!TopIn(s, th, {"request"})
@@ -162,7 +168,8 @@ Cancel(s, th) ==
     /\ UNCHANGED <<pub, emitted, demand, requested, invalidAt, asked, awake, ref, cutoff,
                    delivered, calls, faulted, nsent, term>>
 
-\* Rule 3.15: cancel() returns normally; a raise matches no action.
+\* Rule 3.15: cancel() returns normally; a raise matches no action (the
+\* spec's EndCancel, with callRaised FALSE).
 EndCancel(s, th, raised) ==
     /\ ~raised                                                            \* rule 3.15
     /\ RS!TopIn(s, th, {"cancel"})
@@ -409,7 +416,8 @@ Spec312_SilentAfterCancelInv ==
 (* purpose: an onNext while the 3.9 answer is due (the spec forbids it,    *)
 (* the rule's text does not), so CounterNext takes SendOnNext only where   *)
 (* the spec's guard holds.  A raise of request()/cancel() (3.15, 3.16)     *)
-(* matches no action here, so those ends are steps of the spec's too.      *)
+(* matches no action here nor in the spec (its EndRequest/EndCancel need   *)
+(* ~raised), so callRaised, mapped to FALSE, stays FALSE.                  *)
 CounterNext ==
     /\ \E s \in TraceSubs :
         \/ Subscribe(s) \/ RecvRequest(s) \/ RecvCancel(s)

@@ -12,11 +12,15 @@ The manifest has three kinds of tables:
   lists of invariants and properties.  Every rendered model checks all of them unless
   it says `properties = false` (safety only).
 - `[[model]]`: constants, sets, the expected result and, for passing models, the
-  recorded distinct-state count.  An entry with `cfg = "models/x.cfg"` runs that
+  recorded distinct-state count; `coverage = false` leaves a model out of the action
+  coverage (TLC's -coverage roughly doubles a large model's time, and the small models
+  take every action).  An entry with `cfg = "models/x.cfg"` runs that
   hand-written .cfg instead.  TLC checks for deadlock unless the entry says
   `deadlock = true` with a `deadlock_reason`.
 - `[[mutation]]`: one deliberate defect (`override`, normative operator -> Mut_*
-  operator of the MC module) and the model that must catch it.  A passing kill model
+  operator of the MC module) and the model that must catch it.  It runs with the sets
+  of its model (kill models are ci models) unless it names its own `sets` (e.g.
+  `["deep"]`: a costly row whose target another ci row catches alone).  A passing kill model
   keeps every invariant and property of its spec; any violation or deadlock counts as
   caught.  A witness model (expect = "violation" of a `~(legal situation)` witness)
   catches a stricter spec: the mutation is caught when the witness is no longer
@@ -94,6 +98,8 @@ _CFG_KEYWORDS = frozenset(
     ]
 )
 _INVARIANT_RE = re.compile(r"^Error: Invariant (\S+) is violated")
+# A property's `[]P` conjunct TLC checks as an invariant, named by its place in the module.
+_LOCATED_RE = re.compile(r"^Error: Invariant line (\d+), col \d+ to .* of module (\w+) is violated")
 _ACTION_PROP_RE = re.compile(r"^Error: Action property (\S+) .*is violated")
 _DISTINCT_RE = re.compile(
     r"([\d,]+) states generated(?: \([^)]*\))?, ([\d,]+) distinct states found"
@@ -138,6 +144,7 @@ class Model:
     deadlock: bool = False  # True: run with -deadlock (no deadlock check)
     deadlock_reason: str = ""
     note: str = ""
+    coverage: bool = True  # False: never run with -coverage
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,6 +158,12 @@ class Mutation:
     override: Mapping[str, str]
     equivalent: str = ""  # the reason it is equivalent ("": it must be caught)
     catches: str = ""  # the invariant/property, witness or "deadlock" that catches it
+    sets: tuple[str, ...] = ()  # the sets it runs in (): its model's
+
+
+# The set whose kill table must catch every ...Inv/...Prop alone (`make check`); other
+# sets' mutations only add rows.
+GUARD_SET = "ci"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +177,10 @@ class Manifest:
             if m.name == name:
                 return m
         raise KeyError(name)
+
+    def mutation_sets(self, mut: Mutation) -> tuple[str, ...]:
+        """The sets `mut` runs in: its own, or else its model's."""
+        return mut.sets or self.model(mut.model).sets
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,6 +258,7 @@ def load_manifest(path: Path) -> Manifest:
                 deadlock=deadlock,
                 deadlock_reason=reason,
                 note=entry.get("note", ""),
+                coverage=bool(entry.get("coverage", True)),
             )
         )
     names = [m.name for m in models]
@@ -257,6 +275,7 @@ def load_manifest(path: Path) -> Manifest:
             override=dict(entry["override"]),
             equivalent=entry.get("equivalent", ""),
             catches=entry.get("catches", ""),
+            sets=_strings(entry, "sets", f"mutation {entry['name']}"),
         )
         if not mut.equivalent and not mut.catches:
             raise ManifestError(f"mutation {mut.name}: say what catches it (catches = ...)")
@@ -361,6 +380,19 @@ def parse_coverage(text: str) -> dict[str, int]:
     return coverage
 
 
+def enclosing_definition(module: str, line: int, names: Sequence[str]) -> str:
+    """The definition of `names` in spec/<module>.tla whose text holds `line` ("" if none)."""
+    path = SPEC_DIR / f"{module}.tla"
+    if not path.is_file():
+        return ""
+    found = ""
+    for text in path.read_text().splitlines()[:line]:
+        match = re.match(r"(\w+)\s*==", text)
+        if match:
+            found = match.group(1) if match.group(1) in names else ""
+    return found
+
+
 def parse_output(text: str, exit_code: int, properties: Sequence[str] = ()) -> Outcome:
     """Classify a TLC 2.15 run from its stdout/stderr and exit status."""
     distinct = None
@@ -369,6 +401,10 @@ def parse_output(text: str, exit_code: int, properties: Sequence[str] = ()) -> O
     coverage = parse_coverage(text)
     first_error = next((ln for ln in text.splitlines() if ln.startswith("Error:")), "")
     for line in text.splitlines():
+        located = _LOCATED_RE.match(line)
+        if located:  # a property's []P conjunct: name the property that holds it
+            name = enclosing_definition(located.group(2), int(located.group(1)), properties)
+            return Outcome("violation", name, distinct, line, coverage)
         inv = _INVARIANT_RE.match(line) or _ACTION_PROP_RE.match(line)
         if inv:
             return Outcome("violation", inv.group(1), distinct, line, coverage)
@@ -549,13 +585,13 @@ def run_models(args: argparse.Namespace, manifest: Manifest, chosen: Sequence[Mo
     coverage: dict[str, dict[str, int]] = {}
 
     def one(m: Model) -> tuple[Outcome, int, float]:
-        want_cov = args.coverage and not m.cfg and m.expect == "pass"
+        want_cov = args.coverage and not m.cfg and m.expect == "pass" and m.coverage
         return run_tlc(
             m, manifest, args.jar, args.workers, args.timeout, args.keep, coverage=want_cov
         )
 
     for m, (outcome, code, secs) in zip(chosen, _parallel(one, chosen, args.jobs), strict=True):
-        want_cov = args.coverage and not m.cfg and m.expect == "pass"
+        want_cov = args.coverage and not m.cfg and m.expect == "pass" and m.coverage
         ok, why = judge(m, outcome, code)
         expected = "pass" if m.expect == "pass" else f"violates {m.violates}"
         result = outcome.result if not outcome.violated else f"violates {outcome.violated}"
@@ -632,8 +668,10 @@ def run_mutations(
                 label=label,
             )
 
-        outcome, code, secs = run(model, f"mutation_{mut.name}")
         _, props = checked(model, manifest.specs)
+        if model.expect == "pass" and is_temporal(mut.catches, model, manifest):
+            return temporal_catch(mut, model, props, run)
+        outcome, code, secs = run(model, f"mutation_{mut.name}")
         if model.expect != "pass":
             return outcome, code, secs
         verdict = caught_by(outcome, code)
@@ -708,6 +746,64 @@ def run_mutations(
             )
         failures += len(spared)
     return failures
+
+
+def definition(name: str, paths: Sequence[Path]) -> str:
+    """The text of `name ==` in the first of `paths` that defines it, up to the next
+    top-level definition or blank line ("" if none)."""
+    for path in paths:
+        lines = path.read_text().splitlines() if path.is_file() else []
+        for i, line in enumerate(lines):
+            if re.match(rf"{re.escape(name)}\s*==", line):
+                body = [line]
+                for more in lines[i + 1 :]:
+                    if not more.strip() or re.match(r"\w+.*==", more):
+                        break
+                    body.append(more)
+                return "\n".join(body)
+    return ""
+
+
+def is_temporal(name: str, model: Model, manifest: Manifest) -> bool:
+    """Whether `name` is a property with a ~> or <> (TLC 2.15 names no violation of it)."""
+    _, props = checked(model, manifest.specs)
+    if name not in props:
+        return False
+    modules = (SPEC_DIR / f"{model.spec}.tla", SPEC_DIR / f"{tla_module(model, manifest)}.tla")
+    text = definition(name, modules)
+    return "~>" in text or "<>" in text
+
+
+RunFn = Callable[[Model, str], tuple[Outcome, int, float]]
+
+
+def temporal_catch(
+    mut: Mutation, model: Model, props: Sequence[str], run: RunFn
+) -> tuple[Outcome, int, float]:
+    """A temporal target, which TLC does not name among several: one run without it
+    (does anything else catch the mutation?), then one with it alone (and every
+    invariant), which names it.  Caught alone iff the first passes and the second fails;
+    two runs of about one property set together, not a run of all and one of the rest."""
+    rest = tuple(p for p in props if p != mut.catches)
+    others, code, secs = run(
+        dataclasses.replace(model, properties=rest), f"mutation_{mut.name}_others"
+    )
+    if caught_by(others, code) not in ("", "a temporal property"):
+        return others, code, secs  # an invariant, action property or deadlock of the rest
+    named, code2, more = run(
+        dataclasses.replace(model, properties=(mut.catches,)), f"mutation_{mut.name}_{mut.catches}"
+    )
+    named = dataclasses.replace(named, distinct=named.distinct or others.distinct)
+    if caught_by(named, code2) == mut.catches:
+        return dataclasses.replace(named, alone=caught_by(others, code) == ""), code2, secs + more
+    if caught_by(others, code) == "":
+        return named, code2, secs + more  # nothing catches it: it survived
+    # another property broke, not this one
+    return (
+        dataclasses.replace(named, result="violation", violated="another property"),
+        EXIT_LIVENESS,
+        secs + more,
+    )
 
 
 def target_last(model: Model, manifest: Manifest, target: str) -> Model:
@@ -808,12 +904,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"no model in set {args.set_name!r}")
         if args.mutations_only:
             chosen_muts = [
-                mu for mu in manifest.mutations if args.set_name in by_name[mu.model].sets
+                mu for mu in manifest.mutations if args.set_name in manifest.mutation_sets(mu)
             ]
             chosen = []
         elif not args.no_mutations:
             chosen_muts = [
-                mu for mu in manifest.mutations if args.set_name in by_name[mu.model].sets
+                mu for mu in manifest.mutations if args.set_name in manifest.mutation_sets(mu)
             ]
     else:
         ap.error("name a model or pass --set")
@@ -840,7 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     failures = run_models(args, manifest, chosen) if chosen else 0
     if chosen_muts:
-        whole = bool(args.set_name) and not (args.models or args.mutation)
+        whole = args.set_name == GUARD_SET and not (args.models or args.mutation)
         failures += run_mutations(args, manifest, chosen_muts, whole_set=whole)
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(

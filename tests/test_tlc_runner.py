@@ -326,24 +326,45 @@ def test_an_unnamed_temporal_catch_is_named_by_runs_without_and_with_that_proper
     def mutate(outputs: list[tuple[str, int]]) -> tuple[int, str, list[str]]:
         return _run_mutation(monkeypatch, tmp_path, capsys, "forget_complete", outputs)
 
-    # without the target nothing breaks: the target caught it, alone
-    status, out, cfgs = mutate([unnamed, passed])
+    # without the target nothing breaks, with it alone it breaks: caught alone
+    status, out, cfgs = mutate([passed, unnamed])
     assert status == 0, out
     assert f"{target} (alone)" in out
-    others = tlc.cfg_properties(cfgs[1])
+    others = tlc.cfg_properties(cfgs[0])
     assert target not in others
     assert others
-    assert tlc.cfg_properties(cfgs[0])[-1] == target  # checked last
+    assert tlc.cfg_properties(cfgs[1]) == [target]
+    assert len(cfgs) == 2
     # another property breaks too, and the target alone as well: caught, not alone
-    status, out, cfgs = mutate([unnamed, unnamed, unnamed])
+    status, out, cfgs = mutate([unnamed, unnamed])
     assert status == 0, out
     assert target in out
     assert "(alone)" not in out
-    assert tlc.cfg_properties(cfgs[2]) == [target]
+    assert tlc.cfg_properties(cfgs[1]) == [target]
     # the property alone holds: another one broke, off target
-    status, out, _ = mutate([unnamed, unnamed, passed])
+    status, out, _ = mutate([unnamed, passed])
     assert status == 1
     assert f"OFF TARGET (another property, not {target})" in out
+    # nothing breaks at all: it survived
+    status, out, _ = mutate([passed, passed])
+    assert status == 1
+    assert "SURVIVED" in out
+    # an invariant of the rest breaks: caught by it, off target, no second run
+    inv = (INVARIANT_OUTPUT, tlc.EXIT_SAFETY)
+    status, out, cfgs = mutate([inv])
+    assert status == 1
+    assert "OFF TARGET (Spec101_DeliveredLeqRequestedInv" in out
+    assert len(cfgs) == 1
+
+
+def test_only_a_property_with_a_leads_to_or_eventually_takes_the_temporal_path() -> None:
+    live = MANIFEST.model("rs_async_live")
+    assert tlc.is_temporal("Spec105_CompletesProp", live, MANIFEST)
+    assert tlc.is_temporal("Spec308_DemandServedProp", live, MANIFEST)  # []<>
+    assert not tlc.is_temporal("Spec213_FaultCancelOnceProp", live, MANIFEST)  # [][A]_v
+    assert not tlc.is_temporal("Spec101_DeliveredLeqRequestedInv", live, MANIFEST)
+    safety = MANIFEST.model("rs_async_safety")  # checks no property
+    assert not tlc.is_temporal("Spec105_CompletesProp", safety, MANIFEST)
 
 
 def test_an_invariant_target_is_checked_last_and_its_catch_is_then_alone(
@@ -398,7 +419,7 @@ def test_an_implied_property_says_why_and_is_checked(tmp_path: Path) -> None:
 
 def test_every_invariant_and_property_is_the_target_of_a_ci_mutation() -> None:
     # what the kill table of `make check` must see caught alone (tlc.py fails the rest)
-    ci = [m for m in MANIFEST.mutations if "ci" in MANIFEST.model(m.model).sets]
+    ci = [m for m in MANIFEST.mutations if "ci" in MANIFEST.mutation_sets(m)]
     targets = {(MANIFEST.model(m.model).spec, m.catches) for m in ci}
     variants = {
         (m.spec, m.violates)
@@ -407,6 +428,45 @@ def test_every_invariant_and_property_is_the_target_of_a_ci_mutation() -> None:
     }
     names = tlc.guarded_names(MANIFEST, set(MANIFEST.specs))
     assert [n for n in names if n not in targets | variants] == []
+
+
+def test_a_located_invariant_is_the_property_whose_always_conjunct_it_is() -> None:
+    # TLC checks a property's [](state predicate) conjunct as an invariant and names it
+    # by its place in the module: the runner names the property that holds that place.
+    lines = (SPEC_DIR / "ReactiveStreams.tla").read_text().splitlines()
+    at = next(i for i, ln in enumerate(lines, 1) if "[](\\A s \\in Subs : ~callRaised[s])" in ln)
+    text = (
+        f"Error: Invariant line {at}, col 8 to line {at}, col 41 of module ReactiveStreams"
+        " is violated.\n"
+    )
+    props = ["Spec308_DemandServedProp", "Spec315_CallsReturnProp"]
+    outcome = tlc.parse_output(text, tlc.EXIT_SAFETY, props)
+    assert (outcome.result, outcome.violated) == ("violation", "Spec315_CallsReturnProp")
+    # a place outside the checked properties names none
+    assert tlc.parse_output(text, tlc.EXIT_SAFETY, props[:1]).violated == ""
+
+
+def test_a_mutation_runs_in_its_own_sets_or_its_models() -> None:
+    # a costly row may run in "deep" only; its kill model stays a ci model
+    deep = [m for m in MANIFEST.mutations if m.sets]
+    assert deep, "no mutation names its own sets"
+    for mut in deep:
+        assert "ci" not in mut.sets, mut.name
+        assert MANIFEST.mutation_sets(mut) == mut.sets
+        assert tlc.check_kill_model(MANIFEST.model(mut.model), MANIFEST) == "", mut.name
+    plain = next(m for m in MANIFEST.mutations if not m.sets)
+    assert MANIFEST.mutation_sets(plain) == MANIFEST.model(plain.model).sets
+
+
+def test_a_model_without_coverage_is_run_without_it(tmp_path: Path) -> None:
+    manifest = tmp_path / "models.toml"
+    manifest.write_text(
+        '[spec.S]\nmodule = "MCS"\n\n[[model]]\nname = "big"\nspec = "S"\ncoverage = false\n\n'
+        '[[model]]\nname = "small"\nspec = "S"\n'
+    )
+    loaded = tlc.load_manifest(manifest)
+    assert [m.coverage for m in loaded.models] == [False, True]
+    assert not MANIFEST.model("rs_async_safety").coverage
 
 
 def test_deadlock_checking_is_off_only_with_a_reason(tmp_path: Path) -> None:
