@@ -455,8 +455,10 @@ def caught_by(outcome: Outcome, exit_code: int) -> str:
 def java_command(
     module: str, cfg: str, jar: Path, metadir: Path, workers: int, deadlock: bool, coverage: bool
 ) -> list[str]:
-    cmd = ["java", "-XX:+UseParallelGC", "-Xmx4g", "-cp", str(jar), "tlc2.TLC"]
-    cmd += ["-workers", str(workers)]  # TLC 2.15 has no "-workers auto"
+    # TLC writes the standard modules it parses into java.io.tmpdir: one per run, so
+    # two runs at a time never read each other's half-written Naturals.tla
+    cmd = ["java", "-XX:+UseParallelGC", "-Xmx4g", f"-Djava.io.tmpdir={metadir.parent}"]
+    cmd += ["-cp", str(jar), "tlc2.TLC", "-workers", str(workers)]  # no "-workers auto" in 2.15
     if deadlock:
         cmd.append("-deadlock")  # the model terminates by design (manifest says why)
     if coverage:

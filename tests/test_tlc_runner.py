@@ -628,7 +628,8 @@ def _tlc_verdicts(
         shutil.copy(SPEC_DIR / name, tmp_path / name)
     batch = [Prepared(renumber(t), quiescent=True) for t in traces]
     (tmp_path / "TraceData.tla").write_text(render_module(batch, sync, depth=depth))
-    cmd = ["java", "-cp", str(JAR), "tlc2.TLC", "-workers", "1", "-deadlock"]
+    cmd = ["java", f"-Djava.io.tmpdir={tmp_path}", "-cp", str(JAR), "tlc2.TLC", "-workers", "1"]
+    cmd += ["-deadlock"]
     cmd += ["-metadir", str(tmp_path / "states"), "-config", "TraceReactiveStreams.cfg"]
     proc = subprocess.run(
         [*cmd, "TraceReactiveStreams"], cwd=tmp_path, capture_output=True, text=True, check=False

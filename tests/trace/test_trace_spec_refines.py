@@ -50,7 +50,8 @@ def _tlc(tmp_path: Path, sync: bool, trace_spec: str) -> str:
     (tmp_path / "TraceData.tla").write_text(CONSTANTS.format(sync="TRUE" if sync else "FALSE"))
     (tmp_path / "Refines.cfg").write_text(CFG)
     assert JAR is not None
-    cmd = ["java", "-XX:+UseParallelGC", "-cp", str(JAR), "tlc2.TLC", "-workers", "1"]
+    cmd = ["java", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={tmp_path}", "-cp", str(JAR)]
+    cmd += ["tlc2.TLC", "-workers", "1"]
     cmd += ["-deadlock", "-metadir", str(tmp_path / "states"), "-config", "Refines.cfg"]
     proc = subprocess.run(
         [*cmd, "TraceReactiveStreams"], cwd=tmp_path, capture_output=True, text=True, check=False

@@ -98,6 +98,32 @@ class OnBackpressureError:
         return
 
 
+# reactive_streams.operators._cut._Cut: _Cut._apply (operators/_cut.py:56-65), then Downstream._send
+class _Cut:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        try:
+            out = self._cut(item)
+        except Exception as exc:
+            self._fail(exc)
+            return
+        if out is SKIP:
+            self._replace()
+            return
+        if self._tracer is None:
+            try:
+                downstream.on_next(out)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, out)
+        return
+
+
 # reactive_streams.operators._limit.Skip: Skip._apply (operators/_limit.py:78-82), then Downstream._send
 class Skip:
     def on_next(self, item):
@@ -142,6 +168,115 @@ class TakeWhile:
                 return
             return
         self._next_traced(downstream, item)
+        return
+
+
+# reactive_streams.operators._log.Log: Log._apply (operators/_log.py:45-47), then Downstream._send
+class Log:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        self._say('on_next(%r)', item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, item)
+        return
+
+
+# reactive_streams.operators._notification.Dematerialize: Dematerialize._apply (operators/_notification.py:66-76), then Downstream._send
+class Dematerialize:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        if type(item) is not Notification:
+            self._fail(TypeError(f'dematerialize: a Notification is due, got {item!r}'))
+            return
+        if item.kind == 'on_next':
+            if item.value is None:
+                self._fail(TypeError('rule 2.13: dematerialize: on_next(None) notification'))
+                return
+            sent_value = item.value
+            if self._tracer is None:
+                try:
+                    downstream.on_next(sent_value)
+                except Exception as exc:
+                    self._next_raised(exc)
+                    return
+                return
+            self._next_traced(downstream, sent_value)
+            return
+        self._stop(item.error)
+        return
+
+
+# reactive_streams.operators._pairwise.Pairwise: Pairwise._apply (operators/_pairwise.py:36-40), then Downstream._send
+class Pairwise:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        previous, self._previous = (self._previous, item)
+        if previous is MISSING:
+            return
+        sent_value = (previous, item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(sent_value)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, sent_value)
+        return
+
+
+# reactive_streams.operators._stamp.TimeInterval: TimeInterval._apply (operators/_stamp.py:52-55), then Downstream._send
+class TimeInterval:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        now = self._clock.now()
+        interval, self._last = (now - self._last, now)
+        sent_value = (interval, item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(sent_value)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, sent_value)
+        return
+
+
+# reactive_streams.operators._stamp.Timestamp: Timestamp._apply (operators/_stamp.py:35-36), then Downstream._send
+class Timestamp:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        sent_value = (self._clock.now(), item)
+        if self._tracer is None:
+            try:
+                downstream.on_next(sent_value)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, sent_value)
         return
 
 

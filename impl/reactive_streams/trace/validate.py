@@ -342,6 +342,7 @@ def _java_cmd(jar: Path, metadir: Path, options: TlcOptions | None = None) -> li
         "-XX:+UseParallelGC",
         f"-Xmx{options.heap}",
         f"-Xss{options.stack}",
+        f"-Djava.io.tmpdir={metadir.parent}",  # TLC's standard modules: this run's own copy
         "-cp",
         str(jar),
         "tlc2.TLC",
