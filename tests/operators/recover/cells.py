@@ -4,6 +4,7 @@ its output."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,11 @@ from stateful.pipeline_model import (
     Model,
     OpSpec,
     SubscribeRaises,
+    UserFault,
+    cut_at,
     exact,
+    pick_target,
+    raising_on,
     unknown,
 )
 
@@ -24,21 +29,48 @@ from reactive_streams.flow import Flow
 from reactive_streams.operators import Backoff
 
 
+def failing_upstream(
+    op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
+) -> tuple[Flow[Any], Expect, Callable[[Flow[Any]], Flow[Any]]]:
+    """retry's upstream when it would complete (a pass-through otherwise): it fails
+    itself (a map raising on the fault-th element, or an error after its last), so every
+    attempt fails after the same prefix P; and what to put after retry: a
+    limit_rate(other + 2), its demand bounded whatever the subscriber asks (``manual``:
+    nothing, the subscriber's own demand, unbounded included). The demand then spans
+    attempts: each resubscription must be asked for the part not yet delivered, not
+    all of it again (rule 1.1: P * (k + 1) elements may exceed what was requested)."""
+    if not exact(expect) or COMPLETE not in expect.ends or machine.stages:
+        return flow, expect, lambda out: out
+    target = pick_target(expect, op.fault)
+    if target is not None:
+        _, cut = cut_at(expect, target, "UserFault")
+        flow = flow.map(raising_on(target, lambda x: x))
+    else:
+        cut = Expect(expect.values, frozenset({"UserFault"}))
+        flow = flow.concat_with(Flow.error(UserFault("after the upstream's last element")))
+    if op.manual:
+        return flow, cut, lambda out: out
+    return flow, cut, lambda out: out.limit_rate(op.other + 2)
+
+
 def recovery(
     op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder
 ) -> tuple[Flow[Any], Expect]:
     """retry(k) (variant c: with a backoff on the virtual clock): an end by error E
-    after P (the same on every attempt: a cold upstream) gives P * (k + 1), then E.
+    after P (the same on every attempt: a cold upstream) gives P * (k + 1), then E; an
+    upstream that would complete fails itself (``failing_upstream``).
     on_error_resume(g): P + g's values, then complete.
     on_error_return(v): P + (v,), then complete. on_error_complete: P, then complete."""
     name = op.name
     failed = COMPLETE not in expect.ends
     if name == "retry":
+        flow, expect, bounded = failing_upstream(op, flow, expect, machine)
         clock = machine.new_executor("timer") if op.variant == "c" else None
         if isinstance(clock, ManualExecutor):  # a backoff on the virtual clock
             out_flow = flow.retry(op.k, backoff=Backoff(0.5, 2.0, 1.0), scheduler=clock)
         else:
             out_flow = flow.retry(op.k)
+        out_flow = bounded(out_flow)
         if expect.ends == frozenset({COMPLETE}) and not expect.anytime:
             return out_flow, expect
         if exact(expect) and not machine.stages:  # a hot stage upstream is not replayed
@@ -72,10 +104,11 @@ def recovery(
 
 
 def _retry_when(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """retry_when(attempt <= k): retry(k)'s model."""
+    """retry_when(attempt <= k): retry(k)'s model, its upstream failing alike."""
     _, out = recovery(replace(op, name="retry"), flow, expect, m)
+    flow, _, bounded = failing_upstream(op, flow, expect, m)
     times = op.k
-    return flow.retry_when(lambda e, attempt: attempt <= times), out
+    return bounded(flow.retry_when(lambda e, attempt: attempt <= times)), out
 
 
 def _joining(

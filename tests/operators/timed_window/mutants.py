@@ -77,5 +77,6 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         PIPE,
         "timeout and not buffer_timeout and not window_timeout",
+        50,  # the raise must meet a subscriber still owed elements and no earlier end
     ),
 )

@@ -31,7 +31,20 @@ def _map(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Model
     return flow.map(raising_on(target, tag)), map_model(expect, tag, target)
 
 
+def bounded(op: OpSpec, out: Flow[Any]) -> Flow[Any]:
+    """What a dropping stage's output goes through: a limit_rate of 1 or 2, so the
+    demand it sees stays bounded (and below the source's length) whatever the
+    subscriber asks: each drop must be replaced upstream (rule 1.1) or the stream stalls
+    short of what was requested. ``manual``: nothing, the subscriber's own demand."""
+    return out if op.manual else out.limit_rate(1 + op.other % 2)
+
+
 def _filter(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Model:
+    built, out = _filter_model(op, flow, expect)
+    return bounded(op, built), out
+
+
+def _filter_model(op: OpSpec, flow: Flow[Any], expect: Expect) -> Model:
     target = pick_target(expect, op.fault)
     keep = keeper(op.variant)
     i, cut = cut_at(expect, target, "UserFault")
@@ -97,10 +110,11 @@ def _do_on_cancel(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder)
 
 def _dropping(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     """map_not_none(fn) (None for the values filter's predicate drops) and handle (no
-    ``sink.next`` for them): filter's model, the kept values tagged by the function."""
+    ``sink.next`` for them): filter's model, the kept values tagged by the function;
+    behind ``bounded`` as filter."""
     keep = keeper(op.variant)
     target = pick_target(expect, op.fault)
-    _, kept = _filter(replace(op, name="filter"), flow, expect, m)
+    _, kept = _filter_model(replace(op, name="filter"), flow, expect)
 
     def step(x: Any) -> Any:
         return tag(x) if keep(x) else None
@@ -112,9 +126,9 @@ def _dropping(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
     out = replace(kept, values=tuple(tag(v) for v in kept.values))
     if op.name == "map_not_none":
-        return flow.map_not_none(raising_on(target, step)), out
+        return bounded(op, flow.map_not_none(raising_on(target, step))), out
     checked = raising_on(target, lambda x: x)
-    return flow.handle(lambda x, sink: handle(checked(x), sink)), out
+    return bounded(op, flow.handle(lambda x, sink: handle(checked(x), sink))), out
 
 
 CELLS: tuple[Cell, ...] = (
