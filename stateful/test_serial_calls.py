@@ -1,13 +1,19 @@
-"""The pipeline machine's probe obeys rule 2.7 itself: its calls never overlap.
+"""Rule 2.7 where an inner emits on a thread of its own while a request is still open.
 
 An inner emitting on a thread of its own (``ThreadedInner``) delivers ``on_next`` on its
 emitter while the ``request`` that started it is still open on the test's thread (the
-requester waits for the emitter). A probe requesting from that ``on_next`` would call
-``request`` on a second thread while the first has not returned: the Subscriber's own
-overlap (rule 2.7 binds the Subscriber), which the trace replay refuses on the probe's
-subscription. Publishers may signal on another thread meanwhile (rule 1.3 asks only that
-signals do not overlap), so the probe leaves such a call to the thread inside, which makes
-it once its own call returned. Deterministic: the requester waits (bounded) for the emitter.
+requester waits for the emitter): ``start_with`` subscribes ``flat_map`` inside that
+request's call chain. Publishers may signal on another thread meanwhile (rule 1.3 asks
+only that signals do not overlap), but a call made from such a signal on a Subscription
+whose request is still open there overlaps it. Rule 2.7 binds the Subscriber:
+
+* the pipeline machine's probe leaves such a call to the thread inside, which makes it
+  once its own call returned (a probe requesting from that ``on_next`` at once was the
+  machine's false finding on ``start_with``);
+* a hop's calls upstream go through a ``SerialSubscription``, which does the same
+  (mutant ``relay-upstream-not-serial``).
+
+Deterministic: the requester waits (bounded) for the emitter; each trace is replayed.
 """
 
 from __future__ import annotations
@@ -69,4 +75,32 @@ def test_start_with_after_threaded_flat_map_replays_without_overlap() -> None:
     assert refused == [], refused[0]
     assert INNER_PROBLEMS == [], INNER_PROBLEMS
     assert probe.values == [[("s", 0)], [("i", 0, 0)], [("i", 0, 1)]]
+    assert probe.problems == []
+
+
+@pytest.mark.timeout(60)
+def test_a_hop_request_from_an_inner_thread_waits_for_the_open_request() -> None:
+    """The hops' side of the same schedule: filter's replacement ``request(1)`` for an
+    element it drops comes on the inner's emitter while the probe's request is still
+    open, on that same hop subscription, on the test's thread; the hop's upstream is a
+    ``SerialSubscription``, so the thread inside makes it after its call (rule 2.7)."""
+    INNER_PROBLEMS.clear()
+    with tracing() as tracer:
+        probe = PipeProbe([], 1, None, "probe")
+        flow = (
+            Flow.from_iterable([0])
+            .flat_map(lambda x: ThreadedInner([1, 2, 3]), 1, 1)
+            .start_with(0)
+            .filter(lambda v: v != 1)
+        )
+        flow.subscribe(probe)
+        probe.request(2)  # 0, then 1 dropped on the emitter, then 2
+        assert probe.wait_until(lambda: len(probe.values) == 2, _WAIT), f"{probe!r}"
+        probe.cancel()
+    replay = Replay(sync=False, call_ends=True)
+    events = [event_from_dict(e, i) for i, e in enumerate(tracer.events, 1)]
+    refused = [(e.index, e.sig, e.sub, why) for e in events if (why := replay.step(e))]
+    assert refused == [], refused[0]
+    assert INNER_PROBLEMS == [], INNER_PROBLEMS
+    assert probe.values == [0, 2]
     assert probe.problems == []
