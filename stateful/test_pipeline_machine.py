@@ -51,9 +51,10 @@ import logging
 import os
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -259,6 +260,7 @@ class PipeProbe(Probe):
         self._guard = threading.Lock()
         self._open: list[int] = []  # threads of the on* calls open now (nesting allowed)
         self._calling: Counter[int] = Counter()  # threads inside our request()/cancel()
+        self._deferred: deque[Callable[[], None]] = deque()  # calls left to the thread inside
         self.next_depth = 0
         self.sealed = False  # cancel or fault observed at rest: nothing may follow
         self.problems: list[str] = []
@@ -292,22 +294,40 @@ class PipeProbe(Probe):
             self._open.remove(threading.get_ident())
 
     def _call(self, body: Callable[[], None]) -> None:
+        """Our calls are serial (rule 2.7 binds the Subscriber): a signal may come on
+        another thread while a call is still open here (an inner emitting on a thread of
+        its own while ``request`` waits for it); a call it asks for then is left to the
+        thread inside, which makes it once its own call returned."""
         me = threading.get_ident()
         with self._guard:
+            if any(n for t, n in self._calling.items() if t != me):
+                self._deferred.append(body)  # made by the thread inside (no overlap)
+                return
             self._calling[me] += 1
         try:
             body()
         finally:
-            with self._guard:
-                self._calling[me] -= 1
+            while True:
+                with self._guard:
+                    if self._calling[me] > 1 or not self._deferred:
+                        self._calling[me] -= 1
+                        break
+                    body = self._deferred.popleft()  # still ours: no one else may call
+                body()
 
     def request(self, n: Any) -> None:
-        self._call(lambda: Probe.request(self, n))
+        self._call(partial(self._request_now, n))
+
+    def _request_now(self, n: Any) -> None:
+        Probe.request(self, n)
         if NESTING_IN_LOG:
             self.log("end_request")
 
     def cancel(self) -> None:
-        self._call(lambda: Probe.cancel(self))
+        self._call(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        Probe.cancel(self)
         if NESTING_IN_LOG:
             self.log("end_cancel")
 
