@@ -10,6 +10,7 @@ from typing import Any
 
 from stateful.families import Cell
 from stateful.pipeline_model import (
+    COMPLETE,
     Builder,
     Expect,
     Model,
@@ -17,6 +18,7 @@ from stateful.pipeline_model import (
     ThreadedInner,
     inner_values,
     other_source,
+    overtaking,
     unknown,
 )
 
@@ -28,7 +30,8 @@ def merge_sequential(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) ->
     out_flow = Flow.merge_sequential(flow, other, prefetch=op.k + 1)
     if expect.order != "list":
         return out_flow, unknown(expect, expect.ends)
-    return out_flow, Expect(expect.values + theirs, expect.ends, anytime=expect.anytime)
+    out = Expect(expect.values + theirs, expect.ends, anytime=expect.anytime)
+    return out_flow, overtaking(out, expect.ends - {COMPLETE})  # an error is eager
 
 
 def flat_map_sequential(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
@@ -43,7 +46,8 @@ def flat_map_sequential(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder)
     if expect.order != "list":
         return out_flow, unknown(expect, expect.ends)
     values = tuple(v for x in expect.values for v in inner_values(x, salt))
-    return out_flow, Expect(values, expect.ends, anytime=expect.anytime)
+    out = Expect(values, expect.ends, anytime=expect.anytime)
+    return out_flow, overtaking(out, expect.ends - {COMPLETE})  # an error is eager
 
 
 CELLS = (
