@@ -6,6 +6,9 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 JAR     := .tools/tla2tools.jar
 SETUP   := $(VENV)/.ready
+# pytest workers for make test and make traces: one per core, at least two (trace files
+# are named by pid, so workers never write the same one)
+JOBS    ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
 
 .PHONY: setup check check-deep test lint typecheck unit tlc traces crosshair demo spark-chaos spark-chaos-webhdfs spark-chaos-shapes spark-source-big bench bench-smoke mutants mutation docs clean kit-load kit-operators sweep
 
@@ -36,10 +39,11 @@ TRACE_MIN_COUNT := 1000
 traces: $(SETUP)
 	rm -rf $(TRACE_DIR) && mkdir -p $(TRACE_DIR)
 	RS_TRACE_DIR=$(TRACE_DIR) RS_THREADED_EXAMPLES=60 RS_TOUR_SCENARIOS=12000 \
-		$(PY) -m pytest -q -p no:cacheprovider \
+		$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile \
 		stateful/test_publisher_machine.py stateful/test_threaded.py stateful/test_reach_*.py
 	RS_TRACE_DIR=$(TRACE_DIR) RS_PIPELINE_EXAMPLES=$(PIPELINE_EXAMPLES) $(PY) -m pytest -q \
-		-p no:cacheprovider stateful/test_pipeline_machine.py stateful/test_pipeline_threaded.py
+		-p no:cacheprovider -n $(JOBS) --dist loadfile \
+		stateful/test_pipeline_machine.py stateful/test_pipeline_threaded.py
 	$(PY) -m reactive_streams.trace validate -q --hops --min-count $(TRACE_MIN_COUNT) \
 		$(TRACE_DIR)/*.jsonl tests/traces/valid/*.jsonl tests/traces/v2/valid/*.jsonl \
 		tests/traces/java/valid/*.jsonl
@@ -90,8 +94,7 @@ lint: $(SETUP)
 typecheck: $(SETUP)
 	$(VENV)/bin/mypy
 
-## unit: one worker per core (at least two); a file's tests stay in one worker (loadfile)
-JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && n=2; echo $$n)
+## unit: one worker per core (JOBS); a file's tests stay in one worker (loadfile)
 unit: $(SETUP)
 	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
 
