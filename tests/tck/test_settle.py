@@ -98,10 +98,21 @@ def test_a_subject_thread_running_without_signalling_is_a_verdict(
         env.settle()
 
 
-def test_settled_takes_two_consecutive_quiet_windows() -> None:
+def test_settled_takes_two_consecutive_quiet_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exactly two when no thread of the process wanted the CPU (a sampler that says so:
+    the real one sees the other tests' threads, and how many windows they cost depends on
+    the machine's load)."""
+    env = _timed()
+    monkeypatch.setattr(_cpu, "sample", lambda exclude: {1: _cpu.Sample("S", 0, 0)})
+    assert env.settle()
+    assert (env.windows, env.starved_windows) == (2, 0)
+
+
+def test_settle_on_the_real_sampler_counts_only_windows_that_had_the_cpu() -> None:
+    """Under load a window may not count; the verdict is the same, only later."""
     env = _timed()
     assert env.settle()
-    assert env.windows == 2
+    assert env.windows - env.starved_windows >= 2
 
 
 def test_the_window_scales_with_the_slowest_owed_signal() -> None:
