@@ -16,6 +16,7 @@ import pytest
 from reactive_streams.api import Subscriber
 from reactive_streams.executors import ManualExecutor
 from reactive_streams.spark.memory import MemoryBatchWriter, MemoryStorage
+from reactive_streams.spark.positions import SKIP, Positioned
 from reactive_streams.spark.sink import DEMAND_SLICE, SparkSink
 from reactive_streams.spark.writer import Payload
 
@@ -143,3 +144,54 @@ def test_a_row_larger_than_the_whole_budget_still_flows_one_at_a_time() -> None:
     most, sizes = run(lambda i: {"id": i, "payload": "h" * 5000}, 20, 1000)
     assert sizes == [row_size({"payload": "h" * 5000})] * 20  # one row a batch
     assert most <= 2 * 5012 + DEMAND_SLICE * 5012
+
+
+class CountingSource(GreedySource):
+    """A greedy source of ``Positioned`` entries that counts its ``request`` calls:
+    ``skips`` entries with no row (``SKIP``, as a filter upstream gives), then rows."""
+
+    def __init__(self, n: int, skips: int) -> None:
+        super().__init__(n, lambda i: {"id": i, "payload": ""})
+        self.skips, self.requests = skips, 0
+
+    def request(self, n: int) -> None:
+        self.requests += 1
+        self.demand += n
+        if self.running:  # rule 3.3
+            return
+        self.running = True
+        try:
+            while self.demand and self.next < self.n and not self.cancelled:
+                self.demand -= 1
+                i, self.next = self.next, self.next + 1
+                value = SKIP if i < self.skips else (i, "p" * 100)
+                assert self.subscriber is not None
+                self.subscriber.on_next(Positioned(i + 1, value))
+        finally:
+            self.running = False
+
+
+@pytest.mark.timeout(60)
+def test_records_with_no_row_do_not_wear_the_estimate_down_to_one_request_each() -> None:
+    # a run of SKIP entries (0 bytes each) wore the per-record estimate to 0, the
+    # "nothing measured yet" state, which asks for one record per request
+    storage, ex = MemoryStorage(), ManualExecutor()
+    sink = SparkSink(
+        writer=MemoryBatchWriter(storage, "s"),
+        sink_id="s",
+        batch_rows=1_000,
+        executor=ex,
+        max_latency=None,
+        progress=False,
+    )
+    source = CountingSource(4_000, skips=3_000)
+    source.subscribe(sink)
+    for _ in range(10_000):
+        if source.next == source.n and not sink.completion.done() and not len(ex):
+            sink.on_complete()
+        if sink.completion.done():
+            break
+        ex.run(0)
+    assert sink.result(0).status == "completed"
+    assert len(storage.reader_view("s")) == 1_000
+    assert source.requests <= 4 * source.n // DEMAND_SLICE, source.requests

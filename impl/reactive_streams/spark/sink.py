@@ -513,6 +513,7 @@ class SparkSink:
                     filling.append(item)
                 held = self._filling_bytes = self._filling_bytes + nbytes
                 est = self._row_est
+                largest = largest or 1  # a record with no row measured: est 0 means none yet
                 if largest > est:  # the estimate per record follows a growth at once
                     self._row_est = largest
                 elif largest < est:  # and a shrink slowly
