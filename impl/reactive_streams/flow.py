@@ -1768,6 +1768,17 @@ class Flow(Generic[T]):
         _args.check_callable("buffer_while", "predicate", predicate)
         return self._op(lambda d: _cut.BufferWhile(d, predicate), "buffer_while")
 
+    def buffer_until_changed(self, key: Callable[[T], object] | None = None) -> Flow[list[T]]:
+        """Lists of consecutive elements whose ``key(item)`` (default: the item) is equal;
+        an element of another key closes the list and opens the next; the list open at
+        completion follows. Demand as ``buffer_until``.
+
+        Reactor: ``bufferUntilChanged``."""
+        if key is not None:
+            _args.check_callable("buffer_until_changed", "key", key)
+        fn = _identity if key is None else key
+        return self._op(lambda d: _cut.BufferUntilChanged(d, fn), "buffer_until_changed")
+
     def flat_map_sequential(
         self, fn: Callable[[T], Inner[R]], max_concurrency: int = 256, prefetch: int = 32
     ) -> Flow[R]:
