@@ -146,7 +146,6 @@ REACTOR_FLUX: tuple[str, ...] = tuple(_FLUX.split())
 
 _DELAY_ERROR = "errors are eager here (as Reactor's default); no error-delaying variant yet"
 REACTOR: dict[str, tuple[str, str]] = {
-    "bufferUntilChanged": (MISSING, "buffers cut by a key change: not built yet"),
     "bufferWhen": (MISSING, "buffers opened and closed by publishers: not built yet"),
     "collectMultimap": (
         WORKAROUND,
