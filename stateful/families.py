@@ -52,12 +52,15 @@ class Cell:
     (the threaded pipelines draw the neighbours too).
     ``keeps_last``: its model's ``keeps_last`` (the last value is delivered at completion)
     holds at its output; any other stage after it drops that promise.
+    ``interleaved``: the interleaving machine (``stateful/test_interleaved.py``) runs a
+    cell for it too, real threads under the deterministic scheduler (``-k name``).
     ``family``: filled in by ``collect_cells``."""
 
     name: str
     model: ModelFn
     timed: bool = False
     keeps_last: bool = False
+    interleaved: bool = False
     family: str = ""
 
 

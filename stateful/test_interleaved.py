@@ -44,6 +44,7 @@ from reactive_streams.trace.model import Replay
 from reactive_streams.trace.transitions import DONE
 
 from . import invariants as inv
+from .families import collect_cells
 from .interleave import (
     Counterexample,
     Mutex,
@@ -70,20 +71,13 @@ from .test_pipeline_machine import (
 SLOW = bool(os.environ.get("RS_SLOW"))
 #: the whole exploration (``make mutants`` runs with the ``mutants`` profile)
 DEEP = SLOW or os.environ.get("HYPOTHESIS_PROFILE") == "mutants"
-#: the cells: an operator forced into every drawn pipeline (``-k`` selects them)
-CELLS = (
-    "map",
-    "filter",
-    "take",
-    "flat_map",
-    "zip",
-    "observe_on",
-    "limit_rate",
-    "replay",
-    "ref_count",
-    "publish",
-    "emitter",
-)
+#: the cells: an operator forced into every drawn pipeline (``-k`` selects them): the
+#: families' cells marked ``interleaved`` (``tests/operators/<family>/cells.py``), and an
+#: Emitter fed by a thread of its own
+_INTERLEAVED = tuple(cell for cell in collect_cells() if cell.interleaved)
+CELLS = (*(cell.name for cell in _INTERLEAVED), "emitter")
+#: the multicast family's cells: drawn with a manual connection
+_MULTICAST = frozenset(cell.name for cell in _INTERLEAVED if cell.family == "multicast")
 _SOURCES = ("sync", "generator", "manual", "failing", "raising")
 
 
@@ -400,7 +394,7 @@ _call = st.one_of(
 
 
 def _op(name: str) -> st.SearchStrategy[OpSpec]:
-    multicast = name in ("replay", "ref_count", "publish")
+    multicast = name in _MULTICAST
     return st.builds(
         OpSpec,
         name=st.just(name),
@@ -413,7 +407,15 @@ def _op(name: str) -> st.SearchStrategy[OpSpec]:
     )
 
 
+#: the operators drawn beside the forced one: interleaved cells of no thread or connection
+#: of their own to set up (``test_the_neighbours_are_interleaved_cells``)
 _NEIGHBOURS = ("map", "filter", "take", "flat_map", "observe_on", "zip")
+
+
+def test_the_neighbours_are_interleaved_cells() -> None:
+    """A neighbour is drawn with its family's model: it must be a cell the machine runs."""
+    unknown = sorted(set(_NEIGHBOURS) - (set(CELLS) - _MULTICAST - {"emitter"}))
+    assert not unknown, f"neighbours that are not interleaved cells: {unknown}"
 
 
 @st.composite

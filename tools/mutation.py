@@ -97,9 +97,11 @@ OPERATORS = (
     "stateful/test_pipeline_machine.py",
 )
 MULTICAST = (
-    "tests/test_multicast_contract.py",  # fast: messages, reprs, auto_connect, refusals
-    "tests/test_multicast.py",
-    "tests/test_multicast_edges.py",  # every by-design edge of Multicast.tla, driven
+    # fast: messages, reprs, auto_connect, refusals
+    "tests/operators/multicast/test_multicast_contract.py",
+    "tests/operators/multicast/test_multicast.py",
+    # every by-design edge of Multicast.tla, driven
+    "tests/operators/multicast/test_multicast_edges.py",
     "tests/operators/test_regressions.py",
     "stateful/test_multicast_machine.py",
     *cells("publish", "replay", "ref_count"),
@@ -193,15 +195,15 @@ RECHECK: dict[str, tuple[str, ...]] = {
     "operators-_aggregate": (*_OPERATORS_FIRST, *OPERATORS, *_BEFORE_THE_25_FIX),
     "core-inline": ("tests/operators/test_inline.py", "tests/operators/test_relay.py"),
     "multicast": (  # the unit tests and the machine; the pipeline cells ran in the run
-        "tests/test_multicast_contract.py",
-        "tests/test_multicast.py",
+        "tests/operators/multicast/test_multicast_contract.py",
+        "tests/operators/multicast/test_multicast.py",
         "stateful/test_multicast_machine.py",
         "tests/operators/test_regressions.py",
         # they assert two fixes made after the run's copy was staged (13:21, 2026-11-26)
         "--deselect",
-        "tests/test_multicast_contract.py::test_spec205_an_on_subscribe_after_the_disconnect_is_cancelled",
+        "tests/operators/multicast/test_multicast_contract.py::test_spec205_an_on_subscribe_after_the_disconnect_is_cancelled",
         "--deselect",
-        "tests/test_multicast_contract.py::"
+        "tests/operators/multicast/test_multicast_contract.py::"
         "test_a_child_that_slips_in_while_disconnecting_is_treated_as_the_others[none]",
     ),
     # the unit tests, the new ones first; the machine ran in the first run already

@@ -1,7 +1,18 @@
 """The operator table of docs/operators.md, generated: every reactivex operator (read from
-the installed ``reactivex.operators``) and every Reactor ``Flux`` operator (the list below)
-with what it is here: one of our operators (``Flow``'s, checked to exist), a one-line
-equivalent, or missing (with why).
+the installed ``reactivex.operators``) and every Reactor ``Flux`` operator (``REACTOR_FLUX``
+below) with what it is here: one of our operators, a one-line equivalent, or missing (with
+why).
+
+Our operators declare their peers' names themselves, in a paragraph of their docstring::
+
+    reactivex: ``do``, ``do_action``, ``tap``. Reactor: ``doOnNext``.
+
+on the public methods of ``Flow``, ``ConnectableFlow`` and ``flow.aio`` (``AsyncTerminals``)
+and on ``Emitter``'s class docstring (``declarations()`` reads them). This file keeps only
+what is not an operator here: the one-line equivalents and the missing ones, with why
+(``REACTIVEX``, ``REACTOR``). A name an operator declares supersedes its row here: the
+table shows the operator, and ``python tools/operator_table.py`` lists the superseded rows,
+which may then go.
 
 ``python tools/operator_table.py`` rewrites the table between the markers in
 docs/operators.md; ``--check`` fails when the checked-in table is stale
@@ -21,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,314 +45,158 @@ END = "<!-- operator-table: end -->"
 OURS, WORKAROUND, MISSING = "ours", "workaround", "missing"
 _INDEXED = "`Flow.zip(flow, Flow.range_count(0, 2**62))`, then the operator on the pairs"
 
-# Each entry: name -> (status, text). For ``ours`` the text is the call here: its first
-# name (before "(" or " ") is an attribute of Flow, or of the class named before a dot.
+# Each entry: name -> (status, why or the equivalent), for names no operator declares.
 REACTIVEX: dict[str, tuple[str, str]] = {
-    "all": (OURS, "all(p)"),
-    "amb": (OURS, "amb(*ps)"),
     "as_observable": (WORKAROUND, "`Flow.from_publisher(p)` (a Flow hides its source)"),
-    "average": (OURS, "average(key=None)"),
     "buffer": (MISSING, "buffers closed by a boundary publisher: not built yet"),
     "buffer_toggle": (MISSING, "buffers opened and closed by publishers: not built yet"),
     "buffer_when": (MISSING, "buffers closed by a publisher factory: not built yet"),
-    "buffer_with_count": (OURS, "buffer(n, skip=None)"),
     "buffer_with_time": (MISSING, "time-only buffers: `buffer_timeout(n, dt)` cuts by count too"),
-    "buffer_with_time_or_count": (OURS, "buffer_timeout(n, dt)"),
-    "catch": (OURS, "on_error_resume(fn)"),
-    "combine_latest": (OURS, "combine_latest_with(p)"),
-    "compose": (OURS, "pipe(*ops)"),
-    "concat": (OURS, "concat_with(*ps)"),
     "concat_all": (WORKAROUND, "`concat_map(lambda p: p)`"),
-    "concat_map": (OURS, "concat_map(fn)"),
     "contains": (WORKAROUND, "`any(lambda x: x == value)`"),
-    "count": (OURS, "count()"),
-    "debounce": (OURS, "debounce(dt)"),
-    "default_if_empty": (OURS, "default_if_empty(value)"),
-    "delay": (OURS, "delay(dt)"),
-    "delay_subscription": (OURS, "delay_subscription(dt)"),
     "delay_with_mapper": (MISSING, "a delay per element given by a publisher: not built yet"),
-    "dematerialize": (OURS, "dematerialize()"),
-    "distinct": (OURS, "distinct(key=None)"),
-    "distinct_until_changed": (OURS, "distinct_until_changed(key=None)"),
-    "do": (OURS, "do_on_next(a)"),
-    "do_action": (OURS, "do_on_next(a)"),
     "do_while": (WORKAROUND, "`repeat_when(lambda n: condition())`"),
-    "element_at": (OURS, "element_at(i)"),
-    "element_at_or_default": (OURS, "element_at(i, default)"),
     "exclusive": (WORKAROUND, "`exhaust_map(lambda p: p)`"),
     "expand": (MISSING, "recursive expansion: not built yet"),
-    "filter": (OURS, "filter(p)"),
     "filter_indexed": (WORKAROUND, _INDEXED),
-    "finally_action": (OURS, "do_finally(a)"),
     "find": (WORKAROUND, "`filter(p).take(1)`"),
     "find_index": (WORKAROUND, _INDEXED),
-    "first": (OURS, "first_element()"),
-    "first_or_default": (OURS, "first_element(default)"),
-    "flat_map": (OURS, "flat_map(fn)"),
     "flat_map_indexed": (WORKAROUND, _INDEXED),
-    "flat_map_latest": (OURS, "switch_map(fn)"),
     "fork_join": (WORKAROUND, "`Flow.zip(*(p.last_element() for p in ps))`"),
-    "group_by": (OURS, "group_by(key)"),
     "group_by_until": (MISSING, "groups with a duration: not built yet"),
     "group_join": (MISSING, "joins by time windows: not built yet"),
-    "ignore_elements": (OURS, "ignore_elements()"),
     "is_empty": (WORKAROUND, "`any(lambda _: True).map(lambda found: not found)`"),
     "join": (MISSING, "joins by time windows: not built yet"),
-    "last": (OURS, "last_element()"),
-    "last_or_default": (OURS, "last_element(default)"),
-    "map": (OURS, "map(fn)"),
     "map_indexed": (WORKAROUND, _INDEXED),
-    "materialize": (OURS, "materialize()"),
-    "max": (OURS, "max(key=None)"),
-    "max_by": (OURS, "max(key)"),
-    "merge": (OURS, "merge_with(*ps)"),
     "merge_all": (WORKAROUND, "`flat_map(lambda p: p)`"),
-    "min": (OURS, "min(key=None)"),
-    "min_by": (OURS, "min(key)"),
-    "multicast": (OURS, "publish()"),
-    "observe_on": (OURS, "observe_on(executor)"),
     "on_error_resume_next": (WORKAROUND, "`on_error_complete().concat_with(other)`"),
-    "pairwise": (OURS, "pairwise()"),
-    "partition": (OURS, "partition(p)"),
     "partition_indexed": (
         WORKAROUND,
         _INDEXED,
     ),
     "pluck": (WORKAROUND, "`map(operator.itemgetter(key))`"),
     "pluck_attr": (WORKAROUND, "`map(operator.attrgetter(name))`"),
-    "publish": (OURS, "publish()"),
     "publish_value": (WORKAROUND, "`start_with(value).replay(1)`"),
-    "reduce": (OURS, "reduce(fn)"),
-    "ref_count": (OURS, "ConnectableFlow.ref_count()"),
-    "repeat": (OURS, "repeat(times)"),
-    "replay": (OURS, "replay(n)"),
-    "retry": (OURS, "retry(times)"),
-    "sample": (OURS, "sample(dt)"),
-    "scan": (OURS, "scan(fn, initial)"),
     "sequence_equal": (
         WORKAROUND,
         "`Flow.zip(a.collect(), b.collect()).map(lambda p: p[0] == p[1])`",
     ),
-    "share": (OURS, "share()"),
-    "single": (OURS, "single()"),
-    "single_or_default": (OURS, "single(default)"),
-    "single_or_default_async": (OURS, "single(default)"),
-    "skip": (OURS, "skip(n)"),
-    "skip_last": (OURS, "skip_last(n)"),
     "skip_last_with_time": (MISSING, "by time: not built yet"),
-    "skip_until": (OURS, "skip_until(other)"),
     "skip_until_with_time": (WORKAROUND, "`skip_until(Flow.timer(dt))`"),
-    "skip_while": (OURS, "skip_while(p)"),
     "skip_while_indexed": (
         WORKAROUND,
         _INDEXED,
     ),
     "skip_with_time": (WORKAROUND, "`skip_until(Flow.timer(dt))`"),
     "slice": (WORKAROUND, "`skip(start).take(stop - start)`"),
-    "some": (OURS, "any(p)"),
     "starmap": (WORKAROUND, "`map(lambda args: fn(*args))`"),
     "starmap_indexed": (WORKAROUND, _INDEXED),
-    "start_with": (OURS, "start_with(*items)"),
-    "subscribe_on": (OURS, "subscribe_on(executor)"),
-    "sum": (OURS, "sum(start=0)"),
     "switch_latest": (WORKAROUND, "`switch_map(lambda p: p)`"),
-    "switch_map": (OURS, "switch_map(fn)"),
     "switch_map_indexed": (
         WORKAROUND,
         _INDEXED,
     ),
-    "take": (OURS, "take(n)"),
-    "take_last": (OURS, "take_last(n)"),
     "take_last_buffer": (WORKAROUND, "`take_last(n).collect()`"),
     "take_last_with_time": (MISSING, "by time: not built yet"),
-    "take_until": (OURS, "take_until(other)"),
     "take_until_with_time": (WORKAROUND, "`take_until(Flow.timer(dt))`"),
-    "take_while": (OURS, "take_while(p)"),
     "take_while_indexed": (
         WORKAROUND,
         _INDEXED,
     ),
     "take_with_time": (WORKAROUND, "`take_until(Flow.timer(dt))`"),
-    "tap": (OURS, "do_on_next(a)"),
-    "throttle_first": (OURS, "throttle_first(dt)"),
     "throttle_with_mapper": (MISSING, "a throttle per element given by a publisher: not built yet"),
-    "throttle_with_timeout": (OURS, "debounce(dt)"),
-    "time_interval": (OURS, "time_interval()"),
-    "timeout": (OURS, "timeout(dt)"),
     "timeout_with_mapper": (MISSING, "a timeout per element given by a publisher: not built yet"),
-    "timestamp": (OURS, "timestamp()"),
-    "to_dict": (OURS, "to_dict(key, value=None)"),
-    "to_future": (OURS, "aio.last()"),
-    "to_iterable": (OURS, "blocking_iter()"),
-    "to_list": (OURS, "collect()"),
     "to_marbles": (WORKAROUND, "`reactive_streams.testing.expect_marbles`"),
     "to_set": (WORKAROUND, "`collect().map(set)`"),
     "while_do": (WORKAROUND, "`repeat_when(lambda n: condition())`"),
     "window": (MISSING, "windows closed by a boundary publisher: not built yet"),
     "window_toggle": (MISSING, "windows opened and closed by publishers: not built yet"),
     "window_when": (MISSING, "windows closed by a publisher factory: not built yet"),
-    "window_with_count": (OURS, "window(n)"),
     "window_with_time": (MISSING, "time-only windows: `window_timeout(n, dt)` cuts by count too"),
-    "window_with_time_or_count": (OURS, "window_timeout(n, dt)"),
-    "with_latest_from": (OURS, "with_latest_from(*others)"),
-    "zip": (OURS, "zip_with(p)"),
     "zip_latest": (MISSING, "zip of the latest values: not built yet"),
     "zip_with_iterable": (WORKAROUND, "`zip_with(Flow.from_iterable(it))`"),
     "zip_with_list": (WORKAROUND, "`zip_with(Flow.from_iterable(xs))`"),
 }
 
+#: Reactor's ``Flux`` operators (reactor-core 3.7; what is left out: the module docstring)
+_FLUX = """
+    all any blockFirst blockLast buffer bufferTimeout bufferUntil bufferUntilChanged bufferWhen
+    bufferWhile cache cancelOn collect collectList collectMap collectMultimap collectSortedList
+    combineLatest concat concatDelayError concatMap concatMapDelayError concatMapIterable
+    concatWith concatWithValues count create defaultIfEmpty defer delayElements delaySequence
+    delaySubscription delayUntil dematerialize distinct distinctUntilChanged doAfterTerminate
+    doFinally doFirst doOnCancel doOnComplete doOnEach doOnError doOnNext doOnRequest
+    doOnSubscribe doOnTerminate elapsed elementAt empty error expand expandDeep filter
+    filterWhen firstWithSignal firstWithValue flatMap flatMapDelayError flatMapIterable
+    flatMapSequential flatMapSequentialDelayError from fromIterable generate groupBy groupJoin
+    handle hasElement hasElements ignoreElements index interval join just last limitRate log map
+    mapNotNull materialize merge mergeComparing mergeComparingDelayError mergeComparingWith
+    mergeDelayError mergePriority mergePriorityDelayError mergeSequential
+    mergeSequentialDelayError mergeWith never next onBackpressureBuffer onBackpressureDrop
+    onBackpressureError onBackpressureLatest onErrorComplete onErrorContinue onErrorMap
+    onErrorResume onErrorReturn onErrorStop or publish publishOn push range reduce reduceWith
+    repeat repeatWhen replay retry retryWhen sample sampleFirst sampleTimeout scan scanWith
+    share shareNext single singleOrEmpty skip skipLast skipUntil skipUntilOther skipWhile sort
+    startWith subscribeOn switchIfEmpty switchMap switchOnFirst switchOnNext take takeLast
+    takeUntil takeUntilOther takeWhile tap then thenEmpty thenMany timed timeout timestamp
+    toIterable transform transformDeferred using usingWhen window windowTimeout windowUntil
+    windowUntilChanged windowWhen windowWhile withLatestFrom zip zipWith zipWithIterable
+"""
+REACTOR_FLUX: tuple[str, ...] = tuple(_FLUX.split())
+
 _DELAY_ERROR = "errors are eager here (as Reactor's default); no error-delaying variant yet"
 REACTOR: dict[str, tuple[str, str]] = {
-    "all": (OURS, "all(p)"),
-    "any": (OURS, "any(p)"),
-    "blockFirst": (OURS, "first(timeout)"),
-    "blockLast": (OURS, "last(timeout)"),
-    "buffer": (OURS, "buffer(n)"),
-    "bufferTimeout": (OURS, "buffer_timeout(n, dt)"),
-    "bufferUntil": (OURS, "buffer_until(p)"),
-    "bufferUntilChanged": (MISSING, "buffers cut by a key change: not built yet"),
     "bufferWhen": (MISSING, "buffers opened and closed by publishers: not built yet"),
-    "bufferWhile": (OURS, "buffer_while(p)"),
-    "cache": (OURS, "replay(n)"),
-    "cancelOn": (OURS, "subscribe_on(executor)"),
-    "collect": (OURS, "fold(fn, initial)"),
-    "collectList": (OURS, "collect()"),
-    "collectMap": (OURS, "to_dict(key, value=None)"),
     "collectMultimap": (
         WORKAROUND,
         "a `fold` into a dict of lists",
     ),
     "collectSortedList": (WORKAROUND, "`collect().map(sorted)`"),
-    "combineLatest": (OURS, "combine_latest(*ps)"),
-    "concat": (OURS, "concat(*ps)"),
     "concatDelayError": (MISSING, _DELAY_ERROR),
-    "concatMap": (OURS, "concat_map(fn)"),
     "concatMapDelayError": (MISSING, _DELAY_ERROR),
-    "concatMapIterable": (OURS, "concat_map(fn)"),
-    "concatWith": (OURS, "concat_with(*ps)"),
     "concatWithValues": (WORKAROUND, "`concat_with(Flow.just(*values))`"),
-    "count": (OURS, "count()"),
-    "create": (OURS, "reactive_streams.Emitter(bound)"),
-    "defaultIfEmpty": (OURS, "default_if_empty(value)"),
-    "defer": (OURS, "defer(factory)"),
-    "delayElements": (OURS, "delay(dt)"),
     "delaySequence": (MISSING, "shifts the whole sequence in time: not built yet"),
-    "delaySubscription": (OURS, "delay_subscription(dt)"),
     "delayUntil": (
         WORKAROUND,
         "`concat_map(lambda x: t(x).ignore_elements().concat_with(Flow.just(x)))`",
     ),
-    "dematerialize": (OURS, "dematerialize()"),
-    "distinct": (OURS, "distinct(key=None)"),
-    "distinctUntilChanged": (OURS, "distinct_until_changed(key=None)"),
-    "doAfterTerminate": (OURS, "do_finally(a)"),
-    "doFinally": (OURS, "do_finally(a)"),
     "doFirst": (WORKAROUND, "`Flow.defer(lambda: (action(), flow)[1])`"),
-    "doOnCancel": (OURS, "do_on_cancel(a)"),
-    "doOnComplete": (OURS, "do_on_complete(a)"),
     "doOnEach": (WORKAROUND, "`do_on_next(a).do_on_error(e).do_on_complete(c)`"),
-    "doOnError": (OURS, "do_on_error(a)"),
-    "doOnNext": (OURS, "do_on_next(a)"),
-    "doOnRequest": (OURS, "do_on_request(a)"),
     "doOnSubscribe": (WORKAROUND, "`Flow.defer(lambda: (action(), flow)[1])`"),
     "doOnTerminate": (WORKAROUND, "`do_on_error(lambda e: a()).do_on_complete(a)`"),
-    "elapsed": (OURS, "time_interval()"),
-    "elementAt": (OURS, "element_at(i, default=)"),
-    "empty": (OURS, "empty()"),
-    "error": (OURS, "error(exc)"),
     "expand": (MISSING, "recursive expansion: not built yet"),
     "expandDeep": (MISSING, "recursive expansion: not built yet"),
-    "filter": (OURS, "filter(p)"),
     "filterWhen": (WORKAROUND, "`concat_map(lambda x: test(x).filter(bool).map(lambda _: x))`"),
-    "firstWithSignal": (OURS, "amb(*ps)"),
     "firstWithValue": (MISSING, "a race of publishers: not built yet"),
-    "flatMap": (OURS, "flat_map(fn)"),
     "flatMapDelayError": (MISSING, _DELAY_ERROR),
-    "flatMapIterable": (OURS, "flat_map(fn)"),
-    "flatMapSequential": (OURS, "flat_map_sequential(fn)"),
     "flatMapSequentialDelayError": (MISSING, _DELAY_ERROR),
-    "from": (OURS, "from_publisher(p)"),
-    "fromIterable": (OURS, "from_iterable(it)"),
-    "generate": (OURS, "generate(state, fn)"),
-    "groupBy": (OURS, "group_by(key)"),
     "groupJoin": (MISSING, "joins by time windows: not built yet"),
-    "handle": (OURS, "handle(fn)"),
     "hasElement": (WORKAROUND, "`any(lambda x: x == value)`"),
     "hasElements": (WORKAROUND, "`any(lambda _: True)`"),
-    "ignoreElements": (OURS, "ignore_elements()"),
     "index": (WORKAROUND, "`Flow.zip(Flow.range_count(0, 2**62), flow)`"),
-    "interval": (OURS, "interval(period)"),
     "join": (MISSING, "joins by time windows: not built yet"),
-    "just": (OURS, "just(*items)"),
-    "last": (OURS, "last_element(default=)"),
-    "limitRate": (OURS, "limit_rate(n)"),
-    "log": (OURS, "log(name)"),
-    "map": (OURS, "map(fn)"),
-    "mapNotNull": (OURS, "map_not_none(fn)"),
-    "materialize": (OURS, "materialize()"),
-    "merge": (OURS, "merge(*ps)"),
     "mergeComparing": (MISSING, "a merge ordered by a comparator: not built yet"),
     "mergeComparingDelayError": (MISSING, _DELAY_ERROR),
     "mergeComparingWith": (MISSING, "a merge ordered by a comparator: not built yet"),
     "mergeDelayError": (MISSING, _DELAY_ERROR),
     "mergePriority": (MISSING, "a merge ordered by a comparator: not built yet"),
     "mergePriorityDelayError": (MISSING, _DELAY_ERROR),
-    "mergeSequential": (OURS, "merge_sequential(*ps)"),
     "mergeSequentialDelayError": (MISSING, _DELAY_ERROR),
-    "mergeWith": (OURS, "merge_with(*ps)"),
-    "never": (OURS, "never()"),
-    "next": (OURS, "first_element(default=)"),
-    "onBackpressureBuffer": (OURS, "on_backpressure_buffer(max)"),
-    "onBackpressureDrop": (OURS, "on_backpressure_drop()"),
-    "onBackpressureError": (OURS, "on_backpressure_buffer(0, overflow='error')"),
-    "onBackpressureLatest": (OURS, "on_backpressure_latest()"),
-    "onErrorComplete": (OURS, "on_error_complete()"),
     "onErrorContinue": (MISSING, "drops the failing element and goes on: against rule 1.7 here"),
     "onErrorMap": (WORKAROUND, "`on_error_resume(lambda e: Flow.error(wrap(e)))`"),
-    "onErrorResume": (OURS, "on_error_resume(fn)"),
-    "onErrorReturn": (OURS, "on_error_return(value)"),
     "onErrorStop": (MISSING, "the companion of onErrorContinue: nothing to stop here"),
-    "or": (OURS, "amb_with(*others)"),
-    "publish": (OURS, "publish()"),
-    "publishOn": (OURS, "observe_on(executor)"),
-    "push": (OURS, "reactive_streams.Emitter(bound)"),
-    "range": (OURS, "range_count(start, count)"),
-    "reduce": (OURS, "reduce(fn)"),
     "reduceWith": (WORKAROUND, "`Flow.defer(lambda: flow.fold(fn, make_initial()))`"),
-    "repeat": (OURS, "repeat(times)"),
-    "repeatWhen": (OURS, "repeat_when(predicate)"),
-    "replay": (OURS, "replay(n)"),
-    "retry": (OURS, "retry(times)"),
-    "retryWhen": (OURS, "retry_when(predicate)"),
-    "sample": (OURS, "sample(dt)"),
-    "sampleFirst": (OURS, "throttle_first(dt)"),
-    "sampleTimeout": (OURS, "debounce(dt)"),
-    "scan": (OURS, "scan(fn, initial)"),
     "scanWith": (WORKAROUND, "`Flow.defer(lambda: flow.scan(fn, make_initial()))`"),
-    "share": (OURS, "share()"),
     "shareNext": (WORKAROUND, "`replay(1).ref_count()`"),
-    "single": (OURS, "single(default=)"),
     "singleOrEmpty": (WORKAROUND, "`single(default)` then `filter`; or `take(2).collect()`"),
-    "skip": (OURS, "skip(n)"),
-    "skipLast": (OURS, "skip_last(n)"),
     "skipUntil": (WORKAROUND, "`skip_while(lambda x: not p(x))`"),
-    "skipUntilOther": (OURS, "skip_until(other)"),
-    "skipWhile": (OURS, "skip_while(p)"),
     "sort": (WORKAROUND, "`collect().concat_map(sorted)`"),
-    "startWith": (OURS, "start_with(*items)"),
-    "subscribeOn": (OURS, "subscribe_on(executor)"),
-    "switchIfEmpty": (OURS, "switch_if_empty(other)"),
-    "switchMap": (OURS, "switch_map(fn)"),
     "switchOnFirst": (MISSING, "the first element chooses the pipeline: not built yet"),
     "switchOnNext": (WORKAROUND, "`switch_map(lambda p: p)`"),
-    "take": (OURS, "take(n)"),
-    "takeLast": (OURS, "take_last(n)"),
     "takeUntil": (
         WORKAROUND,
         "`handle` (emit, then complete at the deciding element)",
     ),
-    "takeUntilOther": (OURS, "take_until(other)"),
-    "takeWhile": (OURS, "take_while(p)"),
     "tap": (
         WORKAROUND,
         "the `do_on_*` operators",
@@ -348,16 +204,8 @@ REACTOR: dict[str, tuple[str, str]] = {
     "then": (WORKAROUND, "`ignore_elements()`"),
     "thenEmpty": (WORKAROUND, "`ignore_elements().concat_with(other)`"),
     "thenMany": (WORKAROUND, "`ignore_elements().concat_with(other)`"),
-    "timed": (OURS, "timestamp()"),
-    "timeout": (OURS, "timeout(dt, fallback)"),
-    "timestamp": (OURS, "timestamp()"),
-    "toIterable": (OURS, "blocking_iter()"),
-    "transform": (OURS, "transform(fn)"),
     "transformDeferred": (WORKAROUND, "`Flow.defer(lambda: fn(flow))`"),
-    "using": (OURS, "using(acquire, make, release)"),
     "usingWhen": (MISSING, "an async resource per subscription: not built yet"),
-    "window": (OURS, "window(n)"),
-    "windowTimeout": (OURS, "window_timeout(n, dt)"),
     "windowUntil": (
         WORKAROUND,
         "`buffer_until(p).map(Flow.from_iterable)` (each window emitted once complete)",
@@ -368,9 +216,6 @@ REACTOR: dict[str, tuple[str, str]] = {
         WORKAROUND,
         "`buffer_while(p).map(Flow.from_iterable)` (each window emitted once complete)",
     ),
-    "withLatestFrom": (OURS, "with_latest_from(*others)"),
-    "zip": (OURS, "zip(*ps)"),
-    "zipWith": (OURS, "zip_with(p)"),
     "zipWithIterable": (WORKAROUND, "`zip_with(Flow.from_iterable(it))`"),
 }
 
@@ -417,6 +262,108 @@ def resolve(text: str) -> object:
     return obj
 
 
+#: a declaration paragraph: ``reactivex: ``a``, ``b``.`` and/or ``Reactor: ``c``.``
+_DECLARED = re.compile(r"(reactivex|Reactor): ((?:``[A-Za-z_]\w*``(?:, )?)+)\.(?: |$)")
+_PEER = re.compile(r"``(\w+)``")
+
+
+def peer_names(doc: str | None) -> list[tuple[str, str]]:
+    """The (library, name) pairs a docstring declares: its paragraphs that begin with
+    ``reactivex:`` or ``Reactor:``; ValueError on such a paragraph that does not parse."""
+    found: list[tuple[str, str]] = []
+    for paragraph in (doc or "").split("\n\n"):
+        text = " ".join(paragraph.split())
+        if not text.startswith(("reactivex: ", "Reactor: ")):
+            continue
+        matches = list(_DECLARED.finditer(text))
+        if "".join(m.group(0) for m in matches).strip() != text:
+            raise ValueError(
+                f"peers paragraph {text!r}: write it as reactivex: ``a``, ``b``. Reactor: ``c``."
+            )
+        for m in matches:
+            found += [(m.group(1), name) for name in _PEER.findall(m.group(2))]
+    return found
+
+
+def _params(fn: object) -> str:
+    """``fn``'s parameters as the table shows them: ``n, skip=None``, ``*ps``; keyword-only
+    options left out."""
+    shown = []
+    for p in inspect.signature(fn).parameters.values():  # type: ignore[arg-type]
+        if p.name == "self" or (p.kind is p.KEYWORD_ONLY and p.default is not p.empty):
+            continue
+        if p.kind is p.VAR_POSITIONAL:
+            shown.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            shown.append(f"**{p.name}")
+        elif p.default is p.empty:
+            shown.append(p.name)
+        elif p.default is None or isinstance(p.default, (bool, int, float, str)):
+            shown.append(f"{p.name}={p.default!r}")
+        else:
+            shown.append(f"{p.name}=")
+    return ", ".join(shown)
+
+
+def _homes() -> list[tuple[str, object, str | None]]:
+    """(our call's name, the callable, the docstring) for every object that may
+    declare peers: the public methods of ``Flow``, ``ConnectableFlow`` and ``flow.aio``'s
+    class, and ``Emitter``."""
+    import reactive_streams
+    from reactive_streams import flow
+
+    homes: list[tuple[str, object, str | None]] = []
+    for prefix, cls in (
+        ("", flow.Flow),
+        ("ConnectableFlow.", flow.ConnectableFlow),
+        ("aio.", flow.AsyncTerminals),
+    ):
+        for name, attr in vars(cls).items():
+            if name.startswith("_"):
+                continue
+            fn = attr.fget if isinstance(attr, property) else getattr(attr, "__func__", attr)
+            if callable(fn):
+                homes.append((f"{prefix}{name}", fn, inspect.getdoc(fn)))
+    emitter = reactive_streams.Emitter
+    homes.append(("reactive_streams.Emitter", emitter.__init__, inspect.getdoc(emitter)))
+    return homes
+
+
+def declarations() -> dict[tuple[str, str], str]:
+    """(library, peer name) -> our call (``map(fn)``), from the docstrings' declarations;
+    ValueError when two operators declare one name."""
+    found: dict[tuple[str, str], str] = {}
+    for call, fn, doc in _homes():
+        here = f"{call}({_params(fn)})"
+        for key in peer_names(doc):
+            if key in found:
+                raise ValueError(f"{key[0]} {key[1]!r} is declared by {found[key]} and by {here}")
+            found[key] = here
+    return found
+
+
+def table(library: str) -> dict[str, tuple[str, str]]:
+    """``library``'s names -> (status, text): what our operators declare (``ours``, the text
+    our call), else the row here."""
+    rows = REACTIVEX if library == "reactivex" else REACTOR
+    merged = dict(rows)
+    for (lib, name), here in declarations().items():
+        if lib == library:
+            merged[name] = (OURS, here)
+    return merged
+
+
+def superseded() -> list[str]:
+    """The rows here for names an operator now declares (they may go)."""
+    declared = declarations()
+    return [
+        f"{lib} {name}"
+        for lib, rows in (("reactivex", REACTIVEX), ("Reactor", REACTOR))
+        for name in sorted(rows)
+        if (lib, name) in declared
+    ]
+
+
 def counts(table: dict[str, tuple[str, str]]) -> dict[str, int]:
     found = {OURS: 0, WORKAROUND: 0, MISSING: 0}
     for status, _ in table.values():
@@ -431,22 +378,23 @@ def _cell(names: Iterable[str]) -> str:
 def render() -> str:
     """The generated part of docs/operators.md: the counts, then one row per answer here
     (an operator of ours, an equivalent, or why it is missing) with the names it answers."""
-    rx, reactor = counts(REACTIVEX), counts(REACTOR)
+    rx_table, reactor_table = table("reactivex"), table("Reactor")
+    rx, reactor = counts(rx_table), counts(reactor_table)
     rows: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
-    for name, key in sorted(REACTIVEX.items()):
+    for name, key in sorted(rx_table.items()):
         rows.setdefault(key, ([], []))[0].append(name)
-    for name, key in sorted(REACTOR.items()):
+    for name, key in sorted(reactor_table.items()):
         rows.setdefault(key, ([], []))[1].append(name)
     order = {OURS: 0, WORKAROUND: 1, MISSING: 2}
     lines = [
         BEGIN,
         "",
-        f"reactivex {_version()}: {len(REACTIVEX)} operators, {rx[OURS]} here, "
+        f"reactivex {_version()}: {len(rx_table)} operators, {rx[OURS]} here, "
         f"{rx[WORKAROUND]} by a one-line equivalent, {rx[MISSING]} missing "
-        f"({rx[OURS] + rx[WORKAROUND]} of {len(REACTIVEX)} covered). Reactor's `Flux`: "
-        f"{len(REACTOR)} operators, {reactor[OURS]} here, {reactor[WORKAROUND]} by a one-line "
-        f"equivalent, {reactor[MISSING]} missing ({reactor[OURS] + reactor[WORKAROUND]} of "
-        f"{len(REACTOR)} covered).",
+        f"({rx[OURS] + rx[WORKAROUND]} of {len(rx_table)} covered). Reactor's `Flux`: "
+        f"{len(reactor_table)} operators, {reactor[OURS]} here, {reactor[WORKAROUND]} by a "
+        f"one-line equivalent, {reactor[MISSING]} missing "
+        f"({reactor[OURS] + reactor[WORKAROUND]} of {len(reactor_table)} covered).",
         "",
         "| here | reactivex | Reactor | status |",
         "|---|---|---|---|",
@@ -493,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     DOC.write_text(new, encoding="utf-8")
+    for row in superseded():
+        print(f"tools/operator_table.py: the row for {row} is superseded by a declaration")
     return 0
 
 

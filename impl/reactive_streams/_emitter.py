@@ -46,6 +46,8 @@ class Emitter(Generic[T]):
     ``emit(x)`` returns True if ``x`` was buffered, False if it was dropped
     (``drop_latest``, or after the subscriber cancelled). Emitting after ``complete``
     or ``error`` raises ``RuntimeError``.
+
+    Reactor: ``create``, ``push``.
     """
 
     def __init__(self, bound: int = 256, *, overflow: str = "error") -> None:

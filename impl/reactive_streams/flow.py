@@ -355,7 +355,9 @@ class Flow(Generic[T]):
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flow[T]:
         """Wrap ``publisher`` (a Flow is returned as is). A publisher that answers the
-        fusion protocol (``__rs_sync__``) fuses."""
+        fusion protocol (``__rs_sync__``) fuses.
+
+        Reactor: ``from``."""
         if isinstance(publisher, Flow):
             return publisher
         return Flow(publisher)
@@ -401,7 +403,9 @@ class Flow(Generic[T]):
         executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[int]:
-        """``count`` consecutive ints from ``start`` (Reactor's and RxJava's ``range``)."""
+        """``count`` consecutive ints from ``start`` (Reactor's and RxJava's ``range``).
+
+        Reactor: ``range``."""
         if type(count) is not int or count < 0:
             raise ValueError(f"range_count: count must be an int >= 0, got {count!r}")
         return Flow.range(start, start + count, executor=executor, batch_size=batch_size)
@@ -414,12 +418,16 @@ class Flow(Generic[T]):
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
         """The elements of ``iterable`` (``iter()`` per subscription); with ``executor``,
-        signals are delivered there, ``batch_size`` elements per task."""
+        signals are delivered there, ``batch_size`` elements per task.
+
+        Reactor: ``fromIterable``."""
         return _flow_of(_sources.from_iterable(iterable, executor=executor, batch_size=batch_size))
 
     @staticmethod
     def just(*items: T, executor: ExecutorLike | None = None) -> Flow[T]:
-        """The given items, then completion."""
+        """The given items, then completion.
+
+        Reactor: ``just``."""
         if executor is not None:
             return _flow_of(_sources.just(*items, executor=executor))
         # the common inner of flat_map: built without __init__ (_flow_of and, for one
@@ -436,7 +444,9 @@ class Flow(Generic[T]):
 
     @staticmethod
     def empty(*, executor: ExecutorLike | None = None) -> Flow[Any]:
-        """Completes at once, without demand."""
+        """Completes at once, without demand.
+
+        Reactor: ``empty``."""
         if executor is not None:
             return Flow(_sources.empty(executor=executor))
         publisher = _sources.empty()
@@ -446,7 +456,9 @@ class Flow(Generic[T]):
 
     @staticmethod
     def error(exc: BaseException, *, executor: ExecutorLike | None = None) -> Flow[Any]:
-        """Fails at once with ``exc``, without demand."""
+        """Fails at once with ``exc``, without demand.
+
+        Reactor: ``error``."""
         if executor is not None:
             return Flow(_sources.error(exc, executor=executor))
         publisher = _sources.error(exc)
@@ -467,7 +479,9 @@ class Flow(Generic[T]):
         executor: ExecutorLike | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Flow[T]:
-        """Elements produced on demand by ``generator(state, sink) -> state``."""
+        """Elements produced on demand by ``generator(state, sink) -> state``.
+
+        Reactor: ``generate``."""
         return _flow_of(
             _sources.generate(initial_state, generator, executor=executor, batch_size=batch_size)
         )
@@ -511,7 +525,9 @@ class Flow(Generic[T]):
     def map(self, fn: Callable[[T], Any]) -> Flow[Any]:
         """``fn(item)`` for each element; ``fn`` raising (or returning None) fails the stream.
         An ``async def`` ``fn`` is awaited, one element at a time, in order (as
-        ``concat_map(fn)``), on the event loop that subscribed."""
+        ``concat_map(fn)``), on the event loop that subscribed.
+
+        reactivex: ``map``. Reactor: ``map``."""
         same = self._terminal_or_none()
         if same is not None:
             return same
@@ -525,7 +541,9 @@ class Flow(Generic[T]):
 
     def filter(self, predicate: Callable[[T], object]) -> Flow[T]:
         """Elements for which ``predicate`` is true (an ``async def`` predicate is awaited,
-        one element at a time, as ``map``'s)."""
+        one element at a time, as ``map``'s).
+
+        reactivex: ``filter``. Reactor: ``filter``."""
         same = self._terminal_or_none()
         if same is not None:
             return same
@@ -541,7 +559,9 @@ class Flow(Generic[T]):
     def map_not_none(self, fn: Callable[[T], R | None]) -> Flow[R]:
         """``fn(item)`` for each element, skipping those for which it returns None
         (Reactor's ``mapNotNull``; reactivex's ``map`` + ``filter``): each skip asks
-        upstream for one more, as ``filter``. Fused like ``map``, as fast as both."""
+        upstream for one more, as ``filter``. Fused like ``map``, as fast as both.
+
+        Reactor: ``mapNotNull``."""
         return self._dropping("map_not_none", fn, fused_map_not_none, _transform.MapNotNone)
 
     def handle(self, fn: Callable[[T, HandleSink[R]], object]) -> Flow[R]:
@@ -549,7 +569,9 @@ class Flow(Generic[T]):
         ``handle``): ``sink.next(value)`` at most once, ``sink.complete()`` to end the
         stream after this element's value, ``sink.error(exc)`` to fail it (upstream is
         cancelled). A call without ``next`` drops the element and asks upstream for one
-        more, as ``filter``. Fused like ``map``."""
+        more, as ``filter``. Fused like ``map``.
+
+        Reactor: ``handle``."""
         return self._dropping("handle", fn, fused_handle, _transform.Handle)
 
     def _dropping(
@@ -572,12 +594,16 @@ class Flow(Generic[T]):
         return self._op(lambda d: hop(d, fn), name)
 
     def scan(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
-        """Running accumulation: emits ``acc = fn(acc, item)`` for every element."""
+        """Running accumulation: emits ``acc = fn(acc, item)`` for every element.
+
+        reactivex: ``scan``. Reactor: ``scan``."""
         return self._op(lambda d: _transform.Scan(d, fn, initial), "scan")
 
     def do_on_next(self, action: Callable[[T], object]) -> Flow[T]:
         """Calls ``action(item)`` for each element before passing it on (an ``async def``
-        action is awaited first, one element at a time, as ``map``'s)."""
+        action is awaited first, one element at a time, as ``map``'s).
+
+        reactivex: ``do``, ``do_action``, ``tap``. Reactor: ``doOnNext``."""
         if _async_stage.is_coroutine_function(action):
             step = _async_stage.passing(cast("Callable[[T], Awaitable[object]]", action))
             return self._awaiting("do_on_next", step)
@@ -588,27 +614,37 @@ class Flow(Generic[T]):
         return self._async_stage(name, fn, lambda m: self._flat_map(m, 1, 32, "concat_map"))
 
     def do_on_request(self, action: Callable[[int], object]) -> Flow[T]:
-        """Calls ``action(n)`` for each downstream ``request(n)``."""
+        """Calls ``action(n)`` for each downstream ``request(n)``.
+
+        Reactor: ``doOnRequest``."""
         return self._op(lambda d: _transform.DoOnRequest(d, action), "do_on_request")
 
     def do_on_cancel(self, action: Callable[[], object]) -> Flow[T]:
-        """Calls ``action()`` when downstream cancels."""
+        """Calls ``action()`` when downstream cancels.
+
+        Reactor: ``doOnCancel``."""
         return self._op(lambda d: _transform.DoOnCancel(d, action), "do_on_cancel")
 
     def take(self, count: int) -> Flow[T]:
-        """The first ``count`` elements (never requests more than ``count`` upstream)."""
+        """The first ``count`` elements (never requests more than ``count`` upstream).
+
+        reactivex: ``take``. Reactor: ``take``."""
         _check_count("take", count)
         return self._op(lambda d: _limit.Take(d, count), "take")
 
     def skip(self, count: int) -> Flow[T]:
-        """All but the first ``count`` elements."""
+        """All but the first ``count`` elements.
+
+        reactivex: ``skip``. Reactor: ``skip``."""
         _check_count("skip", count)
         if count == 0:
             return self
         return self._op(lambda d: _limit.Skip(d, count), "skip")
 
     def take_while(self, predicate: Callable[[T], object]) -> Flow[T]:
-        """Elements while ``predicate`` holds; completes at the first that fails."""
+        """Elements while ``predicate`` holds; completes at the first that fails.
+
+        reactivex: ``take_while``. Reactor: ``takeWhile``."""
         same = self._terminal_or_none()
         if same is not None:
             return same
@@ -626,7 +662,9 @@ class Flow(Generic[T]):
 
         ``fn`` may also return an iterable (its elements), a ``concurrent.futures.Future``
         (its result) or an awaitable (its result, awaited on the event loop that was running
-        where the flow was subscribed, whatever thread calls ``fn``)."""
+        where the flow was subscribed, whatever thread calls ``fn``).
+
+        reactivex: ``flat_map``. Reactor: ``flatMap``, ``flatMapIterable``."""
         return self._async_stage(
             "flat_map",
             fn,
@@ -668,18 +706,24 @@ class Flow(Generic[T]):
         return Flow(_flat_map.FlatMapPublisher(self._source, fn, max_concurrency, prefetch, hop))
 
     def concat_map(self, fn: Callable[[T], Inner[R]], prefetch: int = 32) -> Flow[R]:
-        """Like ``flat_map`` with one inner at a time: order is preserved."""
+        """Like ``flat_map`` with one inner at a time: order is preserved.
+
+        reactivex: ``concat_map``. Reactor: ``concatMap``, ``concatMapIterable``."""
         return self._async_stage(
             "concat_map", fn, lambda m: self._flat_map(m, 1, prefetch, "concat_map"), iterables=True
         )
 
     def merge_with(self, *others: Publisher[T]) -> Flow[T]:
-        """Elements of this flow and ``others``, interleaved as they arrive."""
+        """Elements of this flow and ``others``, interleaved as they arrive.
+
+        reactivex: ``merge``. Reactor: ``mergeWith``."""
         return Flow.merge(self, *others)
 
     @staticmethod
     def merge(*publishers: Publisher[T], prefetch: int = 32) -> Flow[T]:
-        """Elements of every publisher, interleaved as they arrive (all subscribed at once)."""
+        """Elements of every publisher, interleaved as they arrive (all subscribed at once).
+
+        Reactor: ``merge``."""
         if not publishers:
             return Flow.empty()
         return Flow.from_iterable(publishers)._flat_map(
@@ -727,12 +771,16 @@ class Flow(Generic[T]):
 
     @staticmethod
     def zip(*publishers: Publisher[Any], prefetch: int = 128) -> Flow[tuple[Any, ...]]:
-        """Tuples of the n-th elements of every publisher; ends with the shortest."""
+        """Tuples of the n-th elements of every publisher; ends with the shortest.
+
+        Reactor: ``zip``."""
         _check_publishers("Flow.zip", publishers)
         return Flow(_zip.ZipPublisher(publishers, prefetch))
 
     def zip_with(self, other: Publisher[R], prefetch: int = 128) -> Flow[tuple[T, R]]:
-        """Pairs ``(mine, other's)``; ends with the shorter."""
+        """Pairs ``(mine, other's)``; ends with the shorter.
+
+        reactivex: ``zip``. Reactor: ``zipWith``."""
         _check_publishers("Flow.zip_with", (other,))
         return Flow(_zip.ZipPublisher((self._source, other), prefetch))
 
@@ -740,7 +788,9 @@ class Flow(Generic[T]):
     def buffer(self, count: int, skip: int | None = None) -> Flow[list[T]]:
         """Lists of ``count`` elements (the last may be shorter); with ``skip``, a new
         list starts every ``skip`` elements (sliding when ``skip < count``, with gaps
-        when ``skip > count``; the lists open at completion follow, shorter)."""
+        when ``skip > count``; the lists open at completion follow, shorter).
+
+        reactivex: ``buffer_with_count``. Reactor: ``buffer``."""
         _check_positive("buffer", count)
         if skip is not None and skip != count:
             if type(skip) is not int or skip <= 0:
@@ -754,19 +804,27 @@ class Flow(Generic[T]):
 
     def window(self, count: int) -> Flow[Flow[T]]:
         """Flows of ``count`` elements each; a window is emitted once it is full (or
-        at completion), so it holds at most ``count`` elements."""
+        at completion), so it holds at most ``count`` elements.
+
+        reactivex: ``window_with_count``. Reactor: ``window``."""
         return self.buffer(count).map(Flow.from_iterable)
 
     def reduce(self, fn: Callable[[T, T], T]) -> Flow[T]:
-        """One element: ``fn`` folded over every element (none for an empty flow)."""
+        """One element: ``fn`` folded over every element (none for an empty flow).
+
+        reactivex: ``reduce``. Reactor: ``reduce``."""
         return self._op(lambda d: _aggregate.Reduce(d, fn, None, False), "reduce")
 
     def fold(self, fn: Callable[[R, T], R], initial: R) -> Flow[R]:
-        """One element: ``fn`` folded over every element, starting from ``initial``."""
+        """One element: ``fn`` folded over every element, starting from ``initial``.
+
+        Reactor: ``collect``."""
         return self._op(lambda d: _aggregate.Reduce(d, fn, initial, True), "fold")
 
     def collect(self) -> Flow[list[T]]:
-        """One element: the list of every element."""
+        """One element: the list of every element.
+
+        reactivex: ``to_list``. Reactor: ``collectList``."""
 
         def append(acc: list[T], item: T) -> list[T]:
             acc.append(item)
@@ -784,7 +842,9 @@ class Flow(Generic[T]):
         """Request everything upstream; hold up to ``max_size`` undelivered elements.
 
         ``overflow``: ``"error"`` (``BufferOverflowError``), ``"drop_oldest"`` or
-        ``"drop_latest"``; dropped elements go to ``on_drop``."""
+        ``"drop_latest"``; dropped elements go to ``on_drop``.
+
+        Reactor: ``onBackpressureBuffer``, ``onBackpressureError``."""
         _check_positive("on_backpressure_buffer", max_size)
         if overflow not in _backpressure.OVERFLOW_STRATEGIES:
             raise ValueError(
@@ -796,13 +856,17 @@ class Flow(Generic[T]):
         )
 
     def on_backpressure_drop(self, on_drop: Callable[[T], object] | None = None) -> Flow[T]:
-        """Request everything upstream; drop what downstream has not requested."""
+        """Request everything upstream; drop what downstream has not requested.
+
+        Reactor: ``onBackpressureDrop``."""
         return self._op(
             lambda d: _backpressure.OnBackpressureDrop(d, on_drop), "on_backpressure_drop"
         )
 
     def on_backpressure_latest(self) -> Flow[T]:
-        """Request everything upstream; keep only the latest undelivered element."""
+        """Request everything upstream; keep only the latest undelivered element.
+
+        Reactor: ``onBackpressureLatest``."""
         return self._op(lambda d: _backpressure.OnBackpressureLatest(d), "on_backpressure_latest")
 
     # --- time: every timed operator takes ``scheduler`` (an executor with a clock; any
@@ -816,7 +880,9 @@ class Flow(Generic[T]):
         """0, 1, 2... every ``period`` seconds (the first after ``initial_delay``, default
         ``period``). A tick that finds no demand ends the stream with
         ``BufferOverflowError`` naming rule 1.1 (as Reactor's ``interval``); add
-        ``on_backpressure_drop()``/``latest()`` to drop ticks instead."""
+        ``on_backpressure_drop()``/``latest()`` to drop ticks instead.
+
+        Reactor: ``interval``."""
         _timed.check_seconds("interval", period, positive=True)
         first = period if initial_delay is None else initial_delay
         _timed.check_seconds("interval", first)
@@ -837,14 +903,18 @@ class Flow(Generic[T]):
     def delay(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Each element ``dt`` seconds after it arrived, in order; the completion after the
         last element; an error at once (elements still waiting are dropped). Upstream is
-        asked for what downstream asks, so a due element always finds demand."""
+        asked for what downstream asks, so a due element always finds demand.
+
+        reactivex: ``delay``. Reactor: ``delayElements``."""
         _timed.check_seconds("delay", dt)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
         return self._timed(lambda d: _timed.Delay(d, dt, clock()))
 
     def delay_subscription(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Subscribe upstream ``dt`` seconds after the subscriber (which gets
-        ``on_subscribe`` at once; its requests wait and are forwarded in order)."""
+        ``on_subscribe`` at once; its requests wait and are forwarded in order).
+
+        reactivex: ``delay_subscription``. Reactor: ``delaySubscription``."""
         _timed.check_seconds("delay_subscription", dt)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
         source = self._source
@@ -865,7 +935,9 @@ class Flow(Generic[T]):
         """Each element (the first counted from the subscription; with ``first_only``,
         the first alone) must arrive within ``dt`` seconds of the previous one, demand or
         not. On a timeout upstream is cancelled, then ``on_error(TimeoutError)``, or
-        ``fallback`` is subscribed and asked for the outstanding demand."""
+        ``fallback`` is subscribed and asked for the outstanding demand.
+
+        reactivex: ``timeout``. Reactor: ``timeout``."""
         _timed.check_seconds("timeout", dt, positive=True)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
         return self._timed(lambda d: _timed_window.Timeout(d, dt, fallback, clock(), first_only))
@@ -873,7 +945,9 @@ class Flow(Generic[T]):
     def debounce(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes once ``dt`` seconds went by without a newer one (the pending
         one is emitted on completion). Upstream is unbounded; a value due with no demand
-        waits, and a newer due value replaces it (latest)."""
+        waits, and a newer due value replaces it (latest).
+
+        reactivex: ``debounce``, ``throttle_with_timeout``. Reactor: ``sampleTimeout``."""
         _timed.check_seconds("debounce", dt, positive=True)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
         return self._timed(lambda d: _timed_window.Debounce(d, dt, clock()))
@@ -881,7 +955,9 @@ class Flow(Generic[T]):
     def sample(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """Every ``dt`` seconds, the latest element since the previous tick, if any (the
         pending one is emitted on completion). Upstream is unbounded; a sampled value with
-        no demand waits, and a newer one replaces it (latest)."""
+        no demand waits, and a newer one replaces it (latest).
+
+        reactivex: ``sample``. Reactor: ``sample``."""
         _timed.check_seconds("sample", dt, positive=True)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
         return self._timed(lambda d: _timed_window.Sample(d, dt, clock()))
@@ -892,7 +968,9 @@ class Flow(Generic[T]):
 
     def throttle_first(self, dt: float, *, scheduler: ExecutorLike | None = None) -> Flow[T]:
         """An element passes, then the others are dropped for ``dt`` seconds. Upstream is
-        unbounded; an element that finds no demand is dropped and opens no window."""
+        unbounded; an element that finds no demand is dropped and opens no window.
+
+        reactivex: ``throttle_first``. Reactor: ``sampleFirst``."""
         _timed.check_seconds("throttle_first", dt, positive=True)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
         return self._timed(lambda d: _timed_window.ThrottleFirst(d, dt, clock()))
@@ -902,7 +980,9 @@ class Flow(Generic[T]):
     ) -> Flow[list[T]]:
         """Lists of up to ``count`` elements, emitted full or ``dt`` seconds after their
         first element. Upstream is asked for ``count`` per requested list; a list due
-        with no demand waits for it (bounded by what was requested upstream)."""
+        with no demand waits for it (bounded by what was requested upstream).
+
+        reactivex: ``buffer_with_time_or_count``. Reactor: ``bufferTimeout``."""
         _check_positive("buffer_timeout count", count)
         _timed.check_seconds("buffer_timeout", dt, positive=True)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
@@ -915,7 +995,9 @@ class Flow(Generic[T]):
     def observe_on(self, executor: ExecutorLike, prefetch: int = 128) -> Flow[T]:
         """Deliver signals on ``executor`` through a queue of at most ``prefetch`` elements
         (replenished after 75 % are consumed). Over a synchronous source the drain polls
-        the source directly (micro-fusion)."""
+        the source directly (micro-fusion).
+
+        reactivex: ``observe_on``. Reactor: ``publishOn``."""
         if executor is None:
             raise TypeError(
                 "observe_on: executor must be an executor, a concurrent.futures.Executor or "
@@ -926,13 +1008,17 @@ class Flow(Generic[T]):
         return Flow(_observe_on.ObserveOnPublisher(self._source, hop, prefetch, fuse))
 
     def subscribe_on(self, executor: ExecutorLike) -> Flow[T]:
-        """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there)."""
+        """Subscribe, request and cancel on ``executor`` (a synchronous source then emits there).
+
+        reactivex: ``subscribe_on``. Reactor: ``cancelOn``, ``subscribeOn``."""
         # a fusion barrier: SubscribeOnPublisher does not answer ``__rs_sync__``
         return Flow(_subscribe_on.SubscribeOnPublisher(self._source, as_executor(executor)))
 
     def limit_rate(self, prefetch: int) -> Flow[T]:
         """Ask upstream for at most ``prefetch`` at a time (then 75 % batches), whatever the
-        downstream demand; elements wait in a queue of at most ``prefetch``."""
+        downstream demand; elements wait in a queue of at most ``prefetch``.
+
+        Reactor: ``limitRate``."""
         return Flow(_observe_on.ObserveOnPublisher(self._source, None, prefetch))
 
     # ================================================== errors and recovery
@@ -956,7 +1042,9 @@ class Flow(Generic[T]):
         ``first``, then ``first * factor``, ... (at most ``max``) seconds before each
         resubscription, on ``scheduler``'s clock (None: the running loop's when subscribed
         from a coroutine, else the shared pool, ``default_executor()``; a
-        ``ManualExecutor`` waits in virtual time)."""
+        ``ManualExecutor`` waits in virtual time).
+
+        reactivex: ``retry``. Reactor: ``retry``."""
         _args.check_times("retry", "times", times)
         if backoff is not None and not isinstance(backoff, _recover.Backoff):
             raise TypeError(f"retry: backoff must be a Backoff or None, got {backoff!r}")
@@ -971,7 +1059,9 @@ class Flow(Generic[T]):
     def retry_when(self, predicate: Callable[[BaseException, int], object]) -> Flow[T]:
         """Resubscribe after an error while ``predicate(error, attempt)`` is true
         (``attempt`` counts the errors: 1, 2, ...); a raising predicate ends the stream
-        with its error. Demand and rule 3.9 as ``retry``."""
+        with its error. Demand and rule 3.9 as ``retry``.
+
+        Reactor: ``retryWhen``."""
         _args.check_callable("retry_when", "predicate", predicate)
         if _async_stage.is_coroutine_function(predicate):  # its coroutine is always true
             raise TypeError(
@@ -985,13 +1075,17 @@ class Flow(Generic[T]):
 
     def on_error_resume(self, fn: Callable[[BaseException], Publisher[T]]) -> Flow[T]:
         """On an error, continue with the Publisher ``fn(error)``, which gets the demand
-        still outstanding; ``fn`` raising ends the stream with its error."""
+        still outstanding; ``fn`` raising ends the stream with its error.
+
+        reactivex: ``catch``. Reactor: ``onErrorResume``."""
         _args.check_callable("on_error_resume", "fn", fn)
         source = self._source
         return self._switching(lambda d: _recover.OnErrorResume(d, source, fn), "on_error_resume")
 
     def on_error_return(self, value: T) -> Flow[T]:
-        """On an error, emit ``value`` (when demanded) and complete."""
+        """On an error, emit ``value`` (when demanded) and complete.
+
+        Reactor: ``onErrorReturn``."""
         _args.check_element("on_error_return", "value", value)
         source = self._source
         fallback: Publisher[T] = _sources.just(value)
@@ -1004,17 +1098,23 @@ class Flow(Generic[T]):
         )
 
     def on_error_complete(self) -> Flow[T]:
-        """On an error, complete instead (the error is dropped)."""
+        """On an error, complete instead (the error is dropped).
+
+        Reactor: ``onErrorComplete``."""
         return self._op(lambda d: _breadth.OnErrorComplete(d), "on_error_complete")
 
     def concat_with(self, *others: Publisher[T]) -> Flow[T]:
-        """This flow's elements, then each of ``others``' in turn."""
+        """This flow's elements, then each of ``others``' in turn.
+
+        reactivex: ``concat``. Reactor: ``concatWith``."""
         return Flow.concat(self, *others)
 
     @staticmethod
     def concat(*publishers: Publisher[T]) -> Flow[T]:
         """The elements of each publisher in turn, the next subscribed when the previous
-        completes; demand not met by one carries over to the next."""
+        completes; demand not met by one carries over to the next.
+
+        Reactor: ``concat``."""
         for i, publisher in enumerate(publishers):
             _args.check_publisher("concat", f"publishers[{i}]", publisher)
         if not publishers:
@@ -1022,14 +1122,18 @@ class Flow(Generic[T]):
         return Flow(_arbiter.SwitchingPublisher(lambda d: _recover.Concat(d, publishers), "concat"))
 
     def start_with(self, *items: T) -> Flow[T]:
-        """``items`` first, then this flow's elements."""
+        """``items`` first, then this flow's elements.
+
+        reactivex: ``start_with``. Reactor: ``startWith``."""
         for i, item in enumerate(items):
             _args.check_element("start_with", f"items[{i}]", item)
         sources = (_sources.from_iterable(items), self._source)
         return self._switching(lambda d: _recover.StartWith(d, sources), "start_with")
 
     def switch_if_empty(self, other: Publisher[T]) -> Flow[T]:
-        """This flow's elements; if it completes without any, ``other``'s."""
+        """This flow's elements; if it completes without any, ``other``'s.
+
+        Reactor: ``switchIfEmpty``."""
         _args.check_publisher("switch_if_empty", "other", other)
         source = self._source
         return self._switching(
@@ -1037,7 +1141,9 @@ class Flow(Generic[T]):
         )
 
     def default_if_empty(self, value: T) -> Flow[T]:
-        """This flow's elements; if it completes without any, ``value`` (when demanded)."""
+        """This flow's elements; if it completes without any, ``value`` (when demanded).
+
+        reactivex: ``default_if_empty``. Reactor: ``defaultIfEmpty``."""
         _args.check_element("default_if_empty", "value", value)
         source = self._source
         fallback: Publisher[T] = _sources.just(value)
@@ -1048,7 +1154,9 @@ class Flow(Generic[T]):
     @staticmethod
     def defer(factory: Callable[[], Publisher[T]]) -> Flow[T]:
         """A fresh Publisher ``factory()`` per subscriber; ``factory`` raising (or not
-        returning a Publisher) is ``on_subscribe`` then ``on_error`` (rule 1.9)."""
+        returning a Publisher) is ``on_subscribe`` then ``on_error`` (rule 1.9).
+
+        Reactor: ``defer``."""
         _args.check_callable("defer", "factory", factory)
         return Flow(_arbiter.SwitchingPublisher(lambda d: _recover.Defer(d, factory), "defer"))
 
@@ -1074,7 +1182,9 @@ class Flow(Generic[T]):
 
     def pipe(self, *ops: Callable[[Flow[Any]], Publisher[Any]]) -> Flow[Any]:
         """``ops[-1](...ops[1](ops[0](self)))``: a reusable chain of operators, each a
-        function from a Flow to a Publisher (RxPY's ``pipe``), applied now."""
+        function from a Flow to a Publisher (RxPY's ``pipe``), applied now.
+
+        reactivex: ``compose``."""
         flow: Flow[Any] = self
         for position, op in enumerate(ops, 1):
             _args.check_callable("pipe", f"operator {position}", op)
@@ -1086,56 +1196,76 @@ class Flow(Generic[T]):
         return flow
 
     def transform(self, fn: Callable[[Flow[T]], Publisher[R]]) -> Flow[R]:
-        """``fn(self)`` as a Flow: a reusable chain of operators (Reactor's ``transform``)."""
+        """``fn(self)`` as a Flow: a reusable chain of operators (Reactor's ``transform``).
+
+        Reactor: ``transform``."""
         return self.pipe(fn)
 
     def do_on_error(self, action: Callable[[BaseException], object]) -> Flow[T]:
         """Calls ``action(error)`` before passing an error on (if it raises, its error
-        goes on instead, the original as ``__context__``)."""
+        goes on instead, the original as ``__context__``).
+
+        Reactor: ``doOnError``."""
         _args.check_callable("do_on_error", "action", action)
         return self._op(lambda d: _breadth.DoOnError(d, action), "do_on_error")
 
     def do_on_complete(self, action: Callable[[], object]) -> Flow[T]:
-        """Calls ``action()`` before passing the completion on (if it raises: on_error)."""
+        """Calls ``action()`` before passing the completion on (if it raises: on_error).
+
+        Reactor: ``doOnComplete``."""
         _args.check_callable("do_on_complete", "action", action)
         return self._op(lambda d: _breadth.DoOnComplete(d, action), "do_on_complete")
 
     def do_finally(self, action: Callable[[], object]) -> Flow[T]:
         """Calls ``action()`` once, after the terminal signal was passed on or after a
-        cancel; its fault is logged."""
+        cancel; its fault is logged.
+
+        reactivex: ``finally_action``. Reactor: ``doAfterTerminate``, ``doFinally``."""
         _args.check_callable("do_finally", "action", action)
         return self._op(lambda d: _breadth.DoFinally(d, action), "do_finally")
 
     # ============================================================ breadth
     def distinct(self, key: Callable[[T], Hashable] | None = None) -> Flow[T]:
         """Elements whose ``key(item)`` (default: the item) was not seen before; the keys
-        seen are kept until the end of the subscription."""
+        seen are kept until the end of the subscription.
+
+        reactivex: ``distinct``. Reactor: ``distinct``."""
         if key is not None:
             _args.check_callable("distinct", "key", key)
         return self._op(lambda d: _breadth.Distinct(d, key), "distinct")
 
     def distinct_until_changed(self, key: Callable[[T], object] | None = None) -> Flow[T]:
-        """Elements whose ``key(item)`` (default: the item) differs from the previous one's."""
+        """Elements whose ``key(item)`` (default: the item) differs from the previous one's.
+
+        reactivex: ``distinct_until_changed``. Reactor: ``distinctUntilChanged``."""
         if key is not None:
             _args.check_callable("distinct_until_changed", "key", key)
         return self._op(lambda d: _breadth.DistinctUntilChanged(d, key), "distinct_until_changed")
 
     def skip_while(self, predicate: Callable[[T], object]) -> Flow[T]:
-        """Drops elements while ``predicate`` holds, then passes all."""
+        """Drops elements while ``predicate`` holds, then passes all.
+
+        reactivex: ``skip_while``. Reactor: ``skipWhile``."""
         _args.check_callable("skip_while", "predicate", predicate)
         return self._op(lambda d: _breadth.SkipWhile(d, predicate), "skip_while")
 
     def ignore_elements(self) -> Flow[T]:
-        """Only the terminal signal (upstream is asked for everything)."""
+        """Only the terminal signal (upstream is asked for everything).
+
+        reactivex: ``ignore_elements``. Reactor: ``ignoreElements``."""
         return self._op(lambda d: _breadth.IgnoreElements(d), "ignore_elements")
 
     def count(self) -> Flow[int]:
-        """One element: the number of elements, at completion (when demanded)."""
+        """One element: the number of elements, at completion (when demanded).
+
+        reactivex: ``count``. Reactor: ``count``."""
         return self._op(lambda d: _tail.Count(d), "count")
 
     def element_at(self, index: int, default: T = _tail.MISSING) -> Flow[T]:
         """One element: the one at ``index`` (upstream is cancelled there); an earlier
-        end gives ``default``, or ``IndexError`` without one."""
+        end gives ``default``, or ``IndexError`` without one.
+
+        reactivex: ``element_at``, ``element_at_or_default``. Reactor: ``elementAt``."""
         _check_count("element_at", index)
         if default is not _tail.MISSING:
             _args.check_element("element_at", "default", default)
@@ -1143,23 +1273,31 @@ class Flow(Generic[T]):
 
     def all(self, predicate: Callable[[T], object]) -> Flow[bool]:
         """One element: whether ``predicate`` holds for every element (the first failure
-        cancels upstream and decides)."""
+        cancels upstream and decides).
+
+        reactivex: ``all``. Reactor: ``all``."""
         _args.check_callable("all", "predicate", predicate)
         return self._op(lambda d: _tail.All(d, predicate), "all")
 
     def any(self, predicate: Callable[[T], object]) -> Flow[bool]:
         """One element: whether ``predicate`` holds for some element (the first success
-        cancels upstream and decides)."""
+        cancels upstream and decides).
+
+        reactivex: ``some``. Reactor: ``any``."""
         _args.check_callable("any", "predicate", predicate)
         return self._op(lambda d: _tail.Any_(d, predicate), "any")
 
     def take_last(self, count: int) -> Flow[T]:
-        """The last ``count`` elements, after completion (upstream is asked for all)."""
+        """The last ``count`` elements, after completion (upstream is asked for all).
+
+        reactivex: ``take_last``. Reactor: ``takeLast``."""
         _check_count("take_last", count)
         return self._op(lambda d: _tail.TakeLast(d, count), "take_last")
 
     def skip_last(self, count: int) -> Flow[T]:
-        """All but the last ``count`` elements (each is held until ``count`` newer arrive)."""
+        """All but the last ``count`` elements (each is held until ``count`` newer arrive).
+
+        reactivex: ``skip_last``. Reactor: ``skipLast``."""
         _check_count("skip_last", count)
         if count == 0:
             return self
@@ -1175,7 +1313,9 @@ class Flow(Generic[T]):
         """Once every publisher has emitted, each element of any of them emits
         ``combiner(*latest)`` (default: the tuple of the latest elements). Completes when
         all have completed, or when one completes without an element; an error (or
-        ``combiner`` raising) ends it at once. Each source is asked for ``prefetch``."""
+        ``combiner`` raising) ends it at once. Each source is asked for ``prefetch``.
+
+        Reactor: ``combineLatest``."""
         _check_publishers("Flow.combine_latest", publishers)
         if not publishers:
             raise ValueError("combine_latest: publishers must not be empty")
@@ -1185,7 +1325,9 @@ class Flow(Generic[T]):
         return Flow(_combine.CombinePublisher(publishers, combiner, prefetch, None))
 
     def combine_latest_with(self, other: Publisher[R]) -> Flow[tuple[T, R]]:
-        """``Flow.combine_latest(self, other)``: pairs of the latest elements."""
+        """``Flow.combine_latest(self, other)``: pairs of the latest elements.
+
+        reactivex: ``combine_latest``."""
         return Flow.combine_latest(self, other)
 
     def with_latest_from(
@@ -1197,7 +1339,9 @@ class Flow(Generic[T]):
         """Each element combined with the latest element of every one of ``others``:
         ``combiner(mine, *theirs)`` (default: a tuple). An element that comes before
         every other has emitted is dropped; completes with this flow. ``others`` are
-        subscribed first and asked for ``prefetch`` (replenished as they arrive)."""
+        subscribed first and asked for ``prefetch`` (replenished as they arrive).
+
+        reactivex: ``with_latest_from``. Reactor: ``withLatestFrom``."""
         _check_publishers("Flow.with_latest_from", others)
         if not others:
             raise ValueError("with_latest_from: others must not be empty")
@@ -1211,7 +1355,9 @@ class Flow(Generic[T]):
         """Map each element to a Publisher (or iterable, awaitable) and mirror the latest
         only: a new element cancels the current inner. Upstream is unbounded; the inner
         is asked for ``prefetch`` (replenished at 75 %). Completes when upstream and the
-        last inner have completed."""
+        last inner have completed.
+
+        reactivex: ``flat_map_latest``, ``switch_map``. Reactor: ``switchMap``."""
         _args.check_callable("switch_map", "fn", fn)
         _check_positive("switch_map prefetch", prefetch)
         return self._async_stage(
@@ -1227,7 +1373,9 @@ class Flow(Generic[T]):
         at the key's first element. At most ``max_groups`` groups are open at once: a new
         key past it ends the stream and every group with ``ValueError`` naming
         ``max_groups``. Upstream is asked for ``prefetch``, replenished as the groups'
-        subscribers consume, so a group nobody consumes stalls the stream."""
+        subscribers consume, so a group nobody consumes stalls the stream.
+
+        reactivex: ``group_by``. Reactor: ``groupBy``."""
 
         _args.check_callable("group_by", "key", key)
         _check_positive("group_by max_groups", max_groups)
@@ -1243,7 +1391,9 @@ class Flow(Generic[T]):
     ) -> Flow[Flow[T]]:
         """Windows (Flows) of up to ``count`` elements, emitted full or ``dt`` seconds after
         their first element (``buffer_timeout``'s lists as Flows). Upstream is asked for
-        ``count`` per requested window; a window due with no demand waits for it."""
+        ``count`` per requested window; a window due with no demand waits for it.
+
+        reactivex: ``window_with_time_or_count``. Reactor: ``windowTimeout``."""
         _check_positive("window_timeout count", count)
         _timed.check_seconds("window_timeout", dt, positive=True)
         clock = _async_stage.clock(scheduler)  # asked at subscribe
@@ -1264,21 +1414,27 @@ class Flow(Generic[T]):
     ) -> ConnectableFlow[T]:
         """Share one subscription among many subscribers in lockstep, or with ``lead=N``
         each at its own pace, at most ``N`` ahead of the slowest: a ``ConnectableFlow``
-        (see :func:`reactive_streams.multicast.publish`)."""
+        (see :func:`reactive_streams.multicast.publish`).
+
+        reactivex: ``multicast``, ``publish``. Reactor: ``publish``."""
         from .multicast._publish import publish_hub
 
         return ConnectableFlow(publish_hub(self, buffer_size, on_disconnect, lead=lead))
 
     def share(self, buffer_size: int = 256, *, lead: int | None = None) -> RefCountFlow[T]:
         """``publish(buffer_size, lead=lead).ref_count()``: one upstream subscription shared
-        while anyone subscribes (Reactor's and RxPY's ``share``)."""
+        while anyone subscribes (Reactor's and RxPY's ``share``).
+
+        reactivex: ``share``. Reactor: ``share``."""
         return self.publish(buffer_size, lead=lead).ref_count()
 
     def replay(
         self, bound: int | None = None, on_disconnect: OnDisconnect = "error"
     ) -> ConnectableFlow[T]:
         """Share one subscription and replay the last ``bound`` elements (None: all) to late
-        subscribers: a ``ConnectableFlow`` (see :func:`reactive_streams.multicast.replay`)."""
+        subscribers: a ``ConnectableFlow`` (see :func:`reactive_streams.multicast.replay`).
+
+        reactivex: ``replay``. Reactor: ``cache``, ``replay``."""
         from .multicast._replay import replay_hub
 
         return ConnectableFlow(replay_hub(self, bound, on_disconnect))
@@ -1294,13 +1450,17 @@ class Flow(Generic[T]):
         return cast("list[T]", wait_result(self, "list", "to_list", timeout))
 
     def first(self, timeout: float | None = None) -> T:
-        """Block for the first element, then cancel (``LookupError`` if there is none)."""
+        """Block for the first element, then cancel (``LookupError`` if there is none).
+
+        Reactor: ``blockFirst``."""
         from .bridges import wait_result
 
         return cast("T", wait_result(self, "first", "first", timeout))
 
     def last(self, timeout: float | None = None) -> T:
-        """Block until completion and return the last element (``LookupError`` if none)."""
+        """Block until completion and return the last element (``LookupError`` if none).
+
+        Reactor: ``blockLast``."""
         from .bridges import wait_result
 
         return cast("T", wait_result(self, "last", "last", timeout))
@@ -1309,7 +1469,9 @@ class Flow(Generic[T]):
         """A blocking iterator keeping at most ``prefetch`` elements requested ahead.
 
         ``timeout`` bounds each wait for the next element (not the whole loop);
-        breaking out of the loop cancels."""
+        breaking out of the loop cancels.
+
+        reactivex: ``to_iterable``. Reactor: ``toIterable``."""
         from .bridges import to_iterable
 
         return to_iterable(self, prefetch, timeout=timeout)
@@ -1337,7 +1499,9 @@ class Flow(Generic[T]):
     def never() -> Flow[Any]:
         """``on_subscribe``, then nothing: no element, no terminal signal, whatever the
         demand (rule 1.1 allows fewer than requested); a cancel ends it (rule 3.13), an
-        invalid request fails it (rule 3.9)."""
+        invalid request fails it (rule 3.9).
+
+        Reactor: ``never``."""
         return Flow(_never.NeverPublisher())
 
     def repeat(self, times: int | None = None) -> Flow[T]:
@@ -1345,7 +1509,9 @@ class Flow(Generic[T]):
         without end), so ``times + 1`` subscriptions in all, as Reactor's ``repeat(n)``
         (reactivex's ``repeat(n)`` is ``repeat(n - 1)`` here). The new subscription gets
         exactly the demand still outstanding (requested - delivered); an error passes on
-        at once; a rule 3.9 error is never repeated."""
+        at once; a rule 3.9 error is never repeated.
+
+        reactivex: ``repeat``. Reactor: ``repeat``."""
         _args.check_times("repeat", "times", times)
         source = self._source
         return self._switching(lambda d: _repeat.Repeat(d, source, times), "repeat")
@@ -1353,7 +1519,9 @@ class Flow(Generic[T]):
     def repeat_when(self, predicate: Callable[[int], object]) -> Flow[T]:
         """Resubscribe after each completion while ``predicate(completions)`` is true
         (``completions``: 1, 2, ...); a raising predicate ends the stream with its
-        error. Demand and rule 3.9 as ``repeat``."""
+        error. Demand and rule 3.9 as ``repeat``.
+
+        Reactor: ``repeatWhen``."""
         _args.check_callable("repeat_when", "predicate", predicate)
         source = self._source
         return self._switching(lambda d: _repeat.RepeatWhen(d, source, predicate), "repeat_when")
@@ -1363,7 +1531,9 @@ class Flow(Generic[T]):
         stream completes and both are cancelled, rule 3.12); ``other``'s error before
         that fails the stream. ``other`` is subscribed first and asked for one element;
         this flow is asked for ``prefetch``, replenished at 75 %, and its elements wait
-        for demand (rule 1.1)."""
+        for demand (rule 1.1).
+
+        reactivex: ``take_until``. Reactor: ``takeUntilOther``."""
         _args.check_publisher("take_until", "other", other)
         _check_positive("take_until prefetch", prefetch)
         return Flow(_until.UntilPublisher(self._source, other, False, prefetch))
@@ -1371,7 +1541,9 @@ class Flow(Generic[T]):
     def skip_until(self, other: Publisher[Any], prefetch: int = 32) -> Flow[T]:
         """This flow's elements from the moment ``other`` emits an element or completes
         (earlier ones are dropped and replaced upstream); ``other``'s error before that
-        fails the stream. Demand as ``take_until``."""
+        fails the stream. Demand as ``take_until``.
+
+        reactivex: ``skip_until``. Reactor: ``skipUntilOther``."""
         _args.check_publisher("skip_until", "other", other)
         _check_positive("skip_until prefetch", prefetch)
         return Flow(_until.UntilPublisher(self._source, other, True, prefetch))
@@ -1379,14 +1551,18 @@ class Flow(Generic[T]):
     def first_element(self, default: T = _tail.MISSING) -> Flow[T]:
         """One element: the first (upstream is cancelled there, rule 3.12); an empty flow
         gives ``default``, or ``IndexError`` without one (reactivex's ``first`` /
-        ``first_or_default``, Reactor's ``next``). The blocking terminal is ``first()``."""
+        ``first_or_default``, Reactor's ``next``). The blocking terminal is ``first()``.
+
+        reactivex: ``first``, ``first_or_default``. Reactor: ``next``."""
         if default is not _tail.MISSING:
             _args.check_element("first_element", "default", default)
         return self._op(lambda d: _pick.FirstElement(d, default), "first_element")
 
     def last_element(self, default: T = _tail.MISSING) -> Flow[T]:
         """One element: the last, at completion; an empty flow gives ``default``, or
-        ``IndexError`` without one. The blocking terminal is ``last()``."""
+        ``IndexError`` without one. The blocking terminal is ``last()``.
+
+        reactivex: ``last``, ``last_or_default``. Reactor: ``last``."""
         if default is not _tail.MISSING:
             _args.check_element("last_element", "default", default)
         return self._op(lambda d: _pick.LastElement(d, default), "last_element")
@@ -1394,34 +1570,45 @@ class Flow(Generic[T]):
     def single(self, default: T = _tail.MISSING) -> Flow[T]:
         """One element: the only one. A second element fails the stream with
         ``ValueError`` (upstream cancelled, rule 3.12); an empty flow gives ``default``,
-        or ``IndexError`` without one."""
+        or ``IndexError`` without one.
+
+        reactivex: ``single``, ``single_or_default``, ``single_or_default_async``. Reactor:
+        ``single``."""
         if default is not _tail.MISSING:
             _args.check_element("single", "default", default)
         return self._op(lambda d: _pick.Single(d, default), "single")
 
     def min(self, key: Callable[[T], Any] | None = None) -> Flow[T]:
         """One element: the least by ``key`` (the first of equals), at completion; an
-        empty flow completes empty (reactivex fails)."""
+        empty flow completes empty (reactivex fails).
+
+        reactivex: ``min``, ``min_by``."""
         if key is not None:
             _args.check_callable("min", "key", key)
         return self._op(lambda d: _math.Extreme(d, "min", key), "min")
 
     def max(self, key: Callable[[T], Any] | None = None) -> Flow[T]:
         """One element: the greatest by ``key`` (the first of equals), at completion; an
-        empty flow completes empty (reactivex fails)."""
+        empty flow completes empty (reactivex fails).
+
+        reactivex: ``max``, ``max_by``."""
         if key is not None:
             _args.check_callable("max", "key", key)
         return self._op(lambda d: _math.Extreme(d, "max", key), "max")
 
     def sum(self, start: Any = 0) -> Flow[Any]:
         """One element: ``start`` plus every element, at completion (``start`` when
-        empty)."""
+        empty).
+
+        reactivex: ``sum``."""
         _args.check_element("sum", "start", start)
         return self._op(lambda d: _math.Sum(d, start), "sum")
 
     def average(self, key: Callable[[T], Any] | None = None) -> Flow[float]:
         """One element: the mean of ``key(x)`` (of the elements without a key), at
-        completion; an empty flow completes empty (reactivex fails)."""
+        completion; an empty flow completes empty (reactivex fails).
+
+        reactivex: ``average``."""
         if key is not None:
             _args.check_callable("average", "key", key)
         return self._op(lambda d: _math.Average(d, key), "average")
@@ -1430,7 +1617,9 @@ class Flow(Generic[T]):
         self, key: Callable[[T], K], value: Callable[[T], Any] | None = None
     ) -> Flow[dict[K, Any]]:
         """One element: ``{key(x): value(x)}`` (``x`` itself without ``value``) over every
-        element, a later element winning its key; ``{}`` when empty."""
+        element, a later element winning its key; ``{}`` when empty.
+
+        reactivex: ``to_dict``. Reactor: ``collectMap``."""
         _args.check_callable("to_dict", "key", key)
         if value is not None:
             _args.check_callable("to_dict", "value", value)
@@ -1438,26 +1627,34 @@ class Flow(Generic[T]):
 
     def pairwise(self) -> Flow[tuple[T, T]]:
         """``(previous, current)`` for each element after the first; upstream is asked for
-        downstream's demand plus the first element, at subscription."""
+        downstream's demand plus the first element, at subscription.
+
+        reactivex: ``pairwise``."""
         return self._op(lambda d: _pairwise.Pairwise(d), "pairwise")
 
     def timestamp(self, *, scheduler: ExecutorLike | None = None) -> Flow[tuple[float, T]]:
         """``(time, element)``: the time read on ``scheduler``'s clock at the element's
         arrival (None: the running loop's when subscribed from a coroutine, else the
-        shared pool's monotonic clock; a ``ManualExecutor``'s is virtual)."""
+        shared pool's monotonic clock; a ``ManualExecutor``'s is virtual).
+
+        reactivex: ``timestamp``. Reactor: ``timed``, ``timestamp``."""
         clock = _scheduler_clock("timestamp", scheduler)  # asked at subscribe
         return self._op(lambda d: _stamp.Timestamp(d, clock()), "timestamp")
 
     def time_interval(self, *, scheduler: ExecutorLike | None = None) -> Flow[tuple[float, T]]:
         """``(seconds since the previous element, element)`` on ``scheduler``'s clock (as
-        ``timestamp``); the first element's interval counts from the subscription."""
+        ``timestamp``); the first element's interval counts from the subscription.
+
+        reactivex: ``time_interval``. Reactor: ``elapsed``."""
         clock = _scheduler_clock("time_interval", scheduler)  # asked at subscribe
         return self._op(lambda d: _stamp.TimeInterval(d, clock()), "time_interval")
 
     def partition(self, predicate: Callable[[T], object]) -> tuple[Flow[T], Flow[T]]:
         """``(elements where predicate holds, the others)``: two flows, each a ``filter``
         that subscribes this flow on its own (put ``share()`` first to subscribe once;
-        then the two advance together, at the slower one's pace)."""
+        then the two advance together, at the slower one's pace).
+
+        reactivex: ``partition``."""
         _args.check_callable("partition", "predicate", predicate)
         return self.filter(predicate), self.filter(_partition.Not(predicate))
 
@@ -1467,7 +1664,9 @@ class Flow(Generic[T]):
         """Pass everything on, logging each signal and call first (Reactor's ``log()``):
         ``on_subscribe``, ``request(n)``, ``on_next(x)``, ``on_error``, ``on_complete``,
         ``cancel``, each as ``"<name> ..."`` at ``level`` (INFO) on ``logger`` (None: the
-        ``reactive_streams.log`` logger)."""
+        ``reactive_streams.log`` logger).
+
+        Reactor: ``log``."""
         if not isinstance(name, str):
             raise TypeError(f"log: name must be a str, got {name!r}")
         if type(level) is not int:
@@ -1480,7 +1679,9 @@ class Flow(Generic[T]):
     def materialize(self) -> Flow[Notification[T]]:
         """Every signal as an element: ``Notification.next(x)`` per element, then
         ``Notification.completed()`` or ``Notification.failed(error)``, then completion
-        (the last notification waits for demand, rule 1.1)."""
+        (the last notification waits for demand, rule 1.1).
+
+        reactivex: ``materialize``. Reactor: ``materialize``."""
         return (
             self.map(Notification.next)
             .concat_with(Flow.just(Notification.completed()))
@@ -1490,7 +1691,9 @@ class Flow(Generic[T]):
     def dematerialize(self: Flow[Notification[R]]) -> Flow[R]:
         """The signals of a flow of ``Notification``s: a value passes on, an error or
         completion notification ends the stream (upstream cancelled, rule 3.12); an
-        element that is not a ``Notification`` fails it with ``TypeError``."""
+        element that is not a ``Notification`` fails it with ``TypeError``.
+
+        reactivex: ``dematerialize``. Reactor: ``dematerialize``."""
         return self._op(lambda d: _notification.Dematerialize(d), "dematerialize")
 
     @staticmethod
@@ -1498,7 +1701,9 @@ class Flow(Generic[T]):
         """The first publisher to signal (an element, an error or its completion) wins
         and is mirrored; the others are cancelled (rule 3.12). Requests go to every
         publisher until one wins, then to the winner (reactivex's ``amb``, Reactor's
-        ``firstWithSignal``)."""
+        ``firstWithSignal``).
+
+        reactivex: ``amb``. Reactor: ``firstWithSignal``."""
         for i, publisher in enumerate(publishers):
             _args.check_publisher("amb", f"publishers[{i}]", publisher)
         if not publishers:
@@ -1506,7 +1711,9 @@ class Flow(Generic[T]):
         return Flow(_amb.AmbPublisher(publishers))
 
     def amb_with(self, *others: Publisher[T]) -> Flow[T]:
-        """``Flow.amb(self, *others)`` (Reactor's ``or``)."""
+        """``Flow.amb(self, *others)`` (Reactor's ``or``).
+
+        Reactor: ``or``."""
         return Flow.amb(self, *others)
 
     @staticmethod
@@ -1518,7 +1725,9 @@ class Flow(Generic[T]):
         """Per subscriber: ``resource = acquire()``, the elements of ``make(resource)``,
         then ``release(resource)`` once, after the terminal signal or the cancel (its
         fault is logged). A raising ``acquire``/``make`` is ``on_subscribe`` then
-        ``on_error`` (rule 1.9; an acquired resource is released)."""
+        ``on_error`` (rule 1.9; an acquired resource is released).
+
+        Reactor: ``using``."""
         _args.check_callable("using", "acquire", acquire)
         _args.check_callable("using", "make", make)
         _args.check_callable("using", "release", release)
@@ -1531,7 +1740,9 @@ class Flow(Generic[T]):
         """Every publisher subscribed at once, their elements emitted in publisher order:
         the first one's, then the second's (Reactor's ``mergeSequential``). Each is asked
         for ``prefetch`` (replenished at 75 %) while it waits its turn; the first error
-        passes at once and cancels the rest."""
+        passes at once and cancels the rest.
+
+        Reactor: ``mergeSequential``."""
         for i, publisher in enumerate(publishers):
             _args.check_publisher("merge_sequential", f"publishers[{i}]", publisher)
         _check_positive("merge_sequential prefetch", prefetch)
@@ -1542,16 +1753,31 @@ class Flow(Generic[T]):
     def buffer_until(self, predicate: Callable[[T], object]) -> Flow[list[T]]:
         """Lists closed by an element for which ``predicate`` holds (it is the list's
         last); the list open at completion follows (Reactor's ``bufferUntil``). Demand as
-        ``filter``: ``request(n)`` asks ``n``, each element closing no list is replaced."""
+        ``filter``: ``request(n)`` asks ``n``, each element closing no list is replaced.
+
+        Reactor: ``bufferUntil``."""
         _args.check_callable("buffer_until", "predicate", predicate)
         return self._op(lambda d: _cut.BufferUntil(d, predicate), "buffer_until")
 
     def buffer_while(self, predicate: Callable[[T], object]) -> Flow[list[T]]:
         """Lists of consecutive elements for which ``predicate`` holds; an element for
         which it fails closes a non-empty list and is dropped; the list open at completion
-        follows (Reactor's ``bufferWhile``). Demand as ``buffer_until``."""
+        follows (Reactor's ``bufferWhile``). Demand as ``buffer_until``.
+
+        Reactor: ``bufferWhile``."""
         _args.check_callable("buffer_while", "predicate", predicate)
         return self._op(lambda d: _cut.BufferWhile(d, predicate), "buffer_while")
+
+    def buffer_until_changed(self, key: Callable[[T], object] | None = None) -> Flow[list[T]]:
+        """Lists of consecutive elements whose ``key(item)`` (default: the item) is equal;
+        an element of another key closes the list and opens the next; the list open at
+        completion follows. Demand as ``buffer_until``.
+
+        Reactor: ``bufferUntilChanged``."""
+        if key is not None:
+            _args.check_callable("buffer_until_changed", "key", key)
+        fn = _identity if key is None else key
+        return self._op(lambda d: _cut.BufferUntilChanged(d, fn), "buffer_until_changed")
 
     def flat_map_sequential(
         self, fn: Callable[[T], Inner[R]], max_concurrency: int = 256, prefetch: int = 32
@@ -1560,7 +1786,9 @@ class Flow(Generic[T]):
         (up to ``max_concurrency`` inners), and emit the inners' elements in upstream
         order (Reactor's ``flatMapSequential``). Upstream is asked for
         ``max_concurrency``, and one more as each inner was emitted whole; each inner for
-        ``prefetch`` (replenished at 75 %); the first error passes at once."""
+        ``prefetch`` (replenished at 75 %); the first error passes at once.
+
+        Reactor: ``flatMapSequential``."""
         _args.check_callable("flat_map_sequential", "fn", fn)
         _check_positive("flat_map_sequential max_concurrency", max_concurrency)
         _check_positive("flat_map_sequential prefetch", prefetch)
@@ -1610,7 +1838,9 @@ class AsyncTerminals(Generic[T]):
         return cast("T", await await_result(self._flow, "first", "first"))
 
     async def last(self) -> T:
-        """The last element, at completion (``LookupError`` if the flow is empty)."""
+        """The last element, at completion (``LookupError`` if the flow is empty).
+
+        reactivex: ``to_future``."""
         from .bridges import await_result
 
         return cast("T", await await_result(self._flow, "last", "last"))
@@ -1675,7 +1905,9 @@ class ConnectableFlow(Flow[T]):
         return self._hub.connect()
 
     def ref_count(self) -> RefCountFlow[T]:
-        """A Flow that connects on its first subscriber and disconnects after its last."""
+        """A Flow that connects on its first subscriber and disconnects after its last.
+
+        reactivex: ``ref_count``."""
         from .multicast._connectable import _RefCount
 
         return RefCountFlow(_RefCount(self._hub))

@@ -1,5 +1,5 @@
-"""``buffer_until(p)`` and ``buffer_while(p)``: lists cut by a predicate (Reactor's
-``bufferUntil``/``bufferWhile``).
+"""``buffer_until(p)``, ``buffer_while(p)``, ``buffer_until_changed(key)``: lists cut by a
+predicate or a key change (Reactor's ``bufferUntil``/``bufferWhile``/``bufferUntilChanged``).
 
 ``buffer_until``: each element joins the current list; one for which ``p`` holds closes
 it (the element is its last). ``buffer_while``: elements for which ``p`` holds join the
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["BufferUntil", "BufferWhile"]
+__all__ = ["BufferUntil", "BufferUntilChanged", "BufferWhile"]
 
 
 class _Cut(Relay[T, list[T]]):
@@ -101,3 +101,24 @@ class BufferWhile(_Cut[T]):
             return SKIP
         done, self._list = self._list, []
         return done if done else SKIP  # the failing element is dropped
+
+
+class BufferUntilChanged(_Cut[T]):
+    """``buffer_until_changed(key)``: lists of consecutive elements of one key (Reactor's
+    ``bufferUntilChanged``); an element of a new key closes the list and opens the next
+    (so each list but the first is owed to the element that closed the one before)."""
+
+    __slots__ = ("_key",)
+
+    hop = "buffer_until_changed"
+    _key: object  # the open list's key (set with its first element)
+
+    def _cut(self, item: T) -> list[T] | SkipMarker:
+        key = self._predicate(item)  # the key function
+        if not self._list or key == self._key:
+            self._key = key
+            self._list.append(item)
+            return SKIP
+        done, self._list = self._list, [item]
+        self._key = key
+        return done

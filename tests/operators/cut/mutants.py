@@ -1,4 +1,4 @@
-"""Planted bug of operators/_cut.py, killed by the pipeline machine's cells."""
+"""Planted bugs of operators/_cut.py, killed by the pipeline machine's cells."""
 
 from __future__ import annotations
 
@@ -19,5 +19,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
         PIPE,
         "buffer_until or buffer_while",
+    ),
+    Mutant(
+        "until-changed-loses-the-changing-element",
+        "buffer_until_changed closes the list at an element of a new key but does not open "
+        "the next list with it: that element is lost",
+        "value",
+        (
+            Patch(
+                OPS + "_cut.py",
+                "        done, self._list = self._list, [item]\n",
+                "        done, self._list = self._list, []\n",
+            ),
+        ),
+        PIPE,
+        "buffer_until_changed",
     ),
 )

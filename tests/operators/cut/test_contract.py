@@ -1,6 +1,7 @@
-"""``buffer_until(p)`` and ``buffer_while(p)`` (operators/_cut.py): lists cut by a
-predicate, the open list at completion, ``filter``'s demand (1.1: each element closing no
-list replaced), a raising predicate, the cancel (3.12), the argument."""
+"""``buffer_until(p)``, ``buffer_while(p)`` and ``buffer_until_changed(key)``
+(operators/_cut.py): lists cut by a predicate or a change of key, the open list at
+completion, ``filter``'s demand (1.1: each element closing no list replaced), a raising
+predicate or key, the cancel (3.12), the argument."""
 
 from __future__ import annotations
 
@@ -93,3 +94,58 @@ def test_an_error_drops_the_open_list() -> None:
 def test_the_predicate_is_checked_by_name(name: str) -> None:
     with pytest.raises(TypeError, match=f"{name}: predicate must be callable"):
         getattr(Flow.just(1), name)(3)
+
+
+def test_buffer_until_changed_cuts_where_the_key_changes() -> None:
+    lists = Flow.from_iterable([1, 1, 2, 2, 2, 1, 3]).buffer_until_changed().to_list(timeout=5)
+    assert lists == [[1, 1], [2, 2, 2], [1], [3]]
+    words = Flow.from_iterable(["a", "ab", "b", "cd", "ce"]).buffer_until_changed(lambda w: w[0])
+    assert words.to_list(timeout=5) == [["a", "ab"], ["b"], ["cd", "ce"]]
+    assert Flow.empty().buffer_until_changed().to_list(timeout=5) == []
+
+
+def test_spec101_buffer_until_changed_replaces_an_element_of_the_open_list() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flow(pub).buffer_until_changed().subscribe(ts)
+    ts.request(1)
+    assert pub.requested == [1]
+    pub.push(1, 1)
+    assert pub.requested == [1, 1, 1]  # each joined the open list: one more asked
+    pub.push(2)  # closes [1, 1] and opens [2]: owed to the list it closed
+    assert pub.requested == [1, 1, 1]
+    ts.assert_values([1, 1]).assert_no_violations()
+    ts.request(1)
+    pub.push(2)
+    pub.complete()  # the open list, within the demand asked for it
+    ts.assert_values([1, 1], [2, 2]).assert_complete().assert_no_violations()
+
+
+def test_buffer_until_changed_a_raising_key_cancels_upstream_and_fails() -> None:
+    def boom(x: int) -> int:
+        if x == 3:
+            raise ArithmeticError("key")
+        return x
+
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(5)
+    Flow(pub).buffer_until_changed(boom).subscribe(ts)
+    pub.push(1, 2, 3)
+    assert pub.cancelled
+    ts.assert_values([1]).assert_error(ArithmeticError)  # [2] was open: lost
+
+
+def test_spec312_buffer_until_changed_cancel_drops_the_open_list() -> None:
+    pub = PushPublisher()
+    ts: TestSubscriber[Any] = TestSubscriber(5)
+    Flow(pub).buffer_until_changed().subscribe(ts)
+    pub.push(1)
+    ts.cancel()
+    pub.complete()
+    assert pub.cancelled
+    ts.assert_values().assert_no_terminal()
+
+
+def test_buffer_until_changed_key_is_checked_by_name() -> None:
+    with pytest.raises(TypeError, match="buffer_until_changed: key must be callable"):
+        Flow.just(1).buffer_until_changed(3)  # type: ignore[arg-type]

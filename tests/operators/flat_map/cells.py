@@ -159,7 +159,7 @@ def _eager(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Mod
 
 
 CELLS: tuple[Cell, ...] = (
-    Cell("flat_map", _eager),
+    Cell("flat_map", _eager, interleaved=True),
     Cell("concat_map", _eager),
     Cell("merge", _merge),
     Cell("merge_with", _merge),

@@ -57,7 +57,7 @@ def _take_while(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -
 
 
 CELLS: tuple[Cell, ...] = (
-    Cell("take", _take),
+    Cell("take", _take, interleaved=True),
     Cell("skip", _skip),
     Cell("take_while", _take_while),
 )

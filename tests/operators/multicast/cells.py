@@ -46,7 +46,7 @@ def _multicast(
 
 
 CELLS: tuple[Cell, ...] = (
-    Cell("publish", _multicast),
-    Cell("replay", _multicast),
-    Cell("ref_count", _multicast),
+    Cell("publish", _multicast, interleaved=True),
+    Cell("replay", _multicast, interleaved=True),
+    Cell("ref_count", _multicast, interleaved=True),
 )

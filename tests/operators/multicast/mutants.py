@@ -50,7 +50,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "                self._upstream_cancelled = True  # once: a later on_subscribe is kept\n",
             ),
         ),
-        "tests/test_multicast_contract.py",
+        "tests/operators/multicast/test_multicast_contract.py",
         "on_subscribe_after_the_disconnect",
     ),
     Mutant(
@@ -65,7 +65,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "",
             ),
         ),
-        "tests/test_multicast_contract.py",
+        "tests/operators/multicast/test_multicast_contract.py",
         "slips_in",
     ),
     Mutant(
@@ -80,7 +80,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "            if queue:\n",
             ),
         ),
-        "tests/test_multicast_edges.py",
+        "tests/operators/multicast/test_multicast_edges.py",
         "complete",
     ),
     Mutant(
@@ -137,7 +137,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "        self._queue.clear()\n",
             ),
         ),
-        "tests/test_multicast_edges.py",
+        "tests/operators/multicast/test_multicast_edges.py",
     ),
     Mutant(
         "publish-tops-up-early",
@@ -151,7 +151,7 @@ MUTANTS: tuple[Mutant, ...] = (
                 "        self._limit = max(1, buffer_size - (buffer_size >> 2) - 1)",
             ),
         ),
-        "tests/test_multicast_edges.py",
+        "tests/operators/multicast/test_multicast_edges.py",
     ),
     Mutant(
         "multicast-pooled-topup-lost",

@@ -26,6 +26,6 @@ def _observe_on(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -
 
 
 CELLS: tuple[Cell, ...] = (
-    Cell("observe_on", _observe_on),
-    Cell("limit_rate", _limit_rate),
+    Cell("observe_on", _observe_on, interleaved=True),
+    Cell("limit_rate", _limit_rate, interleaved=True),
 )

@@ -132,8 +132,8 @@ def _dropping(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
 
 CELLS: tuple[Cell, ...] = (
-    Cell("map", _map),
-    Cell("filter", _filter),
+    Cell("map", _map, interleaved=True),
+    Cell("filter", _filter, interleaved=True),
     Cell("map_not_none", _dropping),
     Cell("handle", _dropping),
     Cell("scan", _scan),

@@ -49,4 +49,4 @@ def _zip(op: OpSpec, flow: Flow[Any], expect: Expect, machine: Builder) -> Model
     return zipped, Expect(pairs, frozenset(ends), anytime=expect.ends - {COMPLETE})
 
 
-CELLS: tuple[Cell, ...] = (Cell("zip", _zip),)
+CELLS: tuple[Cell, ...] = (Cell("zip", _zip, interleaved=True),)

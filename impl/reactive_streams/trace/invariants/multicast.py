@@ -90,8 +90,9 @@ NO_TWIN: dict[str, str] = {
     "PublishTerminatesProp": "liveness under the connection's fairness; the multicast "
     "machine checks at rest that every subscriber of a finished connection terminated",
     "PublishNoLossInv": "the machine keeps no join position per subscriber (joined[s]); "
-    "tests/test_multicast.py checks publish()'s lockstep delivery on recorded values",
+    "tests/operators/multicast/test_multicast.py checks publish()'s lockstep delivery on "
+    "recorded values",
     "PublishLateSubscriberTerminatedInv": "the machine's disconnect_strategy check covers "
     "the disconnect path only; a late subscriber after completion is a unit test "
-    "(tests/test_multicast.py)",
+    "(tests/operators/multicast/test_multicast.py)",
 }

@@ -4,8 +4,8 @@
 The models are ``CONFIGS`` (spec/models.toml: subscribers 1 and 2, each
 ``on_disconnect`` strategy), each driven through a ``ManualExecutor`` and without an
 executor. Their edges are TLC's, modulo the ghost ``joined`` (``stateful/publish_model.py``
-has the driver and the abstraction). ``tests/multicast_edges.json`` holds walks of driver
-steps that together take every edge reachable without the steps of the mode's ``DESIGN``
+has the driver and the abstraction). ``multicast_edges.json`` beside this file holds walks
+of driver steps that together take every edge reachable without the steps of the mode's ``DESIGN``
 rules, each with a digest of its path; the test runs them (a step that leaves the
 model's graph names the run, the step and the edge), then checks that they take exactly
 those edges, and how many each rule excludes. ``RS_GENERATE_EDGES=1`` regenerates the
@@ -417,7 +417,8 @@ def test_a_departure_names_the_run_the_step_and_the_edge() -> None:
 
 
 def write_runs(data: dict[str, Any]) -> None:
-    """tests/multicast_edges.json: the figures, then one line a run, by model and mode."""
+    """multicast_edges.json (beside this file): the figures, then one line a run, by model
+    and mode."""
     groups = [
         json.dumps(label) + ": [\n" + ",\n".join(json.dumps(r) for r in runs) + "\n]"
         for label, runs in sorted(data["runs"].items())
@@ -431,7 +432,7 @@ def write_runs(data: dict[str, Any]) -> None:
 @pytest.mark.timeout(3600)
 def test_generate_runs(model: Model) -> None:
     """The search (a few minutes a mode): the implementation's graph, then walks covering
-    its edges, written to tests/multicast_edges.json beside the other mode's."""
+    its edges, written to multicast_edges.json beside the other mode's."""
     graph = explore(model)
     h, opened = run([], model)
     walks = ep.walk_cover(graph, node_key(h, h.state()))
