@@ -47,14 +47,26 @@ T = TypeVar("T")
 _sched_hook: Any = None
 
 
-class _Attempt(Generic[T]):
-    """The subscriber of one upstream: forwards its signals to the arbiter, tagged."""
+def _ignore(item: object) -> None:
+    """A former upstream's late element (rule 2.8)."""
 
-    __slots__ = ("_parent", "_subscribed")
+
+class _Attempt(Generic[T]):
+    """The subscriber of one upstream: forwards its signals to the arbiter, tagged.
+
+    ``on_next`` is an attribute, not a method: the attempt's first element goes through
+    ``_first_next`` (the rule 2.8 check, the arbiter's ``_first_element`` hook), which
+    points ``on_next`` at the arbiter's own ``Relay.on_next`` under unbounded demand (one
+    call per element, nothing to count: rule 3.17) or at ``_counted_next`` (the count
+    the next switch takes from the demand); ``Arbiter._ended`` points it at ``_ignore``.
+    Only this upstream's serial signals (rule 1.3) read or move it."""
+
+    __slots__ = ("_parent", "_subscribed", "on_next")
 
     def __init__(self, parent: Arbiter[T]) -> None:
         self._parent = parent
         self._subscribed = False
+        self.on_next: Callable[[T], None] = self._first_next
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
@@ -65,8 +77,22 @@ class _Attempt(Generic[T]):
         self._subscribed = True
         self._parent._attach(self, subscription)
 
-    def on_next(self, item: T) -> None:
-        self._parent._next(self, item)
+    def _first_next(self, item: T) -> None:
+        parent = self._parent
+        if self is not parent._attempt:
+            return  # rule 2.8: a former upstream's late element
+        parent._first_element()
+        if parent._requested == MAX_DEMAND:  # rule 3.17: stays unbounded, nothing to count
+            self.on_next = parent.on_next
+        else:
+            self.on_next = self._counted_next
+            parent._produced += 1
+        parent.on_next(item)
+
+    def _counted_next(self, item: T) -> None:
+        parent = self._parent
+        parent._produced += 1  # taken from the demand at the next switch (rule 3.17)
+        parent.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -135,6 +161,7 @@ class Arbiter(Relay[T, T]):
     def _refused(self, attempt: _Attempt[T], error: Exception) -> None:
         """Rule 1.9 broken: the upstream's ``subscribe`` raised. The stream ends with its
         error, and what it gave the attempt first is cancelled (3.13)."""
+        attempt.on_next = _ignore  # rule 2.8: its late elements
         if attempt is self._attempt:
             self._attempt = None
             self._stop(error)
@@ -170,14 +197,11 @@ class Arbiter(Relay[T, T]):
         if n > 0:
             upstream.request(n)  # exactly the outstanding demand
 
-    def _next(self, attempt: _Attempt[T], item: T) -> None:
-        if attempt is not self._attempt:
-            return  # rule 2.8: a former upstream's late element
-        if self._requested != MAX_DEMAND:
-            self._produced += 1
-        Relay.on_next(self, item)
+    def _first_element(self) -> None:
+        """The current upstream's first element arrived (before it is sent)."""
 
     def _ended(self, attempt: _Attempt[T], error: BaseException | None) -> None:
+        attempt.on_next = _ignore  # rule 2.8: its late elements
         if attempt is not self._attempt:
             return  # rule 2.8
         with self._lock:

@@ -260,9 +260,8 @@ class SwitchIfEmpty(Arbiter[T]):
     def _first(self) -> Publisher[T]:
         return self._source
 
-    def _next(self, attempt: object, item: T) -> None:
+    def _first_element(self) -> None:
         self._fallback = None  # not empty
-        super()._next(attempt, item)  # type: ignore[arg-type]
 
     def _upstream_complete(self) -> None:
         fallback, self._fallback = self._fallback, None
