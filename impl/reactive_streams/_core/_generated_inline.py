@@ -385,6 +385,25 @@ class Pairwise:
         return
 
 
+# reactive_streams.operators._recover.SwitchIfEmpty: SwitchIfEmpty._apply (operators/_recover.py:264-266), then Downstream._send
+class SwitchIfEmpty:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        self._fallback = None
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, item)
+        return
+
+
 # reactive_streams.operators._stamp.TimeInterval: TimeInterval._apply (operators/_stamp.py:52-55), then Downstream._send
 class TimeInterval:
     def on_next(self, item):

@@ -54,19 +54,19 @@ def _ignore(item: object) -> None:
 class _Attempt(Generic[T]):
     """The subscriber of one upstream: forwards its signals to the arbiter, tagged.
 
-    ``on_next`` is an attribute, not a method: the attempt's first element goes through
-    ``_first_next`` (the rule 2.8 check, the arbiter's ``_first_element`` hook), which
-    points ``on_next`` at the arbiter's own ``Relay.on_next`` under unbounded demand (one
-    call per element, nothing to count: rule 3.17) or at ``_counted_next`` (the count
-    the next switch takes from the demand); ``Arbiter._ended`` points it at ``_ignore``.
-    Only this upstream's serial signals (rule 1.3) read or move it."""
+    ``on_next`` is an attribute, not a method. Until the upstream is attached, and under
+    bounded demand, it is ``_checked_next`` (rule 2.8's check, the count the next switch
+    takes from the demand: rule 3.17); attached under unbounded demand it is the
+    arbiter's own ``Relay.on_next`` (one call per element, nothing to count, and the
+    arbiter's ``_out`` is None between upstreams: 2.8); ``Arbiter._ended`` points it at
+    ``_ignore``."""
 
     __slots__ = ("_parent", "_subscribed", "on_next")
 
     def __init__(self, parent: Arbiter[T]) -> None:
         self._parent = parent
         self._subscribed = False
-        self.on_next: Callable[[T], None] = self._first_next
+        self.on_next: Callable[[T], None] = self._checked_next
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
@@ -77,21 +77,12 @@ class _Attempt(Generic[T]):
         self._subscribed = True
         self._parent._attach(self, subscription)
 
-    def _first_next(self, item: T) -> None:
+    def _checked_next(self, item: T) -> None:
         parent = self._parent
         if self is not parent._attempt:
             return  # rule 2.8: a former upstream's late element
-        parent._first_element()
-        if parent._requested == MAX_DEMAND:  # rule 3.17: stays unbounded, nothing to count
-            self.on_next = parent.on_next
-        else:
-            self.on_next = self._counted_next
-            parent._produced += 1
-        parent.on_next(item)
-
-    def _counted_next(self, item: T) -> None:
-        parent = self._parent
-        parent._produced += 1  # taken from the demand at the next switch (rule 3.17)
+        if parent._requested != MAX_DEMAND:
+            parent._produced += 1  # taken from the demand at the next switch (rule 3.17)
         parent.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
@@ -189,6 +180,8 @@ class Arbiter(Relay[T, T]):
                 self._upstream = upstream = SerialSubscription(subscription)  # rule 2.7
                 self._out = self._downstream
                 n = requested
+                if requested == MAX_DEMAND:  # rule 3.17: stays unbounded, nothing to count
+                    attempt.on_next = self.on_next
         if not live:
             subscription.cancel()  # rule 3.12: cancelled (or ended) during the switch
             if attempt is self._attempt and self._bad is not None:
@@ -197,9 +190,6 @@ class Arbiter(Relay[T, T]):
         if n > 0:
             upstream.request(n)  # exactly the outstanding demand
 
-    def _first_element(self) -> None:
-        """The current upstream's first element arrived (before it is sent)."""
-
     def _ended(self, attempt: _Attempt[T], error: BaseException | None) -> None:
         attempt.on_next = _ignore  # rule 2.8: its late elements
         if attempt is not self._attempt:
@@ -207,6 +197,7 @@ class Arbiter(Relay[T, T]):
         with self._lock:
             self._attempt = None
             self._upstream = NOOP  # requests now wait in the demand for the next upstream
+            self._out = None  # rule 2.8: no element passes until the next upstream's attach
         if self._bad is not None or self._pub is not ACTIVE:
             self._finish(error)  # rule 3.9's error wins, never retried
         elif error is None:
