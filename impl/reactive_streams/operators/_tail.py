@@ -81,8 +81,10 @@ class Count(_Tail):
         self._n = 0
 
     def on_next(self, item: Any) -> None:
-        if not self._stopped_upstream():
-            self._n += 1
+        if self._done or self._pub in DONE:  # ``_stopped_upstream``, without its call
+            self._late()  # rule 2.8: the cancel takes effect now
+            return
+        self._n += 1
 
     def _at_end(self) -> None:
         self._queue.append(self._n)
