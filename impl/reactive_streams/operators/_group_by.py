@@ -208,8 +208,12 @@ class _GroupBy(DrainedOperator[Any], Generic[T]):
         except Exception as exc:
             self._fail_all(exc)
             return
+        group = self._groups.get(key)  # an open group: one dict read (atomic), no lock
+        if group is not None:
+            group.push(item)
+            return
         created = False
-        with self._shared:
+        with self._shared:  # a new key: the check and the insert are one step
             group = self._groups.get(key)
             if group is None and not self._gone:
                 if len(self._groups) >= self._max_groups:
