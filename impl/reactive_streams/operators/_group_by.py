@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.attach import Slot
+from .._core.demand import MAX_DEMAND
 from .._core.downstream import ACTIVE, where
 from .._core.subscribing import subscribe_or_fail
 from ._base import deliver_subscribe_then_error
@@ -124,7 +125,8 @@ class _GroupSub(DrainedOperator[T]):
         except Exception as exc:
             self._next_raised(exc)  # rule 2.13: cancelled
         else:
-            self._delivered(1)  # rule 1.1: demand for it was checked above
+            if self._requested != MAX_DEMAND:  # rule 3.17: unbounded stays, nothing to take
+                self._delivered(1)  # rule 1.1: demand for it was checked above
         finally:
             group.parent._consumed(1)
         missed = self._leave(1)
