@@ -33,7 +33,7 @@ class Relay:
         return
 
 
-# reactive_streams.operators._aggregate.Buffer: Buffer._apply (operators/_aggregate.py:45-51), then Downstream._send
+# reactive_streams.operators._aggregate.Buffer: Buffer._apply (operators/_aggregate.py:46-52), then Downstream._send
 class Buffer:
     def on_next(self, item):
         downstream = self._out
@@ -98,6 +98,128 @@ class OnBackpressureError:
         return
 
 
+# reactive_streams.operators._breadth.Distinct: Distinct._apply (operators/_breadth.py:144-157), then Downstream._send
+class Distinct:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        try:
+            k = item if self._key is None else self._key(item)
+            seen = self._seen
+            new = seen is not None and k not in seen
+        except Exception as exc:
+            self._fail(exc)
+            return
+        if new and seen is not None:
+            seen.add(k)
+            if self._tracer is None:
+                try:
+                    downstream.on_next(item)
+                except Exception as exc:
+                    self._next_raised(exc)
+                    return
+                return
+            self._next_traced(downstream, item)
+            return
+        if not self._unbounded:
+            self._upstream.request(1)
+        return
+
+
+# reactive_streams.operators._breadth.DistinctUntilChanged: DistinctUntilChanged._apply (operators/_breadth.py:181-194), then Downstream._send
+class DistinctUntilChanged:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        try:
+            k = item if self._key is None else self._key(item)
+            same = self._has_last and k == self._last
+        except Exception as exc:
+            self._fail(exc)
+            return
+        if same:
+            if not self._unbounded:
+                self._upstream.request(1)
+            return
+        self._last = k
+        self._has_last = True
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, item)
+        return
+
+
+# reactive_streams.operators._breadth.SkipLast: SkipLast._apply (operators/_breadth.py:260-265), then Downstream._send
+class SkipLast:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        held = self._held
+        held.append(item)
+        if len(held) > self._count:
+            sent_value = held.popleft()
+            if self._tracer is None:
+                try:
+                    downstream.on_next(sent_value)
+                except Exception as exc:
+                    self._next_raised(exc)
+                    return
+                return
+            self._next_traced(downstream, sent_value)
+            return
+        return
+
+
+# reactive_streams.operators._breadth.SkipWhile: SkipWhile._apply (operators/_breadth.py:208-222), then Downstream._send
+class SkipWhile:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        predicate = self._predicate
+        if predicate is None:
+            if self._tracer is None:
+                try:
+                    downstream.on_next(item)
+                except Exception as exc:
+                    self._next_raised(exc)
+                    return
+                return
+            self._next_traced(downstream, item)
+            return
+        try:
+            skip = predicate(item)
+        except Exception as exc:
+            self._fail(exc)
+            return
+        if skip:
+            if not self._unbounded:
+                self._upstream.request(1)
+            return
+        self._predicate = None
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, item)
+        return
+
+
 # reactive_streams.operators._cut._Cut: _Cut._apply (operators/_cut.py:56-65), then Downstream._send
 class _Cut:
     def on_next(self, item):
@@ -124,7 +246,7 @@ class _Cut:
         return
 
 
-# reactive_streams.operators._limit.Skip: Skip._apply (operators/_limit.py:78-82), then Downstream._send
+# reactive_streams.operators._limit.Skip: Skip._apply (operators/_limit.py:84-88), then Downstream._send
 class Skip:
     def on_next(self, item):
         downstream = self._out
@@ -145,7 +267,30 @@ class Skip:
         return
 
 
-# reactive_streams.operators._limit.TakeWhile: TakeWhile._apply (operators/_limit.py:96-105), then Downstream._send
+# reactive_streams.operators._limit.Take: Take._apply (operators/_limit.py:52-58), then Downstream._send
+class Take:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        remaining = self._remaining - 1
+        self._remaining = remaining
+        if remaining > 0:
+            if self._tracer is None:
+                try:
+                    downstream.on_next(item)
+                except Exception as exc:
+                    self._next_raised(exc)
+                    return
+                return
+            self._next_traced(downstream, item)
+            return
+        self._last(item, remaining)
+        return
+
+
+# reactive_streams.operators._limit.TakeWhile: TakeWhile._apply (operators/_limit.py:102-111), then Downstream._send
 class TakeWhile:
     def on_next(self, item):
         downstream = self._out
@@ -237,6 +382,25 @@ class Pairwise:
                 return
             return
         self._next_traced(downstream, sent_value)
+        return
+
+
+# reactive_streams.operators._recover.SwitchIfEmpty: SwitchIfEmpty._apply (operators/_recover.py:264-266), then Downstream._send
+class SwitchIfEmpty:
+    def on_next(self, item):
+        downstream = self._out
+        if downstream is None:
+            self._late()
+            return
+        self._fallback = None
+        if self._tracer is None:
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                self._next_raised(exc)
+                return
+            return
+        self._next_traced(downstream, item)
         return
 
 

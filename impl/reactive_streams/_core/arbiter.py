@@ -47,14 +47,26 @@ T = TypeVar("T")
 _sched_hook: Any = None
 
 
-class _Attempt(Generic[T]):
-    """The subscriber of one upstream: forwards its signals to the arbiter, tagged."""
+def _ignore(item: object) -> None:
+    """A former upstream's late element (rule 2.8)."""
 
-    __slots__ = ("_parent", "_subscribed")
+
+class _Attempt(Generic[T]):
+    """The subscriber of one upstream: forwards its signals to the arbiter, tagged.
+
+    ``on_next`` is an attribute, not a method. Until the upstream is attached, and under
+    bounded demand, it is ``_checked_next`` (rule 2.8's check, the count the next switch
+    takes from the demand: rule 3.17); attached under unbounded demand it is the
+    arbiter's own ``Relay.on_next`` (one call per element, nothing to count, and the
+    arbiter's ``_out`` is None between upstreams: 2.8); ``Arbiter._ended`` points it at
+    ``_ignore``."""
+
+    __slots__ = ("_parent", "_subscribed", "on_next")
 
     def __init__(self, parent: Arbiter[T]) -> None:
         self._parent = parent
         self._subscribed = False
+        self.on_next: Callable[[T], None] = self._checked_next
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
@@ -65,8 +77,13 @@ class _Attempt(Generic[T]):
         self._subscribed = True
         self._parent._attach(self, subscription)
 
-    def on_next(self, item: T) -> None:
-        self._parent._next(self, item)
+    def _checked_next(self, item: T) -> None:
+        parent = self._parent
+        if self is not parent._attempt:
+            return  # rule 2.8: a former upstream's late element
+        if parent._requested != MAX_DEMAND:
+            parent._produced += 1  # taken from the demand at the next switch (rule 3.17)
+        parent.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -135,6 +152,7 @@ class Arbiter(Relay[T, T]):
     def _refused(self, attempt: _Attempt[T], error: Exception) -> None:
         """Rule 1.9 broken: the upstream's ``subscribe`` raised. The stream ends with its
         error, and what it gave the attempt first is cancelled (3.13)."""
+        attempt.on_next = _ignore  # rule 2.8: its late elements
         if attempt is self._attempt:
             self._attempt = None
             self._stop(error)
@@ -162,6 +180,8 @@ class Arbiter(Relay[T, T]):
                 self._upstream = upstream = SerialSubscription(subscription)  # rule 2.7
                 self._out = self._downstream
                 n = requested
+                if requested == MAX_DEMAND:  # rule 3.17: stays unbounded, nothing to count
+                    attempt.on_next = self.on_next
         if not live:
             subscription.cancel()  # rule 3.12: cancelled (or ended) during the switch
             if attempt is self._attempt and self._bad is not None:
@@ -170,19 +190,14 @@ class Arbiter(Relay[T, T]):
         if n > 0:
             upstream.request(n)  # exactly the outstanding demand
 
-    def _next(self, attempt: _Attempt[T], item: T) -> None:
-        if attempt is not self._attempt:
-            return  # rule 2.8: a former upstream's late element
-        if self._requested != MAX_DEMAND:
-            self._produced += 1
-        Relay.on_next(self, item)
-
     def _ended(self, attempt: _Attempt[T], error: BaseException | None) -> None:
+        attempt.on_next = _ignore  # rule 2.8: its late elements
         if attempt is not self._attempt:
             return  # rule 2.8
         with self._lock:
             self._attempt = None
             self._upstream = NOOP  # requests now wait in the demand for the next upstream
+            self._out = None  # rule 2.8: no element passes until the next upstream's attach
         if self._bad is not None or self._pub is not ACTIVE:
             self._finish(error)  # rule 3.9's error wins, never retried
         elif error is None:

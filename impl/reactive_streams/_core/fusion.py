@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import islice
+from operator import length_hint
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .demand import add_demand, check_request, take
@@ -310,6 +311,18 @@ class Pull(Generic[T]):
 
     def take(self, n: int) -> tuple[list[T], bool, BaseException | None]:
         it = self._it
+        if n == 1:  # one element (a concat_map's replenish, per inner): no islice, no scan
+            try:
+                item = next(it)
+            except StopIteration:
+                return [], True, None
+            except Exception as raised:
+                return [], True, raised
+            if item is None and self._nulls:
+                return [], True, null_from(it)  # rule 2.13, as the source would signal
+            if self._exact and length_hint(it) == 0:
+                return ([item], *exact_end(it))  # its end, at once (rules 1.4, 1.5)
+            return [item], False, None
         if n > PULL_BATCH:
             n = PULL_BATCH
         items: list[T] = []

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.demand import add_demand
+from .._core.downstream import DONE
 from .._core.relay import SKIP, Relay, SkipMarker
 from ._drained import UnboundedUpstream
 
@@ -81,7 +82,8 @@ class Reduce(UnboundedUpstream[R]):
         self._has_value = has_initial
 
     def on_next(self, item: Any) -> None:
-        if self._stopped_upstream():
+        if self._done or self._pub in DONE:  # ``_stopped_upstream``, without its call
+            self._late()  # rule 2.8: the cancel takes effect now
             return
         if not self._has_value:
             self._acc = item

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.demand import MAX_DEMAND
 from .._core.downstream import ACTIVE
-from .._core.relay import Relay
+from .._core.relay import SKIP, Relay, SkipMarker
+from ._transform import _Dropping
 
 if TYPE_CHECKING:
     from ..api import Subscriber
@@ -128,43 +129,7 @@ class DoFinally(Relay[T, T]):
         self._run()
 
 
-class _Dropping(Relay[T, T]):
-    """A relay that drops some elements: ``_drop()`` replaces one, ``_pass`` sends one."""
-
-    __slots__ = ("_unbounded",)
-
-    def __init__(self, downstream: Subscriber[T]) -> None:
-        super().__init__(downstream)
-        self._unbounded = False
-
-    def _forward(self, n: Any) -> None:
-        if type(n) is int and n >= MAX_DEMAND:
-            self._unbounded = True
-        self._upstream.request(n)
-
-    def _drop(self) -> None:
-        if not self._unbounded:
-            self._upstream.request(1)  # replace the dropped element
-
-    def _keep(self, item: T) -> bool:
-        raise NotImplementedError
-
-    def on_next(self, item: T) -> None:
-        if self._out is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
-        try:
-            keep = self._keep(item)
-        except Exception as exc:
-            self._fail(exc)  # cancel upstream, on_error
-            return
-        if keep:
-            super().on_next(item)
-        else:
-            self._drop()
-
-
-class Distinct(_Dropping[T]):
+class Distinct(_Dropping[T, T]):
     """Elements whose ``key(item)`` was not seen before (the keys are kept until the end)."""
 
     __slots__ = ("_key", "_seen")
@@ -176,13 +141,20 @@ class Distinct(_Dropping[T]):
         self._key = key
         self._seen: set[Hashable] | None = set()
 
-    def _keep(self, item: T) -> bool:
-        k = item if self._key is None else self._key(item)
-        seen = self._seen
-        if seen is None or k in seen:
-            return False
-        seen.add(k)
-        return True
+    def _apply(self, item: T) -> T | SkipMarker:
+        try:
+            k = item if self._key is None else self._key(item)
+            seen = self._seen
+            new = seen is not None and k not in seen
+        except Exception as exc:
+            self._fail(exc)  # cancel upstream, on_error
+            return SKIP
+        if new and seen is not None:
+            seen.add(k)
+            return item
+        if not self._unbounded:
+            self._upstream.request(1)  # replace the dropped element (rule 1.1 stays intact)
+        return SKIP
 
     def _released(self) -> None:
         super()._released()
@@ -193,7 +165,7 @@ class Distinct(_Dropping[T]):
         self._seen = None
 
 
-class DistinctUntilChanged(_Dropping[T]):
+class DistinctUntilChanged(_Dropping[T, T]):
     """Elements whose ``key(item)`` differs from the previous element's."""
 
     __slots__ = ("_has_last", "_key", "_last")
@@ -206,16 +178,23 @@ class DistinctUntilChanged(_Dropping[T]):
         self._last: object = None
         self._has_last = False
 
-    def _keep(self, item: T) -> bool:
-        k = item if self._key is None else self._key(item)
-        if self._has_last and k == self._last:
-            return False
+    def _apply(self, item: T) -> T | SkipMarker:
+        try:
+            k = item if self._key is None else self._key(item)
+            same = self._has_last and k == self._last
+        except Exception as exc:
+            self._fail(exc)  # cancel upstream, on_error
+            return SKIP
+        if same:
+            if not self._unbounded:
+                self._upstream.request(1)  # replace the dropped element (rule 1.1)
+            return SKIP
         self._last = k
         self._has_last = True
-        return True
+        return item
 
 
-class SkipWhile(_Dropping[T]):
+class SkipWhile(_Dropping[T, T]):
     """Drops elements while ``predicate`` holds, then passes every element."""
 
     __slots__ = ("_predicate",)
@@ -226,14 +205,21 @@ class SkipWhile(_Dropping[T]):
         super().__init__(downstream)
         self._predicate: Callable[[T], object] | None = predicate
 
-    def _keep(self, item: T) -> bool:
+    def _apply(self, item: T) -> T | SkipMarker:
         predicate = self._predicate
         if predicate is None:
-            return True
-        if predicate(item):
-            return False
+            return item
+        try:
+            skip = predicate(item)
+        except Exception as exc:
+            self._fail(exc)  # cancel upstream, on_error
+            return SKIP
+        if skip:
+            if not self._unbounded:
+                self._upstream.request(1)  # replace the dropped element (rule 1.1)
+            return SKIP
         self._predicate = None  # from now on every element passes
-        return True
+        return item
 
 
 class IgnoreElements(Relay[T, T]):
@@ -271,14 +257,12 @@ class SkipLast(Relay[T, T]):
     def _opened(self) -> None:
         self._upstream.request(self._count)  # the held ones are ours to ask for
 
-    def on_next(self, item: T) -> None:
-        if self._out is None:
-            self._late()  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> T | SkipMarker:
         held = self._held
         held.append(item)
         if len(held) > self._count:
-            super().on_next(held.popleft())
+            return held.popleft()
+        return SKIP
 
     def _released(self) -> None:
         super()._released()

@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core.attach import Slot
+from .._core.demand import MAX_DEMAND
 from .._core.downstream import ACTIVE, where
 from .._core.subscribing import subscribe_or_fail
 from ._base import deliver_subscribe_then_error
@@ -124,7 +125,8 @@ class _GroupSub(DrainedOperator[T]):
         except Exception as exc:
             self._next_raised(exc)  # rule 2.13: cancelled
         else:
-            self._delivered(1)  # rule 1.1: demand for it was checked above
+            if self._requested != MAX_DEMAND:  # rule 3.17: unbounded stays, nothing to take
+                self._delivered(1)  # rule 1.1: demand for it was checked above
         finally:
             group.parent._consumed(1)
         missed = self._leave(1)
@@ -208,8 +210,12 @@ class _GroupBy(DrainedOperator[Any], Generic[T]):
         except Exception as exc:
             self._fail_all(exc)
             return
+        group = self._groups.get(key)  # an open group: one dict read (atomic), no lock
+        if group is not None:
+            group.push(item)
+            return
         created = False
-        with self._shared:
+        with self._shared:  # a new key: the check and the insert are one step
             group = self._groups.get(key)
             if group is None and not self._gone:
                 if len(self._groups) >= self._max_groups:

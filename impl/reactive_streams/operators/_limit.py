@@ -49,13 +49,19 @@ class Take(Relay[T, T]):
         if grant > 0:
             self._upstream.request(grant)
 
-    def on_next(self, item: T) -> None:
-        if self._out is None:
-            super().on_next(item)  # rule 2.8: ignored; a cancel takes effect now
-            return
+    def _apply(self, item: T) -> T | SkipMarker:
         remaining = self._remaining - 1
         self._remaining = remaining
-        super().on_next(item)  # the pass-through send
+        if remaining > 0:
+            return item
+        self._last(item, remaining)
+        return SKIP
+
+    def _last(self, item: T, remaining: int) -> None:
+        """The ``count``-th element: sent, then upstream cancelled and completion."""
+        downstream = self._out
+        if downstream is not None:
+            self._send(downstream, item)
         if remaining == 0:
             self._complete_early()
 

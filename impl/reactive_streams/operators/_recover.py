@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .._core.arbiter import Arbiter
 from .._core.attach import Slot
 from .._core.downstream import where
+from .._core.relay import SkipMarker
 
 if TYPE_CHECKING:
     from ..api import Publisher, Subscriber
@@ -260,9 +261,9 @@ class SwitchIfEmpty(Arbiter[T]):
     def _first(self) -> Publisher[T]:
         return self._source
 
-    def _next(self, attempt: object, item: T) -> None:
+    def _apply(self, item: T) -> T | SkipMarker:
         self._fallback = None  # not empty
-        super()._next(attempt, item)  # type: ignore[arg-type]
+        return item
 
     def _upstream_complete(self) -> None:
         fallback, self._fallback = self._fallback, None

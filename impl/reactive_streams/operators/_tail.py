@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._core.downstream import DONE
 from ._drained import UnboundedUpstream
 
 if TYPE_CHECKING:
@@ -80,8 +81,10 @@ class Count(_Tail):
         self._n = 0
 
     def on_next(self, item: Any) -> None:
-        if not self._stopped_upstream():
-            self._n += 1
+        if self._done or self._pub in DONE:  # ``_stopped_upstream``, without its call
+            self._late()  # rule 2.8: the cancel takes effect now
+            return
+        self._n += 1
 
     def _at_end(self) -> None:
         self._queue.append(self._n)
@@ -98,19 +101,17 @@ class All(_Tail):
         super().__init__(downstream, self.hop_name)
         self._predicate = predicate
 
-    def _verdict(self, item: Any) -> bool:
-        return not self._predicate(item)  # True: this element decides
-
     def on_next(self, item: Any) -> None:
-        if self._stopped_upstream():
+        if self._done or self._pub in DONE:  # ``_stopped_upstream``, without its call
+            self._late()  # rule 2.8: the cancel takes effect now
             return
         try:
-            decides = self._verdict(item)
+            decides = not self._predicate(item)  # True: this element decides
         except Exception as exc:
             self._fail(exc)  # cancel upstream, on_error
             return
         if decides:
-            self._decide(self.hop_name == "any")
+            self._decide(False)
 
     def _at_end(self) -> None:
         self._queue.append(self.hop_name == "all")
@@ -123,8 +124,17 @@ class Any_(All):
 
     hop_name = "any"
 
-    def _verdict(self, item: Any) -> bool:
-        return bool(self._predicate(item))
+    def on_next(self, item: Any) -> None:
+        if self._done or self._pub in DONE:  # ``_stopped_upstream``, without its call
+            self._late()  # rule 2.8: the cancel takes effect now
+            return
+        try:
+            decides = self._predicate(item)  # truthy: this element decides
+        except Exception as exc:
+            self._fail(exc)  # cancel upstream, on_error
+            return
+        if decides:
+            self._decide(True)
 
 
 class ElementAt(_Tail):
