@@ -124,7 +124,9 @@ kit-load: $(SETUP)
 
 ## kit-operators: the conformance kit's publisher checks on every operator, fusion on and
 ## off, in timed mode as an undeclared third party would run them, and on every timed
-## operator (make test runs the synchronous ones in synchronous mode); slow, not in CI
+## operator; and in synchronous mode with the fusion setting make test leaves out (make
+## test runs each synchronous one in synchronous mode, fusion on for half, off for the
+## other half: tests/operators/test_tck.py's GATE_FUSION); slow, not in CI
 kit-operators: $(SETUP)
 	RS_SLOW=1 $(PY) -m pytest -q -p no:cacheprovider tests/operators/test_tck.py
 
