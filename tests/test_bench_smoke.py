@@ -8,9 +8,12 @@ each run's count) and produced a row with a rate and a peak RSS.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,6 +29,10 @@ def _bench(module: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.skipif(
+    os.environ.get("RS_SLOW") != "1",
+    reason="every workload in a subprocess (8 s): make slow-checks, make bench-smoke",
+)
 def test_bench_smoke_runs_every_workload_and_writes_rows(tmp_path: Path) -> None:
     out = tmp_path / "smoke.json"
     md = tmp_path / "smoke.md"

@@ -5,9 +5,11 @@ not importable): the engine that runs every family's kit factories
 Every operator over a synchronous source is a synchronous publisher: ``make test`` runs
 the kit on each (and on its failed publisher) in synchronous mode (absence decided when
 the calls into the implementation have returned; a signal from a thread that never
-called in fails), fusion on and off. ``make kit-operators`` (``RS_SLOW=1``) runs every
-operator again the way a third party would, undeclared, in timed mode (absence judged by
-quiet windows), and every timed operator; ``make test`` runs the sampled ones of those.
+called in fails), with fusion on or off (``GATE_FUSION``: each setting for half of the
+operators). ``make kit-operators`` (``RS_SLOW=1``) runs the other setting in synchronous
+mode, every operator again the way a third party would, undeclared, in timed mode
+(absence judged by quiet windows), fusion on and off, and every timed operator; ``make
+test`` runs the sampled ones of those.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import os
 
 import pytest
 from stateful.families import KitFactory, collect_kit
+
+from reactive_streams.flow import set_fusion
 
 tck = pytest.importorskip("reactive_streams.tck", exc_type=ImportError)
 
@@ -38,11 +42,34 @@ def _run(factory: KitFactory, synchronous: bool) -> None:
     assert not report.failures(optional=False), report.table()
 
 
-@pytest.mark.parametrize("name", sorted(n for n, f in KIT.items() if f.fusion and not f.timed))
+#: the factories run per fusion setting
+PER_FUSION = sorted(n for n, f in KIT.items() if f.fusion and not f.timed)
+#: the fusion setting ``make test`` runs each in (synchronous mode), alternating over the
+#: sorted names so that both settings are covered; ``make kit-operators`` runs the other
+GATE_FUSION = {name: i % 2 == 0 for i, name in enumerate(PER_FUSION)}
+
+
+@pytest.mark.parametrize("name", PER_FUSION)
 def test_publisher_checks_pass_for_operator(name: str, fusion: bool) -> None:
-    """A synchronous factory, fusion on and off (synchronous mode in ``make test``)."""
+    """A synchronous factory: in ``make test`` in synchronous mode with its
+    ``GATE_FUSION`` setting; in ``make kit-operators`` in timed mode, fusion on and off."""
+    if not SLOW and fusion != GATE_FUSION[name]:
+        pytest.skip("the other fusion setting: make kit-operators")
     factory = KIT[name]
     _run(factory, SYNCHRONOUS and factory.synchronous)
+
+
+@pytest.mark.skipif(not SLOW, reason="the other fusion setting: make kit-operators")
+@pytest.mark.parametrize("name", PER_FUSION)
+def test_publisher_checks_pass_for_operator_in_the_other_fusion_setting(name: str) -> None:
+    """``make kit-operators``: the synchronous mode with the fusion setting that ``make
+    test`` leaves out, so that each factory is checked in both modes with both settings."""
+    factory = KIT[name]
+    previous = set_fusion(not GATE_FUSION[name])
+    try:
+        _run(factory, factory.synchronous)
+    finally:
+        set_fusion(previous)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, f in KIT.items() if not f.fusion and not f.timed))

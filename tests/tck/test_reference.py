@@ -5,6 +5,7 @@ port's table (reference/verdicts.py) with the rule text it proves."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -108,8 +109,24 @@ def compare(report: Report, table: v.Table) -> list[str]:
     return wrong
 
 
+#: ports run by ``make slow-checks`` only (``make test`` runs the other ports)
+SLOW_PORTS = frozenset({"NumberIterablePublisher"})
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("name", sorted(SUBJECTS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.skipif(
+                name in SLOW_PORTS and os.environ.get("RS_SLOW") != "1",
+                reason="the longest port (19 s): make slow-checks",
+            ),
+        )
+        for name in sorted(SUBJECTS)
+    ],
+)
 def test_the_kit_gives_the_jvm_verdicts_on_the_reference_ports(
     name: str, pool: ThreadPoolExecutor
 ) -> None:
