@@ -22,8 +22,9 @@ and its own temporary directory (``TMPDIR``, so pytest's ``tmp_path``, the trace
 checker's TLC ``-metadir`` and ``-Djava.io.tmpdir``; ``SPARK_LOCAL_DIRS``), and every run
 reads the tests from one copy of the tree taken at the start, so edits meanwhile do not
 leak in. Every result is appended to ``build/mutants/results.jsonl`` as it ends (the
-mutant's name, verdict, seconds, reason); ``--resume`` keeps those recorded for today's
-``impl/`` and patches and runs the rest. A run that hangs (pytest-timeout, or the run's
+mutant's name, verdict, seconds, reason); ``--resume`` keeps the kills (and passed
+baselines) recorded for today's ``impl/`` and patches, and runs the rest, survivors and
+timeouts again. A run that hangs (pytest-timeout, or the run's
 own bound) is "timed out", never counted as killed: under load a slow survivor looks the
 same, so each is run once more, alone, after the others; a baseline that fails leaves its
 mutants "not run". The summary counts killed, survived, timed out and not run, and names
@@ -1864,7 +1865,14 @@ def run_all(chosen: list[Mutant], runner: Runner, jobs: int) -> None:
         row = runner.done.get(key)
         return row if row is not None and row.get("source") == source else None
 
-    todo = [m for m in chosen if recorded(m.name, fingerprint(m, m.run)) is None]
+    def kept(mutant: Mutant) -> bool:
+        row = recorded(mutant.name, fingerprint(mutant, mutant.run))
+        return row is not None and row["verdict"] == "killed"
+
+    # a kill is kept; a survivor or a timeout is judged again (its checks may have been
+    # strengthened since), and so is its baseline
+    todo = [m for m in chosen if not kept(m)]
+    again = {m.run for m in todo if m.name in runner.done}
     runs: dict[tuple[str, str, int], list[Mutant]] = {}
     for mutant in todo:
         runs.setdefault(mutant.run, []).append(mutant)
@@ -1872,7 +1880,7 @@ def run_all(chosen: list[Mutant], runner: Runner, jobs: int) -> None:
     baselines: list[tuple[str, str, int]] = []
     for run in sorted(runs):
         row = recorded(_baseline_key(run), fingerprint(None, run))
-        if row is not None and row["verdict"] == "passed":
+        if row is not None and row["verdict"] == "passed" and run not in again:
             ready.extend(runs[run])
         else:
             baselines.append(run)
@@ -1945,7 +1953,7 @@ def main() -> int:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="keep the results file's results for today's source; run only the rest",
+        help="keep the results file's kills for today's source; run the rest",
     )
     parser.add_argument(
         "--results",
