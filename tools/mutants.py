@@ -26,7 +26,8 @@ mutant's name, verdict, seconds, reason); ``--resume`` keeps the kills (and pass
 baselines) recorded for today's ``impl/`` and patches, and runs the rest, survivors and
 timeouts again. A run that hangs (pytest-timeout, or the run's
 own bound) is "timed out", never counted as killed: under load a slow survivor looks the
-same, so each is run once more, alone, after the others; a baseline that fails leaves its
+same, so each is run once more, alone, after the others (so is a run that Hypothesis
+calls flaky: ``FlakyStrategyDefinition``, the machine's draws, not a kill); a baseline that fails leaves its
 mutants "not run". The summary counts killed, survived, timed out and not run, and names
 all but the killed.
 
@@ -1650,6 +1651,7 @@ def check_all(chosen: list[Mutant]) -> None:
 _RULE = re.compile(r"(rule \d\.\d+[^\n]{0,90})")
 _ASSERTION = re.compile(r"AssertionError: ([^\n]+)")
 _HUNG = "Failed: Timeout >"  # pytest-timeout's verdict on a test that outlived --timeout
+_FLAKY = "hypothesis.errors.FlakyStrategyDefinition"
 
 #: the results file ``--resume`` continues from: one JSON object a line, a baseline or a mutant
 RESULTS = ROOT / "build" / "mutants" / "results.jsonl"
@@ -1739,13 +1741,15 @@ def reason(output: str) -> str:
 
 
 def verdict(code: int, output: str) -> tuple[str, str]:
-    """``(verdict, why)`` of one mutant's run: ``killed``, ``survived`` or ``timed out``.
+    """``(verdict, why)`` of one run: ``killed``, ``survived``, ``timed out`` or ``flaky``.
 
     A failing check kills; so does a process the mutant crashed (a signal; the baseline
     ran clean). A run that hangs (pytest-timeout fails the test, or the whole run outlives
     its bound) is ``timed out``, not killed: under load a slow survivor looks the same."""
     if code == -1 or _HUNG in output:
         return "timed out", "timed out"
+    if _FLAKY in output:  # the machine's draws, not the mutant's behaviour, failed
+        return "flaky", "FlakyStrategyDefinition (the machine drew differently on replay)"
     if code < -1:
         return "killed", f"the machine's process died ({signal.Signals(-code).name})"
     if code == 1 and "failed" in output:
@@ -1901,7 +1905,7 @@ def run_all(chosen: list[Mutant], runner: Runner, jobs: int) -> None:
     # a timeout under load may hide a survivor or a kill: run each once more, alone
     for mutant in chosen:
         row = runner.done.get(mutant.name, {})
-        if row.get("verdict") == "timed out" and not row.get("alone"):
+        if row.get("verdict") in ("timed out", "flaky") and not row.get("alone"):
             runner.mutant(mutant, alone=True)
 
 
@@ -1912,7 +1916,13 @@ def summary(
     print()
     print("| mutant | bug class | rule | result | caught by | seconds |")
     print("|---|---|---|---|---|---|")
-    by: dict[str, list[str]] = {"killed": [], "survived": [], "timed out": [], "not run": []}
+    by: dict[str, list[str]] = {
+        "killed": [],
+        "survived": [],
+        "timed out": [],
+        "flaky": [],
+        "not run": [],
+    }
     for mutant in chosen:
         row = done.get(mutant.name)
         if row is None:  # its baseline failed: nothing to judge it by
@@ -1928,10 +1938,11 @@ def summary(
         )
     print(
         f"\n{len(chosen)} mutants: {len(by['killed'])} killed, {len(by['survived'])} survived, "
-        f"{len(by['timed out'])} timed out, {len(by['not run'])} not run "
+        f"{len(by['timed out'])} timed out, {len(by['flaky'])} flaky, "
+        f"{len(by['not run'])} not run "
         f"({seconds:.0f} s in this run, -j {jobs})"
     )
-    for result in ("survived", "timed out", "not run"):
+    for result in ("survived", "timed out", "flaky", "not run"):
         if by[result]:
             print(f"{result}: {', '.join(by[result])}")
     return 0 if len(by["killed"]) == len(chosen) else 1
