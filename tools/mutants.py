@@ -35,6 +35,7 @@ Usage:
     python tools/mutants.py            # all mutants, then the kill table
     python tools/mutants.py -k wrap    # mutants whose name contains "wrap"
     python tools/mutants.py -j 2 --resume   # two at once; continue an interrupted run
+    python tools/mutants.py --summary  # the results file's table and counts, nothing run
     python tools/mutants.py --set operators --check   # only: does every patch apply
 """
 
@@ -1925,9 +1926,10 @@ def summary(
     }
     for mutant in chosen:
         row = done.get(mutant.name)
-        if row is None:  # its baseline failed: nothing to judge it by
+        if row is None:  # its baseline failed, or the run stopped before it
             base = done.get(_baseline_key(mutant.run), {})
-            by["not run"].append(f"{mutant.name} (baseline {base.get('verdict', 'not run')})")
+            why = f" (baseline {base['verdict']})" if base.get("verdict") == "failed" else ""
+            by["not run"].append(mutant.name + why)
             continue
         result = str(row["verdict"])
         by[result].append(mutant.name)
@@ -1939,11 +1941,11 @@ def summary(
     print(
         f"\n{len(chosen)} mutants: {len(by['killed'])} killed, {len(by['survived'])} survived, "
         f"{len(by['timed out'])} timed out, {len(by['flaky'])} flaky, "
-        f"{len(by['not run'])} not run "
-        f"({seconds:.0f} s in this run, -j {jobs})"
+        f"{len(by['not run'])} not run"
+        + (f" ({seconds:.0f} s in this run, -j {jobs})" if seconds else "")
     )
     for result in ("survived", "timed out", "flaky", "not run"):
-        if by[result]:
+        if by[result] and (result != "not run" or len(by[result]) <= 20):
             print(f"{result}: {', '.join(by[result])}")
     return 0 if len(by["killed"]) == len(chosen) else 1
 
@@ -1972,6 +1974,11 @@ def main() -> int:
         default=RESULTS,
         help=f"results file (default {RESULTS.relative_to(ROOT)})",
     )
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="only print the results file's table and counts (an interrupted run's too)",
+    )
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error(f"-j/--jobs must be at least 1, got {args.jobs}")
@@ -1993,6 +2000,8 @@ def main() -> int:
             print(text, file=sys.stderr)
         print(f"{len(chosen) - len(stale)} of {len(chosen)} mutants apply")
         return 1 if stale else 0
+    if args.summary:
+        return summary(chosen, load(args.results), 0.0, args.jobs)
     check_all(chosen)  # a stale patch stops the run before anything runs
     args.results.parent.mkdir(parents=True, exist_ok=True)
     if not args.resume:
