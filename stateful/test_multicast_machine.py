@@ -92,8 +92,9 @@ class MulticastMachine(RuleBasedStateMachine):
         strategy=st.sampled_from(["error", "complete", "none"]),
         lead=st.sampled_from([None, 1, 2, 3]),
         early=st.sampled_from([0, 2, 3]),
+        fast=st.sampled_from([0, 4]),
     )
-    def setup(self, strategy: OnDisconnect, lead: int | None, early: int) -> None:
+    def setup(self, strategy: OnDisconnect, lead: int | None, early: int, fast: int) -> None:
         self.strategy = strategy
         self.lead = lead
         if lead is None:
@@ -107,6 +108,8 @@ class MulticastMachine(RuleBasedStateMachine):
                 self.arrive()
             self.connect()
             self.manual.run_all(10_000)
+            if fast:  # the first runs ahead of the others: the lead is what holds it
+                self.children[0].ts.request(fast)
 
     # ------------------------------------------------------------ helpers
     def _flow(self) -> ConnectableFlow[int]:
@@ -204,6 +207,24 @@ class MulticastMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def run_task(self, data: st.DataObject) -> None:
         self.manual.run(data.draw(st.integers(0, len(self.manual) - 1), label="task"))
+
+    @rule()
+    def flow_to_rest(self) -> None:
+        """The source sends all it owes and the executor runs, until neither moves."""
+        while True:
+            tasks = len(self.manual)
+            self.manual.run_all(10_000)
+            if not self._owed():
+                break
+            self.emit()
+            self.check_each()  # the invariants after every element, not only at the end
+            if tasks == 0 and not self._owed() and len(self.manual) == 0:
+                break
+        self.leave_releases_pressure()
+
+    def check_each(self) -> None:
+        self.delivered_leq_requested()
+        self.lead_bounds()
 
     @rule()
     def quiesce(self) -> None:
