@@ -222,6 +222,12 @@ class MulticastMachine(RuleBasedStateMachine):
                 break
         self.leave_releases_pressure()
 
+    @rule(i=st.integers(0, MAX_SUBSCRIBERS - 1), n=st.sampled_from([1, 2]))
+    def step(self, i: int, n: int) -> None:
+        """One subscriber asks a little more, and all flows to rest (a slow one's pace)."""
+        self.request(i, n)
+        self.flow_to_rest()
+
     def check_each(self) -> None:
         self.delivered_leq_requested()
         self.lead_bounds()
