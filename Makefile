@@ -55,10 +55,11 @@ crosshair: $(SETUP)
 	timeout 600 $(VENV)/bin/crosshair check --analysis_kind=PEP316 --per_condition_timeout=5 \
 		impl/reactive_streams/_core/demand.py impl/reactive_streams/trace/transitions.py
 
-## mutants: plant known bugs in a copy of impl/; the state machines must kill each (slow,
-## run at low priority: about 15 min on 2 idle cores)
+## mutants: plant known bugs in a copy of impl/; the machine each names must kill it (JOBS at
+## once, low priority; results in build/mutants/results.jsonl, RESUME=1 continues a run;
+## the full set took 78 min with -j 2 on 2 cores shared with other jobs)
 mutants: $(SETUP)
-	nice -n 10 $(PY) tools/mutants.py
+	nice -n 10 $(PY) tools/mutants.py -j $(JOBS) $(if $(RESUME),--resume)
 
 ## mutation: mutmut 3 over the core, operators, multicast, the Spark sink and the kit's
 ## probes, each module against its own tests and machines (profile "mutation"); prints the

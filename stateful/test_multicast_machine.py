@@ -49,6 +49,7 @@ class Upstream:
     sent: int = 0
     cancelled: bool = False
     ended: bool = False
+    first: int = 1  # the value of its first element (the source counts on across runs)
 
     def request(self, n: int) -> None:
         assert n > 0, f"rule 3.9 broken by the connection: request({n})"
@@ -90,8 +91,10 @@ class MulticastMachine(RuleBasedStateMachine):
     @initialize(
         strategy=st.sampled_from(["error", "complete", "none"]),
         lead=st.sampled_from([None, 1, 2, 3]),
+        early=st.sampled_from([0, 2, 3]),
+        fast=st.sampled_from([0, 4]),
     )
-    def setup(self, strategy: OnDisconnect, lead: int | None) -> None:
+    def setup(self, strategy: OnDisconnect, lead: int | None, early: int, fast: int) -> None:
         self.strategy = strategy
         self.lead = lead
         if lead is None:
@@ -100,6 +103,13 @@ class MulticastMachine(RuleBasedStateMachine):
             self.flow = publish(
                 self.source, on_disconnect=strategy, executor=self.manual, batch_size=2, lead=lead
             )
+        if early:  # subscribers from the start, connected: the steps go to their paces
+            for _ in range(early):
+                self.arrive()
+            self.connect()
+            self.manual.run_all(10_000)
+            if fast:  # the first runs ahead of the others: the lead is what holds it
+                self.children[0].ts.request(fast)
 
     # ------------------------------------------------------------ helpers
     def _flow(self) -> ConnectableFlow[int]:
@@ -151,10 +161,16 @@ class MulticastMachine(RuleBasedStateMachine):
             return None
         return link
 
+    def _owed(self) -> bool:
+        """The source may emit: its live link was asked for more than it sent."""
+        link = self._live_link()
+        return link is not None and link.sent < link.requested and self.next_item < MAX_ELEMENTS
+
+    @precondition(lambda self: self._owed())  # drawn only when it sends: elements flow
     @rule()
     def emit(self) -> None:
         link = self._live_link()
-        if link is not None and link.sent < link.requested and self.next_item < MAX_ELEMENTS:
+        if link is not None and self._owed():
             link.sent += 1
             self.next_item += 1
             link.subscriber.on_next(self.next_item)
@@ -177,6 +193,7 @@ class MulticastMachine(RuleBasedStateMachine):
         assert isinstance(conn, PublishConnection | LeadConnection)
         if len(self.source.links) > before:  # a new run subscribed to the source
             self.upstream[id(conn)] = self.source.links[-1]
+            self.source.links[-1].first = self.next_item + 1
             self.conns.append(conn)
 
     @rule()
@@ -190,6 +207,30 @@ class MulticastMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def run_task(self, data: st.DataObject) -> None:
         self.manual.run(data.draw(st.integers(0, len(self.manual) - 1), label="task"))
+
+    @rule()
+    def flow_to_rest(self) -> None:
+        """The source sends all it owes and the executor runs, until neither moves."""
+        while True:
+            tasks = len(self.manual)
+            self.manual.run_all(10_000)
+            if not self._owed():
+                break
+            self.emit()
+            self.check_each()  # the invariants after every element, not only at the end
+            if tasks == 0 and not self._owed() and len(self.manual) == 0:
+                break
+        self.leave_releases_pressure()
+
+    @rule(i=st.integers(0, MAX_SUBSCRIBERS - 1), n=st.sampled_from([1, 2]))
+    def step(self, i: int, n: int) -> None:
+        """One subscriber asks a little more, and all flows to rest (a slow one's pace)."""
+        self.request(i, n)
+        self.flow_to_rest()
+
+    def check_each(self) -> None:
+        self.delivered_leq_requested()
+        self.lead_bounds()
 
     @rule()
     def quiesce(self) -> None:
@@ -251,6 +292,10 @@ class MulticastMachine(RuleBasedStateMachine):
         for child in self.children:
             values = child.ts.values
             assert not values or twin.lead_in_order_inv(values, values[0]), values
+            assert isinstance(child.conn, LeadConnection)
+            link, cursor = self._link(child.conn), child.conn.cursor_of(child.ts)
+            if values and link is not None and cursor is not None:  # its slot, not a reused one
+                assert values[-1] == link.first + cursor - 1, (values, cursor, link.first)
 
     def lead_delivers(self) -> None:
         """At rest: a subscriber with demand, within ``lead - max(1, lead // 2)`` of the slowest,

@@ -17,15 +17,33 @@ The mutants come from three places: this file (the core's, and those that span a
 ``tests/operators/<family>/mutants.py`` (``planted.collect``); a name used twice stops
 the script.
 
+Runs side by side (``-j N``): each mutant and each baseline gets its own copy of ``impl/``
+and its own temporary directory (``TMPDIR``, so pytest's ``tmp_path``, the trace
+checker's TLC ``-metadir`` and ``-Djava.io.tmpdir``; ``SPARK_LOCAL_DIRS``), and every run
+reads the tests from one copy of the tree taken at the start, so edits meanwhile do not
+leak in. Every result is appended to ``build/mutants/results.jsonl`` as it ends (the
+mutant's name, verdict, seconds, reason); ``--resume`` keeps the kills (and passed
+baselines) recorded for today's ``impl/`` and patches, and runs the rest, survivors and
+timeouts again. A run that hangs (pytest-timeout, or the run's
+own bound) is "timed out", never counted as killed: under load a slow survivor looks the
+same, so each is run once more, alone, after the others (so is a run that Hypothesis
+calls flaky: ``FlakyStrategyDefinition``, the machine's draws, not a kill); a baseline that fails leaves its
+mutants "not run". The summary counts killed, survived, timed out and not run, and names
+all but the killed.
+
 Usage:
     python tools/mutants.py            # all mutants, then the kill table
     python tools/mutants.py -k wrap    # mutants whose name contains "wrap"
+    python tools/mutants.py -j 2 --resume   # two at once; continue an interrupted run
+    python tools/mutants.py --summary  # the results file's table and counts, nothing run
     python tools/mutants.py --set operators --check   # only: does every patch apply
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -33,8 +51,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1631,16 +1651,40 @@ def check_all(chosen: list[Mutant]) -> None:
 
 _RULE = re.compile(r"(rule \d\.\d+[^\n]{0,90})")
 _ASSERTION = re.compile(r"AssertionError: ([^\n]+)")
+_HUNG = "Failed: Timeout >"  # pytest-timeout's verdict on a test that outlived --timeout
+_FLAKY = "hypothesis.errors.FlakyStrategyDefinition"
+
+#: the results file ``--resume`` continues from: one JSON object a line, a baseline or a mutant
+RESULTS = ROOT / "build" / "mutants" / "results.jsonl"
+#: what the copy of the tree leaves out (never read by a run, or rebuilt by it)
+_SKIP = shutil.ignore_patterns(
+    ".git", "build", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"
+)
 
 
 def run_machine(
-    impl: Path, timeout: float, machine: str = MACHINE, select: str = "", examples: int = 0
+    impl: Path,
+    timeout: float,
+    machine: str = MACHINE,
+    select: str = "",
+    examples: int = 0,
+    *,
+    tree: Path = ROOT,
+    tmp: Path | None = None,
 ) -> tuple[int, str, float]:
+    """Run ``machine`` (in ``tree``) against the package in ``impl``: exit code, output, seconds.
+
+    ``tmp`` is the run's own temporary directory: ``TMPDIR`` (pytest's ``tmp_path``, the
+    trace checker's TLC ``-metadir`` and ``-Djava.io.tmpdir``, Spark's log4j file) and
+    ``SPARK_LOCAL_DIRS`` point there, so runs side by side share no scratch file."""
     env = dict(os.environ, PYTHONPATH=str(impl), HYPOTHESIS_PROFILE="mutants")
     env.pop("RS_TRACE_DIR", None)
     env.pop("RS_PIPELINE_EXAMPLES", None)
     if examples:
         env["RS_PIPELINE_EXAMPLES"] = str(examples)
+    if tmp is not None:
+        tmp.mkdir(parents=True, exist_ok=True)
+        env.update(TMPDIR=str(tmp), SPARK_LOCAL_DIRS=str(tmp))
     probe = subprocess.run(
         [sys.executable, "-c", "import reactive_streams; print(reactive_streams.__file__)"],
         env=env,
@@ -1668,7 +1712,7 @@ def run_machine(
                 *(["-k", select] if select else []),
                 machine,
             ],
-            cwd=ROOT,
+            cwd=tree,
             env=env,
             capture_output=True,
             text=True,
@@ -1697,6 +1741,215 @@ def reason(output: str) -> str:
     return found.group(1).strip()[:100] if found else "(no rule named)"
 
 
+def verdict(code: int, output: str) -> tuple[str, str]:
+    """``(verdict, why)`` of one run: ``killed``, ``survived``, ``timed out`` or ``flaky``.
+
+    A failing check kills; so does a process the mutant crashed (a signal; the baseline
+    ran clean). A run that hangs (pytest-timeout fails the test, or the whole run outlives
+    its bound) is ``timed out``, not killed: under load a slow survivor looks the same."""
+    if code == -1 or _HUNG in output:
+        return "timed out", "timed out"
+    if _FLAKY in output:  # the machine's draws, not the mutant's behaviour, failed
+        return "flaky", "FlakyStrategyDefinition (the machine drew differently on replay)"
+    if code < -1:
+        return "killed", f"the machine's process died ({signal.Signals(-code).name})"
+    if code == 1 and "failed" in output:
+        return "killed", reason(output)
+    return "survived", f"exit {code}"
+
+
+def fingerprint(mutant: Mutant | None, run: tuple[str, str, int]) -> str:
+    """What a recorded result stands for: today's ``impl/`` source, the run, the patches.
+    ``--resume`` reuses a line only while this is unchanged."""
+    digest = hashlib.sha256(repr((run, mutant.patches if mutant else ())).encode())
+    for path in sorted((ROOT / "impl" / "reactive_streams").rglob("*.py")):
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load(results: Path) -> dict[str, dict[str, object]]:
+    """The recorded results by key (``baseline <run>`` or the mutant's name); a torn last
+    line (the run was killed while writing) is skipped."""
+    found: dict[str, dict[str, object]] = {}
+    if results.exists():
+        for line in results.read_text("utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            found[str(row["key"])] = row
+    return found
+
+
+def _baseline_key(run: tuple[str, str, int]) -> str:
+    return f"baseline {run[0]} -k {run[1]!r} examples={run[2]}"
+
+
+class Runner:
+    """Runs baselines and mutants, ``jobs`` at once, each in its own copy of ``impl/``
+    and its own temporary directory, against one snapshot of the tree; appends every
+    result to ``results`` as it ends."""
+
+    def __init__(
+        self, tmp: Path, timeout: float, results: Path, done: dict[str, dict[str, object]]
+    ):
+        self.tmp, self.timeout, self.results, self.done = tmp, timeout, results, done
+        self.tree = (
+            tmp / "tree"
+        )  # the tests as they were at the start: edits meanwhile do not leak in
+        shutil.copytree(ROOT, self.tree, symlinks=True, ignore=_SKIP)
+        self.lock = threading.Lock()
+        self.prints = threading.Lock()
+
+    def record(self, row: dict[str, object]) -> None:
+        with self.lock:
+            self.done[str(row["key"])] = row
+            with self.results.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+
+    def say(self, text: str) -> None:
+        with self.prints:
+            print(text, flush=True)
+
+    def baseline(self, run: tuple[str, str, int]) -> dict[str, object]:
+        slot = Path(tempfile.mkdtemp(prefix="baseline-", dir=self.tmp))
+        shutil.copytree(self.tree / "impl", slot / "impl", symlinks=True)
+        code, output, secs = run_machine(
+            slot / "impl", self.timeout, *run, tree=self.tree, tmp=slot / "tmp"
+        )
+        shutil.rmtree(slot, ignore_errors=True)
+        what = run[0] + (f" -k {run[1]!r}" if run[1] else "")
+        what += f", {run[2]} examples per cell" if run[2] else ""
+        passed = code == 0
+        row: dict[str, object] = {
+            "key": _baseline_key(run),
+            "kind": "baseline",
+            "verdict": "passed" if passed else "failed",
+            "seconds": round(secs, 1),
+            "reason": "" if passed else verdict(code, output)[1],
+            "source": fingerprint(None, run),
+        }
+        self.record(row)
+        if passed:
+            self.say(f"baseline (no mutant) {what}: passes in {secs:.1f} s")
+        else:
+            self.say(f"{output[-3000:]}\nthe unmutated copy fails {what} ({row['reason']})")
+        return row
+
+    def mutant(self, mutant: Mutant, alone: bool = False) -> dict[str, object]:
+        slot = Path(tempfile.mkdtemp(prefix=f"{mutant.name}-", dir=self.tmp))
+        shutil.copytree(self.tree / "impl", slot / "impl", symlinks=True)
+        apply(mutant, slot / "impl" / "reactive_streams")
+        code, output, secs = run_machine(
+            slot / "impl", self.timeout, *mutant.run, tree=self.tree, tmp=slot / "tmp"
+        )
+        shutil.rmtree(slot, ignore_errors=True)
+        result, why = verdict(code, output)
+        row: dict[str, object] = {
+            "key": mutant.name,
+            "kind": "mutant",
+            "name": mutant.name,
+            "verdict": result,
+            "seconds": round(secs, 1),
+            "reason": why,
+            "alone": alone,
+            "source": fingerprint(mutant, mutant.run),
+        }
+        self.record(row)
+        tag = " (run again alone)" if alone else ""
+        self.say(f"{mutant.name:34} {result.upper():9} {secs:6.1f} s  {why}{tag}")
+        return row
+
+
+def run_all(chosen: list[Mutant], runner: Runner, jobs: int) -> None:
+    """Every baseline that a chosen mutant still needs, then its mutants, ``jobs`` at once:
+    a mutant whose baseline passed goes before the next baseline, so results come early."""
+
+    def recorded(key: str, source: str) -> dict[str, object] | None:
+        row = runner.done.get(key)
+        return row if row is not None and row.get("source") == source else None
+
+    def kept(mutant: Mutant) -> bool:
+        row = recorded(mutant.name, fingerprint(mutant, mutant.run))
+        return row is not None and row["verdict"] == "killed"
+
+    # a kill is kept; a survivor or a timeout is judged again (its checks may have been
+    # strengthened since), and so is its baseline
+    todo = [m for m in chosen if not kept(m)]
+    again = {m.run for m in todo if m.name in runner.done}
+    runs: dict[tuple[str, str, int], list[Mutant]] = {}
+    for mutant in todo:
+        runs.setdefault(mutant.run, []).append(mutant)
+    ready: list[Mutant] = []
+    baselines: list[tuple[str, str, int]] = []
+    for run in sorted(runs):
+        row = recorded(_baseline_key(run), fingerprint(None, run))
+        if row is not None and row["verdict"] == "passed" and run not in again:
+            ready.extend(runs[run])
+        else:
+            baselines.append(run)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pending: dict[Future[dict[str, object]], tuple[str, str, int] | None] = {}
+        while ready or baselines or pending:
+            while len(pending) < jobs and (ready or baselines):
+                if ready:
+                    pending[pool.submit(runner.mutant, ready.pop(0))] = None
+                else:
+                    run = baselines.pop(0)
+                    pending[pool.submit(runner.baseline, run)] = run
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                ran = pending.pop(future)
+                if ran is not None and future.result()["verdict"] == "passed":
+                    ready.extend(runs[ran])
+    # a timeout under load may hide a survivor or a kill: run each once more, alone
+    for mutant in chosen:
+        row = runner.done.get(mutant.name, {})
+        if row.get("verdict") in ("timed out", "flaky") and not row.get("alone"):
+            runner.mutant(mutant, alone=True)
+
+
+def summary(
+    chosen: list[Mutant], done: dict[str, dict[str, object]], seconds: float, jobs: int
+) -> int:
+    """The kill table and the counts; 1 unless every chosen mutant was killed."""
+    print()
+    print("| mutant | bug class | rule | result | caught by | seconds |")
+    print("|---|---|---|---|---|---|")
+    by: dict[str, list[str]] = {
+        "killed": [],
+        "survived": [],
+        "timed out": [],
+        "flaky": [],
+        "not run": [],
+    }
+    for mutant in chosen:
+        row = done.get(mutant.name)
+        if row is None:  # its baseline failed, or the run stopped before it
+            base = done.get(_baseline_key(mutant.run), {})
+            why = f" (baseline {base['verdict']})" if base.get("verdict") == "failed" else ""
+            by["not run"].append(mutant.name + why)
+            continue
+        result = str(row["verdict"])
+        by[result].append(mutant.name)
+        shown = "killed" if result == "killed" else f"**{result}**"
+        print(
+            f"| {mutant.name} | {mutant.bug} | {mutant.rule} | {shown} | {row['reason']} "
+            f"| {float(str(row['seconds'])):.0f} |"
+        )
+    print(
+        f"\n{len(chosen)} mutants: {len(by['killed'])} killed, {len(by['survived'])} survived, "
+        f"{len(by['timed out'])} timed out, {len(by['flaky'])} flaky, "
+        f"{len(by['not run'])} not run"
+        + (f" ({seconds:.0f} s in this run, -j {jobs})" if seconds else "")
+    )
+    for result in ("survived", "timed out", "flaky", "not run"):
+        if by[result] and (result != "not run" or len(by[result]) <= 20):
+            print(f"{result}: {', '.join(by[result])}")
+    return 0 if len(by["killed"]) == len(chosen) else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", default="", help="only mutants whose name contains this")
@@ -1707,7 +1960,28 @@ def main() -> int:
     parser.add_argument(
         "--check", action="store_true", help="only check that every patch still applies"
     )
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=1, help="runs at once, each in its own copy (default 1)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the results file's kills for today's source; run the rest",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=RESULTS,
+        help=f"results file (default {RESULTS.relative_to(ROOT)})",
+    )
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="only print the results file's table and counts (an interrupted run's too)",
+    )
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"-j/--jobs must be at least 1, got {args.jobs}")
     planted = collect()
     sets = {
         "core": MUTANTS,
@@ -1715,7 +1989,6 @@ def main() -> int:
         "all": unique((*MUTANTS, *OPERATOR_MUTANTS, *planted)),
     }
     chosen = [m for m in sets[args.set] if args.k in m.name]
-    rows = []
     if args.check:
         stale = []  # every stale patch, not just the first
         for mutant in chosen:
@@ -1727,46 +2000,18 @@ def main() -> int:
             print(text, file=sys.stderr)
         print(f"{len(chosen) - len(stale)} of {len(chosen)} mutants apply")
         return 1 if stale else 0
+    if args.summary:
+        return summary(chosen, load(args.results), 0.0, args.jobs)
+    check_all(chosen)  # a stale patch stops the run before anything runs
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    if not args.resume:
+        args.results.write_text("", encoding="utf-8")
+    done = load(args.results)
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="rs-mutants-") as tmp:
-        base = Path(tmp) / "baseline"
-        shutil.copytree(ROOT / "impl", base, ignore=shutil.ignore_patterns("__pycache__"))
-        started = time.monotonic()
-        for machine, select, examples in sorted({m.run for m in chosen}):
-            code, output, secs = run_machine(base, args.timeout, machine, select, examples)
-            what = machine + (f" -k {select!r}" if select else "")
-            what += f", {examples} examples per cell" if examples else ""
-            if code != 0:
-                print(output[-3000:])
-                raise SystemExit(f"the unmutated copy fails {what}: fix that first")
-            print(f"baseline (no mutant) {what}: passes in {secs:.1f} s", flush=True)
-        for mutant in chosen:
-            impl = Path(tmp) / mutant.name
-            shutil.copytree(ROOT / "impl", impl, ignore=shutil.ignore_patterns("__pycache__"))
-            apply(mutant, impl / "reactive_streams")
-            code, output, secs = run_machine(impl, args.timeout, *mutant.run)
-            # a process the mutant crashed (a signal; -1 is the timeout) fails the suite too,
-            # and the baseline ran clean: it counts as killed, and the table says how
-            crashed = code < -1
-            killed = (code == 1 and "failed" in output) or crashed
-            if crashed:
-                why = f"the machine's process died ({signal.Signals(-code).name})"
-            else:
-                why = reason(output) if killed else ("timed out" if code == -1 else f"exit {code}")
-            rows.append((mutant, killed, why, secs))
-            print(
-                f"{mutant.name:34} {'KILLED' if killed else 'SURVIVED':8} {secs:6.1f} s  {why}",
-                flush=True,
-            )
-    print()
-    print("| mutant | bug class | rule | result | caught by | seconds |")
-    print("|---|---|---|---|---|---|")
-    for mutant, killed, why, secs in rows:
-        verdict = "killed" if killed else "**survived**"
-        print(f"| {mutant.name} | {mutant.bug} | {mutant.rule} | {verdict} | {why} | {secs:.0f} |")
-    survivors = [m.name for m, killed, _, _ in rows if not killed]
-    total = time.monotonic() - started
-    print(f"\n{len(rows) - len(survivors)}/{len(rows)} mutants killed, {total:.0f} s in all")
-    return 1 if survivors else 0
+        runner = Runner(Path(tmp), args.timeout, args.results, done)
+        run_all(chosen, runner, args.jobs)
+    return summary(chosen, done, time.monotonic() - started, args.jobs)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ element folds; a drawn fault makes the key raise on that element (upstream cance
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from stateful.families import Cell
@@ -72,7 +73,8 @@ def sum_(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
 
 
 def to_dict(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
-    """{stable(x) % (k + 1): x}, a later element winning its key (insertion order kept)."""
+    """{stable(x) % (k + 1): x}, a later element winning its key (insertion order kept);
+    variant b: after two elements of one key (upstream's lists are often short)."""
     target = pick_target(expect, op.fault)
     size = op.k + 1
 
@@ -82,6 +84,11 @@ def to_dict(op: OpSpec, flow: Flow[Any], expect: Expect, m: Builder) -> Model:
     def fold(values: tuple[Any, ...]) -> dict[int, Any]:
         return {key(v): v for v in values}
 
+    if op.variant == "b" and exact(expect):  # two of one key first: the later must win
+        burst = tuple(v for v in range(1001, 1200) if key(v) == key(1000))[:1]
+        flow = flow.start_with(1000, *burst)
+        count = None if expect.count is None else expect.count + 2
+        expect = replace(expect, values=(1000, *burst, *expect.values), count=count)
     return flow.to_dict(raising_on(target, key)), _fold(expect, target, fold)
 
 
