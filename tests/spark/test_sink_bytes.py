@@ -56,13 +56,17 @@ class GreedySource:
         try:
             while self.demand and self.next < self.n and not self.cancelled:
                 self.demand -= 1
-                row = self.make(self.next)
-                self.next += 1
-                self.delivered_bytes += row_size(row)
+                i, self.next = self.next, self.next + 1
                 assert self.subscriber is not None
-                self.subscriber.on_next(row)
+                self.subscriber.on_next(self.entry(i))
         finally:
             self.running = False
+
+    def entry(self, i: int) -> Any:
+        """The i-th element sent, its bytes counted."""
+        row = self.make(i)
+        self.delivered_bytes += row_size(row)
+        return row
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -156,19 +160,10 @@ class CountingSource(GreedySource):
 
     def request(self, n: int) -> None:
         self.requests += 1
-        self.demand += n
-        if self.running:  # rule 3.3
-            return
-        self.running = True
-        try:
-            while self.demand and self.next < self.n and not self.cancelled:
-                self.demand -= 1
-                i, self.next = self.next, self.next + 1
-                value = SKIP if i < self.skips else (i, "p" * 100)
-                assert self.subscriber is not None
-                self.subscriber.on_next(Positioned(i + 1, value))
-        finally:
-            self.running = False
+        super().request(n)
+
+    def entry(self, i: int) -> Any:
+        return Positioned(i + 1, SKIP if i < self.skips else (i, "p" * 100))
 
 
 @pytest.mark.timeout(60)
