@@ -72,6 +72,22 @@ class GreedySource:
         self.cancelled = True
 
 
+def to_completion(
+    sink: SparkSink, source: GreedySource, ex: ManualExecutor, step: Callable[[], None]
+) -> None:
+    """Subscribe, then run the slow writer one task at a time (after the source sent all
+    it could), calling ``step`` before each; complete once the source is exhausted."""
+    source.subscribe(sink)
+    for _ in range(100_000):
+        step()
+        if source.next == source.n and not sink.completion.done() and not len(ex):
+            sink.on_complete()
+        if sink.completion.done():
+            break
+        ex.run(0)
+    assert sink.result(0).status == "completed"
+
+
 def run(make: Callable[[int], dict[str, Any]], n: int, batch_bytes: int) -> tuple[int, list[int]]:
     """Stream n rows through a sink with a slow writer: (most bytes held, batch bytes)."""
     storage, ex = MemoryStorage(), ManualExecutor()
@@ -85,20 +101,17 @@ def run(make: Callable[[int], dict[str, Any]], n: int, batch_bytes: int) -> tupl
         progress=False,
     )
     source = GreedySource(n, make)
-    source.subscribe(sink)
     most = 0
-    for _ in range(100_000):
+
+    def held() -> None:
+        nonlocal most
         committed = sum(row_size(r) for r in storage.reader_view("b"))
-        held = source.delivered_bytes - committed
-        most = max(most, held)
+        now = source.delivered_bytes - committed
+        most = max(most, now)
         # the sink's own count agrees with the true bytes (it counts the same rows)
-        assert sink.held_bytes == held
-        if source.next == n and not sink.completion.done() and not len(ex):
-            sink.on_complete()
-        if sink.completion.done():
-            break
-        ex.run(0)  # the slow writer: one step, after the source sent all it could
-    assert sink.result(0).status == "completed"
+        assert sink.held_bytes == now
+
+    to_completion(sink, source, ex, held)
     assert [r[0] if isinstance(r, tuple) else r["id"] for r in storage.reader_view("b")] == list(
         range(n)
     )
@@ -180,13 +193,6 @@ def test_records_with_no_row_do_not_wear_the_estimate_down_to_one_request_each()
         progress=False,
     )
     source = CountingSource(4_000, skips=3_000)
-    source.subscribe(sink)
-    for _ in range(10_000):
-        if source.next == source.n and not sink.completion.done() and not len(ex):
-            sink.on_complete()
-        if sink.completion.done():
-            break
-        ex.run(0)
-    assert sink.result(0).status == "completed"
+    to_completion(sink, source, ex, lambda: None)
     assert len(storage.reader_view("s")) == 1_000
     assert source.requests <= 4 * source.n // DEMAND_SLICE, source.requests
